@@ -1,0 +1,96 @@
+/* backend.h - one vtable per transport (mpi, tcp, verbs, nccl).
+ *
+ * A backend moves bytes; it knows nothing of sweeps, statistics or checking. The harness
+ * (bench/harness.h) allocates buffers through it, copies inputs in and outputs out, and times
+ * run()+sync(). Each backend lives in one file ending in a `const struct cc_backend`, listed
+ * in backend.c's table; a backend that configure left out still appears with built = 0 and
+ * says how to build it.
+ *
+ * Threading: all calls come from the rank's main thread. Errors: a failing call returns a
+ * status and has already logged one line naming what failed (peer rank, host, address,
+ * collective, size), so the caller only decides what to do next.
+ */
+#ifndef CC_BACKEND_H
+#define CC_BACKEND_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "coll/coll.h"
+#include "core/status.h"
+#include "rte/rte.h"
+
+enum cc_mem { CC_MEM_HOST, CC_MEM_DEVICE };
+
+/* Knobs of every backend, filled from the command line; a backend reads those it knows. */
+struct cc_backend_conf {
+    double timeout_s;        /* deadline for any blocking operation (--timeout) */
+    uint64_t seed;           /* job-wide random seed (shared by rank 0) */
+    size_t max_bytes;        /* largest buffer the run will ask for */
+    /* tcp */
+    const char *tcp_if;      /* --tcp-if, NCCL_SOCKET_IFNAME syntax; NULL: default */
+    int tcp_streams;         /* --tcp-streams, sockets per peer */
+    size_t tcp_chunk;        /* --tcp-chunk, pipeline chunk bytes; 0: default */
+    /* nccl / cuda */
+    int gpu;                 /* --gpu, -1: local rank */
+    const char *nccl_path;   /* --nccl-path nvlink|shm|net-ib|net-socket|auto */
+    int cuda_graph;          /* -G: launches per CUDA graph; 0 off */
+    /* verbs */
+    const char *ib_dev;      /* --ib-dev, NCCL_IB_HCA syntax */
+    int gid_index;           /* --gid-index, -1: auto */
+    int ib_qps;              /* --ib-qps, queue pairs per peer */
+};
+
+/* One collective call. Buffers are of the backend's memory kind. For in-place runs
+ * sendbuf and recvbuf alias as coll.h describes. Counts are per rank, in elements. */
+struct cc_coll_args {
+    enum cc_coll_id coll;
+    enum cc_dtype dtype;
+    enum cc_op op;
+    int root;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t sendcount, recvcount;
+    int inplace;
+};
+
+struct cc_backend {
+    const char *name;        /* "mpi" */
+    const char *summary;     /* one line for --help and `ccbench backends` */
+    int built;               /* 0: configure left it out */
+    const char *how_to_build;/* shown when !built */
+    enum cc_mem mem;
+
+    /* Set up on every rank (collective across ranks). On failure, ctx is untouched and a
+     * one-line reason is in err. */
+    cc_status (*init)(const struct cc_backend_conf *conf, const struct cc_rte *rte, void **ctx,
+                      char *err, size_t errlen);
+    void (*fini)(void *ctx);
+    /* May this combination run? If not, 0 and a short reason (shown as "n/a"). */
+    int (*supports)(void *ctx, enum cc_coll_id coll, enum cc_dtype t, enum cc_op op,
+                    int inplace, const char **why);
+    cc_status (*alloc)(void *ctx, size_t bytes, void **ptr);
+    void (*free)(void *ctx, void *ptr);
+    /* Host <-> buffer copies (memcpy for host backends). */
+    cc_status (*copy_in)(void *ctx, void *dst, const void *host_src, size_t bytes);
+    cc_status (*copy_out)(void *ctx, void *host_dst, const void *src, size_t bytes);
+    /* Start (or perform) one collective. */
+    cc_status (*run)(void *ctx, const struct cc_coll_args *a);
+    /* Wait until everything started has completed on this rank. */
+    cc_status (*sync)(void *ctx);
+    /* Optional device timers: record a timestamp in stream order at `slot`, and read the
+     * time between two recorded slots after sync(). NULL: the harness uses the host clock. */
+    cc_status (*timer_record)(void *ctx, int slot);
+    cc_status (*timer_elapsed_us)(void *ctx, int from, int to, double *us);
+    /* Add backend facts (library versions, chosen interface, env) to the results header. */
+    void (*describe)(void *ctx, json_t *obj);
+};
+
+/* NULL-terminated table of every backend, built or not. */
+extern const struct cc_backend *const cc_backends[];
+
+const struct cc_backend *cc_backend_find(const char *name);
+/* "mpi|tcp|verbs|nccl" */
+const char *cc_backend_list(char *buf, size_t len);
+
+#endif

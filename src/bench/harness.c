@@ -1,0 +1,495 @@
+#include "bench/harness.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/stats.h"
+
+/* ---- watchdog ---------------------------------------------------------------------- */
+
+static struct {
+    pthread_t thread;
+    int running;
+    double timeout_s;
+    const struct cc_rte *rte;
+    volatile double since;       /* start of the current operation, 0 when idle */
+    const char *volatile what;   /* description of the current operation */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stop;
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static char wd_what[256];
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&wd.lock);
+    while (!wd.stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
+        double since = wd.since;
+        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s) {
+            cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
+                   "(raise --timeout if this operation is legitimately slow)",
+                   wd.rte->rank, wd.rte->host, cc_now() - since, wd.what ? wd.what : "?");
+            _exit(cc_status_exit(CC_ETIMEOUT));
+        }
+    }
+    pthread_mutex_unlock(&wd.lock);
+    return NULL;
+}
+
+void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
+{
+    if (wd.running || timeout_s <= 0)
+        return;
+    wd.rte = rte;
+    wd.timeout_s = timeout_s;
+    wd.stop = 0;
+    wd.since = 0;
+    if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) == 0)
+        wd.running = 1;
+}
+
+void cc_watchdog_enter(const char *what)
+{
+    wd.what = what;
+    wd.since = cc_now();
+}
+
+void cc_watchdog_leave(void) { wd.since = 0; }
+
+void cc_watchdog_stop(void)
+{
+    if (!wd.running)
+        return;
+    pthread_mutex_lock(&wd.lock);
+    wd.stop = 1;
+    pthread_cond_signal(&wd.cond);
+    pthread_mutex_unlock(&wd.lock);
+    pthread_join(wd.thread, NULL);
+    wd.running = 0;
+}
+
+/* ---- validation -------------------------------------------------------------------- */
+
+cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen)
+{
+    int has_op = 0, has_root = 0;
+    if (!p->coll_mask) {
+        cc_errbuf(err, errlen, "no collective selected");
+        return CC_EUSAGE;
+    }
+    for (int c = 0; c < CC_COLL_COUNT; c++) {
+        if (!(p->coll_mask & (1u << c)))
+            continue;
+        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
+        has_op |= !!(coll->flags & CC_COLL_HAS_OP);
+        has_root |= !!(coll->flags & CC_COLL_HAS_ROOT);
+        size_t *sizes, n;
+        char why[256];
+        if (cc_sweep_expand(&p->sweep, cc_coll_granule(coll, p->dtype, nranks), &sizes, &n, why,
+                            sizeof why) != CC_OK) {
+            cc_errbuf(err, errlen, "%s with %d ranks: %s", coll->name, nranks, why);
+            return CC_EUSAGE;
+        }
+        free(sizes);
+    }
+    if (has_op && !cc_op_valid(p->op, p->dtype)) {
+        cc_errbuf(err, errlen, "op '%s' makes no sense for datatype '%s' (integer averages "
+                  "truncate; use a floating-point type or another op)",
+                  cc_op_name(p->op), cc_dtype_name(p->dtype));
+        return CC_EUSAGE;
+    }
+    if (has_root && (p->root < 0 || p->root >= nranks)) {
+        cc_errbuf(err, errlen, "root %d is not a rank (0 to %d)", p->root, nranks - 1);
+        return CC_EUSAGE;
+    }
+    if (!p->places) {
+        cc_errbuf(err, errlen, "neither in-place nor out-of-place selected");
+        return CC_EUSAGE;
+    }
+    if (p->iters == 0 && p->precision_pct <= 0) {
+        cc_errbuf(err, errlen, "--precision must be > 0 when iterations are adaptive");
+        return CC_EUSAGE;
+    }
+    if (p->corrupt_rank >= nranks) {
+        cc_errbuf(err, errlen, "corrupt rank %d is not a rank", p->corrupt_rank);
+        return CC_EUSAGE;
+    }
+    return CC_OK;
+}
+
+/* ---- one measurement ----------------------------------------------------------------- */
+
+struct bufs {
+    void *a, *b;                 /* backend memory, max_bytes each */
+    unsigned char *hsend, *hrecv, *hpoison; /* host staging */
+};
+
+static void place_args(const struct cc_coll *coll, const struct cc_coll_ctx *cx, int inplace,
+                       const struct bufs *B, struct cc_coll_args *a)
+{
+    size_t es = cc_dtype_size(cx->dtype);
+    char *A = B->a;
+    if (!inplace) {
+        a->sendbuf = B->a;
+        a->recvbuf = B->b;
+    } else if (coll->id == CC_ALLGATHER) {
+        a->recvbuf = A;
+        a->sendbuf = A + coll->inplace_offset(cx) * es;
+    } else if (coll->id == CC_REDUCESCATTER) {
+        a->sendbuf = A;
+        a->recvbuf = A + coll->inplace_offset(cx) * es;
+    } else {
+        a->sendbuf = a->recvbuf = A;
+    }
+    a->inplace = inplace;
+}
+
+static cc_status one_iteration(const struct cc_bench_params *p, const struct cc_coll_args *a,
+                               double *us)
+{
+    const struct cc_backend *be = p->backend;
+    cc_status st;
+    if (p->iter_barrier && (st = cc_rte_barrier(p->rte)) != CC_OK)
+        return st;
+    if (be->timer_record) {
+        if ((st = be->timer_record(p->bctx, 0)) != CC_OK || (st = be->run(p->bctx, a)) != CC_OK ||
+            (st = be->timer_record(p->bctx, 1)) != CC_OK || (st = be->sync(p->bctx)) != CC_OK)
+            return st;
+        return be->timer_elapsed_us(p->bctx, 0, 1, us);
+    }
+    double t0 = cc_now();
+    if ((st = be->run(p->bctx, a)) != CC_OK || (st = be->sync(p->bctx)) != CC_OK)
+        return st;
+    *us = (cc_now() - t0) * 1e6;
+    return CC_OK;
+}
+
+/* Reduce a batch of per-iteration times across ranks by the time mode. */
+static cc_status reduce_times(const struct cc_bench_params *p, double *v, size_t n)
+{
+    const struct cc_rte *r = p->rte;
+    cc_status st;
+    switch (p->time_mode) {
+    case CC_TIME_RANK0:
+        if (r->rank != 0)
+            memset(v, 0, n * sizeof *v);
+        return cc_rte_allreduce_d(r, v, n, CC_RTE_SUM);
+    case CC_TIME_MIN:
+        return cc_rte_allreduce_d(r, v, n, CC_RTE_MIN);
+    case CC_TIME_MAX:
+        return cc_rte_allreduce_d(r, v, n, CC_RTE_MAX);
+    default:
+        st = cc_rte_allreduce_d(r, v, n, CC_RTE_SUM);
+        for (size_t i = 0; i < n; i++)
+            v[i] /= r->size;
+        return st;
+    }
+}
+
+static long clampl(double x, long lo, long hi)
+{
+    if (!(x >= (double)lo))
+        return lo;
+    if (x > (double)hi)
+        return hi;
+    return (long)x;
+}
+
+/* Time one placement of one size; fill m. */
+static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *coll,
+                         const struct cc_coll_ctx *cx, const struct cc_coll_args *a,
+                         const struct bufs *B, struct cc_measure *m)
+{
+    const struct cc_backend *be = p->backend;
+    const struct cc_rte *r = p->rte;
+    size_t es = cc_dtype_size(cx->dtype);
+    size_t bytes = (coll->id == CC_ALLGATHER ? cx->recvcount : cx->sendcount) * es;
+    double *samples = NULL, *batchv = NULL;
+    size_t cap = 0, n = 0;
+    double local_sum = 0, t_begin = cc_now(), us;
+    struct cc_running run = {0};
+    cc_status st = CC_OK;
+    char what[160];
+    char szb[32];
+
+    snprintf(what, sizeof what, "%s %s %s (%s, backend %s)", coll->name,
+             cc_size_format(bytes, szb, sizeof szb), a->inplace ? "in-place" : "out-of-place",
+             cc_dtype_name(cx->dtype), be->name);
+    memcpy(wd_what, what, sizeof what);
+
+    /* inputs in place before warm-up, so timed iterations move real data */
+    coll->fill(cx, B->hsend);
+    CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
+
+    /* warm-up, then an estimate of the wall time of one iteration (max over ranks) */
+    double w0 = cc_now();
+    for (int i = 0; i < p->warmup; i++) {
+        cc_watchdog_enter(wd_what);
+        st = one_iteration(p, a, &us);
+        cc_watchdog_leave();
+        if (st != CC_OK)
+            goto done;
+    }
+    double est[1] = {p->warmup ? (cc_now() - w0) / p->warmup : 0};
+    CC_TRY(cc_rte_allreduce_d(r, est, 1, CC_RTE_MAX));
+    double wall_per_iter = est[0] > 0 ? est[0] : 1e-5;
+    double target_batch_s = fmin(0.1, fmax(0.005, p->max_time_s / 20));
+    long batch;
+    if (p->iters > 0)
+        batch = clampl(target_batch_s / wall_per_iter, 1, p->iters);
+    else
+        batch = clampl(fmin((double)p->min_iters, p->max_time_s / wall_per_iter), 1, p->min_iters);
+
+    double t_timed = cc_now();
+    for (;;) {
+        if (n + (size_t)batch > cap) {
+            size_t ncap = cap ? cap : 64;
+            while (ncap < n + (size_t)batch)
+                ncap *= 2;
+            double *ns = realloc(samples, ncap * sizeof *ns);
+            double *nb = realloc(batchv, (ncap + 2) * sizeof *nb);
+            if (!ns || !nb) {
+                free(ns ? ns : samples);
+                free(nb ? nb : batchv);
+                samples = batchv = NULL;
+                st = CC_ENOMEM;
+                goto done;
+            }
+            samples = ns;
+            batchv = nb;
+            cap = ncap;
+        }
+        for (long i = 0; i < batch; i++) {
+            cc_watchdog_enter(wd_what);
+            st = one_iteration(p, a, &batchv[i]);
+            cc_watchdog_leave();
+            if (st != CC_OK)
+                goto done;
+            local_sum += batchv[i];
+        }
+        CC_TRY(reduce_times(p, batchv, (size_t)batch));
+        for (long i = 0; i < batch; i++) {
+            samples[n++] = batchv[i];
+            cc_running_add(&run, batchv[i]);
+        }
+        /* agree on elapsed wall time (max over ranks) */
+        double el[1] = {cc_now() - t_timed};
+        CC_TRY(cc_rte_allreduce_d(r, el, 1, CC_RTE_MAX));
+        double elapsed = el[0];
+        wall_per_iter = elapsed / (double)n;
+        if ((long)n >= p->max_iters)
+            break;
+        if (p->iters > 0) {
+            if ((long)n >= p->iters)
+                break;
+            batch = clampl(target_batch_s / wall_per_iter, 1, p->iters - (long)n);
+            continue;
+        }
+        double relci = cc_running_relci(&run) * 100;
+        if ((long)n >= p->min_iters && relci <= p->precision_pct)
+            break;
+        if (elapsed >= p->max_time_s)
+            break;
+        /* iterations still needed for the CI to shrink to the target: ci ~ 1/sqrt(n) */
+        double need = isfinite(relci) ? (double)n * (relci / p->precision_pct) * (relci / p->precision_pct) - (double)n
+                                      : (double)p->min_iters;
+        double left = (p->max_time_s - elapsed) / wall_per_iter;
+        batch = clampl(fmin(fmin(need * 1.1 + 1, target_batch_s / wall_per_iter), left + 1), 1,
+                       p->max_iters - (long)n);
+    }
+
+    /* statistics of the reduced samples */
+    struct cc_stats s;
+    cc_stats_compute(samples, n, &s);
+    m->valid = 1;
+    m->iters = (long)n;
+    m->time_us = s.mean;
+    m->p50_us = s.p50;
+    m->p99_us = s.p99;
+    m->min_us = s.min;
+    m->max_us = s.max;
+    m->ci95_us = s.ci95;
+    m->algbw = s.mean > 0 ? (double)bytes / (s.mean * 1e-6) / 1e9 : 0;
+    m->busbw = m->algbw * coll->busbw_factor(r->size);
+
+    /* slowest rank: each rank's own mean */
+    {
+        double mine = n ? local_sum / (double)n : 0;
+        double *all = calloc((size_t)r->size, sizeof *all);
+        if (!all) {
+            st = CC_ENOMEM;
+            goto done;
+        }
+        st = cc_rte_allgather(r, &mine, all, sizeof mine);
+        if (st != CC_OK) {
+            free(all);
+            goto done;
+        }
+        int slow = 0, fast = 0;
+        for (int i = 1; i < r->size; i++) {
+            if (all[i] > all[slow])
+                slow = i;
+            if (all[i] < all[fast])
+                fast = i;
+        }
+        m->slow_rank = slow;
+        m->skew_pct = all[fast] > 0 ? (all[slow] - all[fast]) / all[fast] * 100 : 0;
+        free(all);
+    }
+
+    /* checking, after timing so it never slows the timed run */
+    long long wrong = 0;
+    for (int c = 0; c < p->check_iters; c++) {
+        size_t poison_n = a->inplace ? (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount)
+                                     : cx->recvcount;
+        void *poison_at = a->inplace ? B->a : a->recvbuf;
+        cc_fill_poison(B->hpoison, cx->dtype, poison_n);
+        CC_TRY(be->copy_in(p->bctx, poison_at, B->hpoison, poison_n * es));
+        CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
+        cc_watchdog_enter(wd_what);
+        st = be->run(p->bctx, a);
+        if (st == CC_OK)
+            st = be->sync(p->bctx);
+        cc_watchdog_leave();
+        if (st != CC_OK)
+            goto done;
+        CC_TRY(be->copy_out(p->bctx, B->hrecv, a->recvbuf, cx->recvcount * es));
+        if (p->corrupt_rank == r->rank && c == 0) {
+            for (size_t i = 0; i < cx->recvcount; i++) {
+                double e;
+                if (coll->expected(cx, i, &e)) {
+                    cc_dtype_set(cx->dtype, B->hrecv, i, e + 100);
+                    break;
+                }
+            }
+        }
+        wrong += (long long)cc_coll_check(coll, cx, B->hrecv);
+    }
+    CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
+    m->wrong = p->check_iters > 0 ? wrong : -1;
+    m->wall_s = cc_now() - t_begin;
+
+done:
+    free(samples);
+    free(batchv);
+    return st;
+}
+
+/* ---- the sweep ---------------------------------------------------------------------- */
+
+cc_status cc_bench_run(const struct cc_bench_params *p)
+{
+    const struct cc_rte *r = p->rte;
+    const struct cc_backend *be = p->backend;
+    struct bufs B = {0};
+    size_t **sizes = calloc(CC_COLL_COUNT, sizeof *sizes);
+    size_t nsizes[CC_COLL_COUNT] = {0};
+    size_t maxb = 0;
+    int total = 0, done = 0;
+    cc_status st = CC_OK, result = CC_OK;
+    char why[256];
+    double t0 = cc_now();
+
+    if (!sizes)
+        return CC_ENOMEM;
+    for (int c = 0; c < CC_COLL_COUNT; c++) {
+        if (!(p->coll_mask & (1u << c)))
+            continue;
+        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
+        CC_TRY(cc_sweep_expand(&p->sweep, cc_coll_granule(coll, p->dtype, r->size), &sizes[c],
+                               &nsizes[c], why, sizeof why));
+        total += (int)nsizes[c];
+        if (nsizes[c] && sizes[c][nsizes[c] - 1] > maxb)
+            maxb = sizes[c][nsizes[c] - 1];
+    }
+    CC_TRY(be->alloc(p->bctx, maxb, &B.a));
+    CC_TRY(be->alloc(p->bctx, maxb, &B.b));
+    B.hsend = malloc(maxb);
+    B.hrecv = malloc(maxb);
+    B.hpoison = malloc(maxb);
+    if (!B.hsend || !B.hrecv || !B.hpoison) {
+        st = CC_ENOMEM;
+        goto done;
+    }
+
+    for (int c = 0; c < CC_COLL_COUNT; c++) {
+        if (!(p->coll_mask & (1u << c)))
+            continue;
+        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
+        for (size_t k = 0; k < nsizes[c]; k++) {
+            size_t bytes = sizes[c][k];
+            struct cc_row row = {0};
+            struct cc_coll_ctx cx = {
+                .dtype = p->dtype, .op = p->op, .root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : 0,
+                .rank = r->rank, .nranks = r->size, .seed = p->seed,
+            };
+            cc_coll_counts(coll, bytes, p->dtype, r->size, &cx.sendcount, &cx.recvcount);
+            row.coll = coll;
+            row.backend = be->name;
+            row.dtype = p->dtype;
+            row.op = p->op;
+            row.root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : -1;
+            row.bytes = bytes;
+            row.count = bytes / cc_dtype_size(p->dtype);
+            row.nranks = r->size;
+            if (p->on_progress)
+                p->on_progress(coll, bytes, done, total, cc_now() - t0, p->user);
+            for (int pl = 0; pl < 2; pl++) {
+                struct cc_measure *m = &row.m[pl];
+                const char *na = NULL;
+                if (!(p->places & (1 << pl)))
+                    continue;
+                m->wrong = -1;
+                if (pl == CC_INPLACE && (coll->flags & CC_COLL_NO_INPLACE)) {
+                    m->na_reason = "no in-place variant";
+                    continue;
+                }
+                if (be->supports && !be->supports(p->bctx, coll->id, p->dtype, p->op, pl, &na)) {
+                    m->na_reason = na ? na : "not supported by this backend";
+                    continue;
+                }
+                struct cc_coll_args a = {.coll = coll->id, .dtype = p->dtype, .op = p->op,
+                                         .root = cx.root, .sendcount = cx.sendcount,
+                                         .recvcount = cx.recvcount};
+                place_args(coll, &cx, pl, &B, &a);
+                CC_TRY(measure(p, coll, &cx, &a, &B, m));
+                if (m->wrong > 0)
+                    result = CC_EWRONG;
+            }
+            const struct cc_measure *sm = row.m[CC_OOP].valid ? &row.m[CC_OOP] : &row.m[CC_INPLACE];
+            if (sm->valid)
+                row.slow_host = r->hosts[sm->slow_rank];
+            done++;
+            if (p->on_row)
+                p->on_row(&row, p->user);
+        }
+    }
+
+done:
+    if (B.a)
+        be->free(p->bctx, B.a);
+    if (B.b)
+        be->free(p->bctx, B.b);
+    free(B.hsend);
+    free(B.hrecv);
+    free(B.hpoison);
+    for (int c = 0; c < CC_COLL_COUNT; c++)
+        free(sizes[c]);
+    free(sizes);
+    return st != CC_OK ? st : result;
+}

@@ -1,0 +1,69 @@
+/* harness.h - the measurement engine: sweep, warm-up, adaptive iterations, timing, checking
+ * after timing, cross-rank reduction of times, watchdog. Backends only move bytes; the
+ * harness owns everything else. Every rank calls cc_bench_run with the same parameters.
+ *
+ * Timing of one iteration: [barrier] start; run; sync; stop. Per-iteration times are
+ * reduced across ranks (time mode: rank 0's, average, min or max, as nccl-tests -a) and the
+ * reduced samples give the mean, percentiles and the confidence interval.
+ *
+ * Adaptive iterations (iters == 0): time batches until the 95% CI half-width of the mean is
+ * within precision_pct of the mean (after at least min_iters), or max_time_s is spent. All
+ * ranks stop together because they decide on identical, reduced samples.
+ */
+#ifndef CC_HARNESS_H
+#define CC_HARNESS_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "bench/result.h"
+#include "core/size.h"
+#include "rte/rte.h"
+
+enum cc_time_mode { CC_TIME_RANK0 = 0, CC_TIME_AVG = 1, CC_TIME_MIN = 2, CC_TIME_MAX = 3 };
+
+struct cc_bench_params {
+    const struct cc_rte *rte;
+    const struct cc_backend *backend;
+    void *bctx;                 /* from backend->init */
+    unsigned coll_mask;         /* 1 << enum cc_coll_id */
+    enum cc_dtype dtype;
+    enum cc_op op;
+    int root;
+    struct cc_sweep sweep;
+    int places;                 /* bit 0 out-of-place, bit 1 in-place */
+    int warmup;                 /* -w */
+    long iters;                 /* -n; 0: adaptive */
+    double precision_pct;       /* --precision */
+    double max_time_s;          /* --max-time, per measurement */
+    long min_iters, max_iters;
+    int check_iters;            /* -c */
+    enum cc_time_mode time_mode;/* -a */
+    int iter_barrier;           /* barrier between timed iterations (default 1) */
+    uint64_t seed;
+    int corrupt_rank;           /* debug: corrupt one output element on this rank; -1 off */
+    double timeout_s;           /* watchdog: an operation longer than this aborts the job */
+    /* Called on every rank after each row (identical data on every rank). */
+    void (*on_row)(const struct cc_row *row, void *user);
+    /* Called before each measurement with progress so far. */
+    void (*on_progress)(const struct cc_coll *c, size_t bytes, int done, int total,
+                        double elapsed_s, void *user);
+    void *user;
+};
+
+/* Run the sweep for every selected collective. Returns CC_OK, CC_EWRONG if any element was
+ * wrong (the sweep still completes), or the first backend error. */
+cc_status cc_bench_run(const struct cc_bench_params *p);
+
+/* Validate a parameter set before any communication: sizes, divisibility, op/type
+ * combinations. Returns CC_EUSAGE with a one-line message. */
+cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen);
+
+/* Watchdog: a thread that aborts the process with a message naming what hung when the
+ * current operation (set by cc_watchdog_enter) runs longer than the timeout. */
+void cc_watchdog_start(const struct cc_rte *rte, double timeout_s);
+void cc_watchdog_enter(const char *what);
+void cc_watchdog_leave(void);
+void cc_watchdog_stop(void);
+
+#endif

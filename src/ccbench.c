@@ -1,0 +1,61 @@
+/* ccbench - measure collective communication, judge it, turn it into configuration.
+ * This file holds only the subcommand table and dispatch; see src/cmd/. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/log.h"
+
+const struct cc_cmd cc_cmds[] = {
+    {"bench", "measure collectives over a size sweep (run under mpirun)", cc_cmd_bench},
+    {"probe", "read every node's topology with hwloc and merge the cluster view", cc_cmd_probe},
+    {"layout", "rank data/tensor/pipeline-parallel layouts by estimated step time", cc_cmd_layout},
+    {"gpu", "GPU copy bandwidth: host<->device, device<->device, peer-to-peer matrix", cc_cmd_gpu},
+    {"backends", "list transports and whether this binary and machine can use them", cc_cmd_backends},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: ccbench <command> [options]\n"
+                 "       mpirun -np N ccbench bench [options]\n\ncommands:\n");
+    for (int i = 0; cc_cmds[i].name; i++)
+        fprintf(out, "  %-10s %s\n", cc_cmds[i].name, cc_cmds[i].summary);
+    fprintf(out, "  %-10s %s\n  %-10s %s\n", "help", "this text, or `ccbench help <command>`",
+            "version", "version and optional parts (also --version)");
+    fprintf(out, "\n`ccbench <command> --help` lists a command's options. Docs: docs/ in the "
+                 "source tree.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        cc_print_version();
+        return 0;
+    }
+    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        if (argc > 2) {
+            for (int i = 0; cc_cmds[i].name; i++)
+                if (strcmp(cc_cmds[i].name, argv[2]) == 0) {
+                    char *hargv[] = {argv[2], "--help", NULL};
+                    return cc_cmds[i].main(2, hargv);
+                }
+            cc_err("unknown command '%s' (see ccbench help)", argv[2]);
+            return 2;
+        }
+        usage(stdout);
+        return 0;
+    }
+    for (int i = 0; cc_cmds[i].name; i++)
+        if (strcmp(cc_cmds[i].name, name) == 0)
+            return cc_cmds[i].main(argc - 1, argv + 1);
+    cc_err("unknown command '%s' (see ccbench help)", name);
+    return 2;
+}

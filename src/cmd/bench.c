@@ -1,0 +1,491 @@
+/* `ccbench bench`: parse options (one table), agree across ranks, run the harness, write
+ * the text table, JSON Lines and CSV as each size finishes. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "bench/harness.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "core/opt.h"
+#include "report/report.h"
+#include "rte/rte.h"
+
+struct bench_cfg {
+    size_t minbytes, maxbytes, stepbytes;
+    double stepfactor;
+    long long iters;
+    int warmup, check, op, dtype, root, avg;
+    const char *coll, *backend;
+    int inplace, outofplace;
+    double precision, max_time;
+    long long min_iters, max_iters;
+    const char *json, *csv;
+    long long seed;
+    double timeout;
+    int iter_barrier, quiet;
+    /* backend knobs */
+    const char *tcp_if;
+    int tcp_streams;
+    size_t tcp_chunk;
+    int gpu;
+    const char *nccl_path;
+    int cuda_graph;
+    const char *ib_dev;
+    int gid_index, ib_qps;
+    int corrupt;
+};
+
+static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
+
+#define F(x) offsetof(struct bench_cfg, x)
+static const struct cc_opt bench_opts[] = {
+    {"minbytes", 'b', CC_OPT_SIZE, F(minbytes), "8", "SIZE", "smallest size in bytes (K/M/G suffixes)"},
+    {"maxbytes", 'e', CC_OPT_SIZE, F(maxbytes), "64M", "SIZE", "largest size in bytes"},
+    {"stepfactor", 'f', CC_OPT_DOUBLE, F(stepfactor), "2", "F", "multiply the size by F each step"},
+    {"stepbytes", 'i', CC_OPT_SIZE, F(stepbytes), "0", "SIZE", "add SIZE each step (when -f is 1)"},
+    {"iters", 'n', CC_OPT_LONG, F(iters), "0", "N", "timed iterations per size; 0: adaptive (see --precision)", NULL, CC_OPT_RANGE, 0, 1e9},
+    {"warmup", 'w', CC_OPT_INT, F(warmup), "3", "N", "untimed warm-up iterations per size", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"check", 'c', CC_OPT_INT, F(check), "1", "N", "checked iterations after timing (0: no check)", NULL, CC_OPT_RANGE, 0, 1000},
+    {"op", 'o', CC_OPT_CHOICE, F(op), "sum", NULL, "reduction operator", cc_op_names},
+    {"datatype", 'd', CC_OPT_CHOICE, F(dtype), "float32", NULL, "element type", cc_dtype_names},
+    {"root", 'r', CC_OPT_INT, F(root), "0", "RANK", "root of broadcast and reduce"},
+    {"average", 'a', CC_OPT_CHOICE, F(avg), "1", "0|1|2|3", "cross-rank time: 0 rank 0, 1 average, 2 min, 3 max", time_modes},
+    {"coll", 0, CC_OPT_STR, F(coll), "allreduce", "LIST", "collectives: allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv or all"},
+    {"backend", 0, CC_OPT_STR, F(backend), "mpi", "NAME", "transport: mpi, tcp, verbs, nccl (see `ccbench backends`)"},
+    {"inplace", 0, CC_OPT_FLAG, F(inplace), NULL, NULL, "measure in-place only"},
+    {"outofplace", 0, CC_OPT_FLAG, F(outofplace), NULL, NULL, "measure out-of-place only (default: both)"},
+    {"precision", 0, CC_OPT_DOUBLE, F(precision), "2", "PCT", "adaptive: stop when the 95% CI of the mean is within +-PCT%", NULL, CC_OPT_RANGE, 0.01, 100},
+    {"max-time", 0, CC_OPT_DOUBLE, F(max_time), "1", "SEC", "adaptive: at most SEC seconds of timing per size", NULL, CC_OPT_RANGE, 0.001, 86400},
+    {"min-iters", 0, CC_OPT_LONG, F(min_iters), "5", "N", "adaptive: at least N timed iterations", NULL, CC_OPT_RANGE, 2, 1e9},
+    {"max-iters", 0, CC_OPT_LONG, F(max_iters), "1000000", "N", "never more than N timed iterations", NULL, CC_OPT_RANGE, 1, 1e9},
+    {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "write JSON Lines (header, one object per measurement, summary)"},
+    {"csv", 0, CC_OPT_STR, F(csv), NULL, "FILE", "write CSV, one line per measurement"},
+    {"seed", 0, CC_OPT_LONG, F(seed), "42", "N", "seed of the generated inputs"},
+    {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after it", NULL, CC_OPT_RANGE, 0.1, 86400},
+    {"iter-barrier", 0, CC_OPT_INT, F(iter_barrier), "1", "0|1", "barrier (untimed) between timed iterations", NULL, CC_OPT_RANGE, 0, 1},
+    {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no table on stdout (files and summary only)"},
+    {"tcp-if", 0, CC_OPT_STR, F(tcp_if), NULL, "LIST", "tcp: interfaces, NCCL_SOCKET_IFNAME syntax (prefixes, ^exclude, =exact)"},
+    {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
+    {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size (0: automatic)"},
+    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank)"},
+    {"nccl-path", 0, CC_OPT_STR, F(nccl_path), "auto", "PATH", "nccl: nvlink|shm|net-ib|net-socket|auto"},
+    {"cuda-graph", 'G', CC_OPT_INT, F(cuda_graph), "0", "N", "nccl: capture N launches in a CUDA graph (0: off)"},
+    {"ib-dev", 0, CC_OPT_STR, F(ib_dev), NULL, "LIST", "verbs: device[:port], NCCL_IB_HCA syntax"},
+    {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index (-1: a routable RoCE v2 GID)"},
+    {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
+    {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
+    CC_OPT_END,
+};
+#undef F
+
+static void bench_help(FILE *o)
+{
+    fprintf(o, "usage: mpirun -np N ccbench bench [options]\n\n"
+               "Measure collectives over a size sweep; report time, algbw and busbw as nccl-tests\n"
+               "does, plus p50/p99 and the slowest rank; check every result.\n\noptions:\n");
+    cc_opt_help(o, bench_opts);
+    fprintf(o, "\nExit status: 0 ok, 1 wrong results, 2 bad input or environment, 3 runtime fault\n"
+               "(timeout, peer lost), 130 interrupted.\n");
+}
+
+/* ---- SIGINT: print what was measured, keep the files, leave ---------------------------- */
+
+static char sig_text[8192];
+static volatile size_t sig_text_len;
+static char sig_json[8192];
+static volatile size_t sig_json_len;
+static int sig_json_fd = -1;
+
+static void on_signal(int sig)
+{
+    static const char msg[] = "\n# interrupted: summary of the sizes measured so far\n";
+    ssize_t w;
+    (void)sig;
+    w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+    if (sig_text_len)
+        w = write(STDOUT_FILENO, sig_text, sig_text_len);
+    if (sig_json_fd >= 0 && sig_json_len)
+        w = write(sig_json_fd, sig_json, sig_json_len);
+    (void)w;
+    _exit(130);
+}
+
+/* ---- per-run state --------------------------------------------------------------------- */
+
+struct run {
+    const struct cc_rte *rte;
+    struct cc_sink sinks[3];
+    int nsinks;
+    struct cc_summary sums[CC_COLL_COUNT];
+    int progress;
+};
+
+static void refresh_signal_summary(struct run *r)
+{
+    size_t n = cc_summary_format(sig_text, sizeof sig_text, r->sums, CC_COLL_COUNT);
+    sig_text_len = n;
+    size_t j = 0;
+    for (int i = 0; i < CC_COLL_COUNT && j < sizeof sig_json; i++) {
+        const struct cc_summary *s = &r->sums[i];
+        if (!s->rows)
+            continue;
+        int w = snprintf(sig_json + j, sizeof sig_json - j,
+                         "{\"type\":\"summary\",\"collective\":\"%s\",\"sizes\":%d,"
+                         "\"largest_bytes\":%zu,\"busbw_largest_GBps\":%.6f,"
+                         "\"busbw_weighted_GBps\":%.6f,\"busbw_mean_GBps\":%.6f,\"wrong\":%lld,"
+                         "\"interrupted\":true}\n",
+                         s->coll->name, s->rows, s->largest_bytes, s->busbw_largest,
+                         s->busbw_weighted, s->busbw_mean, s->wrong < 0 ? 0 : s->wrong);
+        if (w < 0 || (size_t)w >= sizeof sig_json - j)
+            break;
+        j += (size_t)w;
+    }
+    sig_json_len = j;
+}
+
+static void on_row(const struct cc_row *row, void *user)
+{
+    struct run *r = user;
+    cc_summary_add(&r->sums[row->coll->id], row);
+    if (r->rte->rank != 0)
+        return;
+    if (r->progress)
+        fprintf(stderr, "\r\033[K");
+    for (int i = 0; i < r->nsinks; i++)
+        r->sinks[i].row(r->sinks[i].state, row);
+    refresh_signal_summary(r);
+}
+
+static void on_progress(const struct cc_coll *c, size_t bytes, int done, int total,
+                        double elapsed, void *user)
+{
+    struct run *r = user;
+    char sz[32];
+    if (r->rte->rank != 0 || !r->progress)
+        return;
+    double eta = done ? elapsed / done * (total - done) : 0;
+    fprintf(stderr, "\r\033[K[%d/%d] %s %s  elapsed %.0fs  ETA %s%.0fs", done + 1, total, c->name,
+            cc_size_format(bytes, sz, sizeof sz), elapsed, done ? "" : "~", eta);
+    fflush(stderr);
+}
+
+/* ---- header ------------------------------------------------------------------------------ */
+
+static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
+                           const struct cc_rte *rte, const struct cc_backend *be, void *bctx)
+{
+    extern char **environ;
+    json_t *h = json_object(), *a = json_array(), *ranks = json_array(), *env = json_object();
+    char ts[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object_set_new(h, "command", json_string("bench"));
+    for (int i = 0; i < argc; i++)
+        json_array_append_new(a, json_string(argv[i]));
+    json_object_set_new(h, "argv", a);
+    json_object_set_new(h, "version", json_string(PACKAGE_VERSION));
+    json_object_set_new(h, "start_time", json_string(ts));
+    json_object_set_new(h, "backend", json_string(be->name));
+    json_object_set_new(h, "datatype", json_string(cc_dtype_name((enum cc_dtype)cfg->dtype)));
+    json_object_set_new(h, "op", json_string(cc_op_name((enum cc_op)cfg->op)));
+    json_object_set_new(h, "nranks", json_integer(rte->size));
+    json_object_set_new(h, "nnodes", json_integer(rte->nnodes));
+    for (int i = 0; i < rte->size; i++) {
+        json_t *r = json_object();
+        json_object_set_new(r, "rank", json_integer(i));
+        json_object_set_new(r, "host", json_string(rte->hosts[i]));
+        json_object_set_new(r, "node", json_integer(rte->node_of[i]));
+        json_array_append_new(ranks, r);
+    }
+    json_object_set_new(h, "ranks", ranks);
+    static const char *const prefixes[] = {"NCCL_", "OMPI_", "UCX_", "CCBENCH_", "CUDA_VISIBLE", NULL};
+    for (char **e = environ; e && *e; e++)
+        for (int p = 0; prefixes[p]; p++)
+            if (strncmp(*e, prefixes[p], strlen(prefixes[p])) == 0) {
+                const char *eq = strchr(*e, '=');
+                if (!eq)
+                    break;
+                char key[256];
+                size_t n = (size_t)(eq - *e) < sizeof key - 1 ? (size_t)(eq - *e) : sizeof key - 1;
+                memcpy(key, *e, n);
+                key[n] = 0;
+                json_object_set_new(env, key, json_string(eq + 1));
+                break;
+            }
+    json_object_set_new(h, "env", env);
+    char timing[256];
+    if (cfg->iters)
+        snprintf(timing, sizeof timing, "%lld iterations per size after %d warm-up, %s",
+                 cfg->iters, cfg->warmup, cfg->iter_barrier ? "barrier between iterations" : "no barrier");
+    else
+        snprintf(timing, sizeof timing,
+                 "adaptive: until the 95%% CI is within +-%g%% or %g s per size (at least %lld "
+                 "iterations) after %d warm-up, %s",
+                 cfg->precision, cfg->max_time, cfg->min_iters, cfg->warmup,
+                 cfg->iter_barrier ? "barrier between iterations" : "no barrier");
+    json_object_set_new(h, "timing", json_string(timing));
+    static const char *const modes[] = {"rank0", "avg", "min", "max"};
+    json_object_set_new(h, "time_reduction", json_string(modes[cfg->avg]));
+    json_object_set_new(h, "seed", json_integer(cfg->seed));
+    json_object_set_new(h, "check_iters", json_integer(cfg->check));
+    if (be->describe)
+        be->describe(bctx, h);
+    return h;
+}
+
+/* ---- argument agreement ------------------------------------------------------------------ */
+
+static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv)
+{
+    char buf[4096];
+    size_t n = 0;
+    for (int i = 0; i < argc && n < sizeof buf; i++) {
+        int w = snprintf(buf + n, sizeof buf - n, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    char **all = NULL;
+    int differ = -1;
+    if (cc_rte_gather_str(rte, buf, &all) != CC_OK)
+        return CC_EPEER;
+    if (rte->rank == 0) {
+        for (int i = 1; i < rte->size && differ < 0; i++)
+            if (strcmp(all[i], all[0]) != 0)
+                differ = i;
+        if (differ >= 0)
+            cc_err("rank %d (%s) was given different arguments: '%s' (rank 0: '%s')", differ,
+                   rte->hosts[differ], all[differ], all[0]);
+        for (int i = 0; i < rte->size; i++)
+            free(all[i]);
+        free(all);
+    }
+    cc_rte_bcast(rte, &differ, sizeof differ, 0);
+    return differ >= 0 ? CC_EMISMATCH : CC_OK;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+int cc_cmd_bench(int argc, char **argv)
+{
+    struct bench_cfg cfg;
+    struct cc_opt_result res = {0};
+    char err[512];
+    struct cc_rte rte;
+    struct run run = {0};
+    const struct cc_backend *be = NULL;
+    void *bctx = NULL;
+    json_t *header = NULL;
+    cc_status st;
+    int rc;
+
+    res.pos = calloc((size_t)argc + 1, sizeof *res.pos);
+    if (!res.pos)
+        return 3;
+    /* parse before MPI too, so --help and bad flags work without mpirun */
+    st = cc_opt_parse(bench_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
+    if (res.help) {
+        bench_help(stdout);
+        free(res.pos);
+        return 0;
+    }
+    if (st == CC_OK && res.npos) {
+        snprintf(err, sizeof err, "unexpected argument '%s' (see ccbench bench --help)", res.pos[0]);
+        st = CC_EUSAGE;
+    }
+    if (st != CC_OK) {
+        cc_err("%s", err);
+        free(res.pos);
+        return 2;
+    }
+
+    if (cc_rte_init(&rte, &argc, &argv) != CC_OK) {
+        cc_err("could not start MPI");
+        free(res.pos);
+        return 2;
+    }
+    run.rte = &rte;
+    if (rte.rank != 0)
+        cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
+
+    if ((st = check_same_args(&rte, argc, argv)) != CC_OK) {
+        rc = 2;
+        goto out;
+    }
+
+    struct cc_bench_params p = {0};
+    p.rte = &rte;
+    p.coll_mask = cc_coll_parse_list(cfg.coll, err, sizeof err);
+    be = cc_backend_find(cfg.backend);
+    if (!p.coll_mask) {
+        st = CC_EUSAGE;
+    } else if (!be) {
+        char list[128];
+        snprintf(err, sizeof err, "unknown backend '%s' (one of %s)", cfg.backend,
+                 cc_backend_list(list, sizeof list));
+        st = CC_EUSAGE;
+    } else {
+        p.backend = be;
+        p.dtype = (enum cc_dtype)cfg.dtype;
+        p.op = (enum cc_op)cfg.op;
+        p.root = cfg.root;
+        p.sweep = (struct cc_sweep){cfg.minbytes, cfg.maxbytes, cfg.stepfactor, cfg.stepbytes};
+        p.places = (cfg.outofplace ? 1 : 0) | (cfg.inplace ? 2 : 0);
+        if (!p.places)
+            p.places = 3;
+        p.warmup = cfg.warmup;
+        p.iters = cfg.iters;
+        p.precision_pct = cfg.precision;
+        p.max_time_s = cfg.max_time;
+        p.min_iters = cfg.min_iters;
+        p.max_iters = cfg.max_iters;
+        p.check_iters = cfg.check;
+        p.time_mode = (enum cc_time_mode)cfg.avg;
+        p.iter_barrier = cfg.iter_barrier;
+        p.seed = (uint64_t)cfg.seed;
+        p.corrupt_rank = cfg.corrupt;
+        p.timeout_s = cfg.timeout;
+        p.on_row = on_row;
+        p.on_progress = on_progress;
+        p.user = &run;
+        st = cc_bench_validate(&p, rte.size, err, sizeof err);
+    }
+    if (st == CC_OK && !be->built) {
+        snprintf(err, sizeof err, "backend '%s' is not built into this binary: %s", be->name,
+                 be->how_to_build ? be->how_to_build : "rebuild with its dependency");
+        st = CC_ENOTBUILT;
+    }
+    if (st != CC_OK) {
+        if (rte.rank == 0)
+            cc_err("%s", err);
+        rc = cc_status_exit(st);
+        goto out;
+    }
+
+    /* backend: every rank must agree that it started */
+    struct cc_backend_conf bconf = {
+        .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
+        .tcp_if = cfg.tcp_if, .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk,
+        .gpu = cfg.gpu, .nccl_path = cfg.nccl_path, .cuda_graph = cfg.cuda_graph,
+        .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
+    };
+    err[0] = 0;
+    cc_watchdog_start(&rte, cfg.timeout * 1.5 + 5);
+    cc_watchdog_enter("backend initialization");
+    st = be->init(&bconf, &rte, &bctx, err, sizeof err);
+    cc_watchdog_leave();
+    long long failed = st != CC_OK ? (long long)st : 0;
+    cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
+    if (failed) {
+        if (st != CC_OK)
+            cc_log_set_quiet(0), cc_err("backend %s: %s", be->name, err[0] ? err : cc_status_str(st));
+        if (st == CC_OK)
+            be->fini(bctx);
+        bctx = NULL;
+        rc = cc_status_exit((cc_status)failed);
+        goto out;
+    }
+
+    p.bctx = bctx;
+
+    /* outputs (rank 0) */
+    if (rte.rank == 0) {
+        FILE *f;
+        struct cc_text_opts to = {p.places};
+        if (!cfg.quiet)
+            cc_sink_text(&run.sinks[run.nsinks++], stdout, &to);
+        if (cfg.json) {
+            if (!(f = fopen(cfg.json, "w"))) {
+                cc_err("cannot write --json file '%s': %s", cfg.json, strerror(errno));
+                failed = 1;
+            } else {
+                cc_sink_jsonl(&run.sinks[run.nsinks++], f, 1);
+                sig_json_fd = fileno(f);
+            }
+        }
+        if (cfg.csv && !failed) {
+            if (!(f = fopen(cfg.csv, "w"))) {
+                cc_err("cannot write --csv file '%s': %s", cfg.csv, strerror(errno));
+                failed = 1;
+            } else {
+                cc_sink_csv(&run.sinks[run.nsinks++], f, 1);
+            }
+        }
+        run.progress = isatty(STDERR_FILENO) && !getenv("CCBENCH_NO_PROGRESS");
+    }
+    cc_rte_bcast(&rte, &failed, sizeof failed, 0);
+    if (failed) {
+        rc = 2;
+        goto out;
+    }
+    for (int i = 0; i < CC_COLL_COUNT; i++)
+        run.sums[i].wrong = -1;
+    header = make_header(argc, argv, &cfg, &rte, be, bctx);
+    for (int i = 0; i < run.nsinks; i++)
+        run.sinks[i].begin(run.sinks[i].state, header);
+    if (rte.rank == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+
+    st = cc_bench_run(&p);
+
+    if (rte.rank == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        if (run.progress)
+            fprintf(stderr, "\r\033[K");
+        for (int i = 0; i < CC_COLL_COUNT; i++)
+            if (run.sums[i].rows && cfg.quiet)
+                break;
+        for (int i = 0; i < run.nsinks; i++)
+            run.sinks[i].end(run.sinks[i].state, run.sums, CC_COLL_COUNT, st != CC_OK && st != CC_EWRONG);
+        if (cfg.quiet) {
+            char buf[4096];
+            cc_summary_format(buf, sizeof buf, run.sums, CC_COLL_COUNT);
+            fputs(buf, stdout);
+        }
+        if (st == CC_EWRONG)
+            cc_err("wrong results detected (see the #wrong column)");
+        else if (st != CC_OK)
+            cc_err("bench stopped: %s", cc_status_str(st));
+        if (cfg.json)
+            printf("# results: %s\n", cfg.json);
+        if (cfg.csv)
+            printf("# results: %s\n", cfg.csv);
+        fflush(stdout);
+    }
+    rc = cc_status_exit(st);
+
+out:
+    cc_watchdog_stop();
+    for (int i = 0; i < run.nsinks; i++)
+        run.sinks[i].close(run.sinks[i].state);
+    sig_json_fd = -1;
+    json_decref(header);
+    if (bctx)
+        be->fini(bctx);
+    /* a failed run may leave peers mid-operation: do not wait for them in MPI_Finalize */
+    if (rc == 3) {
+        fflush(NULL);
+        cc_rte_abort(&rte, rc);
+    }
+    cc_rte_fini(&rte);
+    free(res.pos);
+    return rc;
+}

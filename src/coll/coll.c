@@ -1,0 +1,119 @@
+#include "coll/coll.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+
+extern const struct cc_coll cc_coll_allreduce, cc_coll_allgather, cc_coll_reducescatter,
+    cc_coll_broadcast, cc_coll_reduce, cc_coll_alltoall, cc_coll_sendrecv;
+
+const struct cc_coll *const cc_colls[CC_COLL_COUNT] = {
+    [CC_ALLREDUCE] = &cc_coll_allreduce,         [CC_ALLGATHER] = &cc_coll_allgather,
+    [CC_REDUCESCATTER] = &cc_coll_reducescatter, [CC_BROADCAST] = &cc_coll_broadcast,
+    [CC_REDUCE] = &cc_coll_reduce,               [CC_ALLTOALL] = &cc_coll_alltoall,
+    [CC_SENDRECV] = &cc_coll_sendrecv,
+};
+
+const char *const cc_coll_names[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                     "reduce",    "alltoall",  "sendrecv",      NULL};
+
+const struct cc_coll *cc_coll_get(enum cc_coll_id id)
+{
+    return (unsigned)id < CC_COLL_COUNT ? cc_colls[id] : NULL;
+}
+
+const struct cc_coll *cc_coll_find(const char *name)
+{
+    for (int i = 0; i < CC_COLL_COUNT; i++)
+        if (strcmp(cc_colls[i]->name, name) == 0)
+            return cc_colls[i];
+    return NULL;
+}
+
+unsigned cc_coll_parse_list(const char *text, char *why, size_t whylen)
+{
+    unsigned mask = 0;
+    char word[64];
+    const char *p = text;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0 || n >= sizeof word) {
+            cc_errbuf(why, whylen, "invalid collective list '%s'", text);
+            return 0;
+        }
+        memcpy(word, p, n);
+        word[n] = 0;
+        if (strcmp(word, "all") == 0) {
+            mask |= (1u << CC_COLL_COUNT) - 1;
+        } else {
+            const struct cc_coll *c = cc_coll_find(word);
+            if (!c) {
+                cc_errbuf(why, whylen,
+                          "unknown collective '%s' (allreduce, allgather, reducescatter, "
+                          "broadcast, reduce, alltoall, sendrecv or all)",
+                          word);
+                return 0;
+            }
+            mask |= 1u << c->id;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    if (!mask)
+        cc_errbuf(why, whylen, "empty collective list");
+    return mask;
+}
+
+size_t cc_coll_granule(const struct cc_coll *c, enum cc_dtype t, int nranks)
+{
+    size_t g = cc_dtype_size(t);
+    if (c->flags & CC_COLL_SPLIT)
+        g *= (size_t)nranks;
+    return g;
+}
+
+void cc_coll_counts(const struct cc_coll *c, size_t bytes, enum cc_dtype t, int nranks,
+                    size_t *sendcount, size_t *recvcount)
+{
+    size_t g = cc_coll_granule(c, t, nranks);
+    size_t count = bytes % g ? 0 : bytes / cc_dtype_size(t);
+    *sendcount = *recvcount = count;
+    if (c->id == CC_ALLGATHER)
+        *sendcount = count / (size_t)nranks;
+    else if (c->id == CC_REDUCESCATTER)
+        *recvcount = count / (size_t)nranks;
+}
+
+size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const void *recvbuf)
+{
+    size_t wrong = 0;
+    for (size_t i = 0; i < x->recvcount; i++) {
+        double e;
+        if (!c->expected(x, i, &e))
+            continue;
+        double g = cc_dtype_get(x->dtype, recvbuf, i);
+        if (!cc_value_matches(x->dtype, g, e, x->nranks))
+            wrong++;
+    }
+    return wrong;
+}
+
+double cc_busbw_one(int nranks)
+{
+    (void)nranks;
+    return 1.0;
+}
+
+double cc_busbw_nm1_n(int nranks) { return (double)(nranks - 1) / (double)nranks; }
+
+size_t cc_offset_zero(const struct cc_coll_ctx *c)
+{
+    (void)c;
+    return 0;
+}
+
+void cc_fill_rank_input(const struct cc_coll_ctx *c, void *sendbuf)
+{
+    cc_fill_input(sendbuf, c->dtype, c->op, c->seed, c->rank, 0, c->sendcount);
+}

@@ -1,0 +1,356 @@
+#include "core/dtype.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+const char *const cc_dtype_names[] = {"int8",    "uint8",    "int32",   "uint32",
+                                      "int64",   "uint64",   "float16", "bfloat16",
+                                      "float32", "float64",  NULL};
+const char *const cc_op_names[] = {"sum", "prod", "min", "max", "avg", NULL};
+
+static const size_t dtype_sizes[CC_DTYPE_COUNT] = {1, 1, 4, 4, 8, 8, 2, 2, 4, 8};
+
+size_t cc_dtype_size(enum cc_dtype t) { return (unsigned)t < CC_DTYPE_COUNT ? dtype_sizes[t] : 0; }
+int cc_dtype_is_float(enum cc_dtype t) { return t >= CC_FLOAT16 && t <= CC_FLOAT64; }
+int cc_dtype_is_signed(enum cc_dtype t)
+{
+    return t == CC_INT8 || t == CC_INT32 || t == CC_INT64 || cc_dtype_is_float(t);
+}
+const char *cc_dtype_name(enum cc_dtype t) { return (unsigned)t < CC_DTYPE_COUNT ? cc_dtype_names[t] : "?"; }
+const char *cc_op_name(enum cc_op op) { return (unsigned)op < CC_OP_COUNT ? cc_op_names[op] : "?"; }
+int cc_op_valid(enum cc_op op, enum cc_dtype t) { return op != CC_AVG || cc_dtype_is_float(t); }
+
+/* ---- half precision ---------------------------------------------------------------- */
+
+float cc_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+    uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    float f;
+    if (exp == 0) {
+        /* zero or subnormal: man * 2^-24 */
+        f = ldexpf((float)man, -24);
+        return sign ? -f : f;
+    }
+    if (exp == 31)
+        bits = sign | 0x7f800000u | (man << 13);
+    else
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t cc_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) /* inf or nan */
+        return sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0);
+    if (absx >= 0x477ff000u) /* rounds to >= 65520: overflow */
+        return sign | 0x7c00;
+    if (absx < 0x38800000u) { /* below 2^-14: subnormal half */
+        float a;
+        memcpy(&a, &absx, sizeof a);
+        float m = a * 16777216.0f; /* a / 2^-24 */
+        uint32_t r = (uint32_t)lrintf(m); /* round to nearest even */
+        return sign | (uint16_t)r;
+    }
+    uint32_t exp = (absx >> 23) - 112, man = absx & 0x7fffff;
+    uint32_t h = (exp << 10) | (man >> 13);
+    uint32_t rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+        h++;
+    return sign | (uint16_t)h;
+}
+
+float cc_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t cc_float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7fffu + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
+/* ---- element access ----------------------------------------------------------------- */
+
+double cc_dtype_get(enum cc_dtype t, const void *buf, size_t i)
+{
+    switch (t) {
+    case CC_INT8: return ((const int8_t *)buf)[i];
+    case CC_UINT8: return ((const uint8_t *)buf)[i];
+    case CC_INT32: return ((const int32_t *)buf)[i];
+    case CC_UINT32: return ((const uint32_t *)buf)[i];
+    case CC_INT64: return (double)((const int64_t *)buf)[i];
+    case CC_UINT64: return (double)((const uint64_t *)buf)[i];
+    case CC_FLOAT16: return cc_half_to_float(((const uint16_t *)buf)[i]);
+    case CC_BFLOAT16: return cc_bf16_to_float(((const uint16_t *)buf)[i]);
+    case CC_FLOAT32: return ((const float *)buf)[i];
+    case CC_FLOAT64: return ((const double *)buf)[i];
+    default: return 0;
+    }
+}
+
+/* Convert a double holding an integer to the wrapped integer of the type (two's complement). */
+static uint64_t wrap_u64(double v)
+{
+    if (v < 0)
+        return (uint64_t)(int64_t)v;
+    return (uint64_t)v;
+}
+
+void cc_dtype_set(enum cc_dtype t, void *buf, size_t i, double v)
+{
+    switch (t) {
+    case CC_INT8: ((int8_t *)buf)[i] = (int8_t)(uint8_t)wrap_u64(v); break;
+    case CC_UINT8: ((uint8_t *)buf)[i] = (uint8_t)wrap_u64(v); break;
+    case CC_INT32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)wrap_u64(v); break;
+    case CC_UINT32: ((uint32_t *)buf)[i] = (uint32_t)wrap_u64(v); break;
+    case CC_INT64: ((int64_t *)buf)[i] = (int64_t)wrap_u64(v); break;
+    case CC_UINT64: ((uint64_t *)buf)[i] = wrap_u64(v); break;
+    case CC_FLOAT16: ((uint16_t *)buf)[i] = cc_float_to_half((float)v); break;
+    case CC_BFLOAT16: ((uint16_t *)buf)[i] = cc_float_to_bf16((float)v); break;
+    case CC_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case CC_FLOAT64: ((double *)buf)[i] = v; break;
+    default: break;
+    }
+}
+
+/* ---- reduction kernels --------------------------------------------------------------- */
+
+#define CC_MINV(a, b) ((b) < (a) ? (b) : (a))
+#define CC_MAXV(a, b) ((b) > (a) ? (b) : (a))
+
+/* Integer kernels compute sums and products in the unsigned type U so overflow wraps. */
+#define CC_INT_KERNEL(T, U)                                                                   \
+    static void red_##T(enum cc_op op, T *o, const T *a, const T *b, size_t n)                \
+    {                                                                                         \
+        size_t i;                                                                             \
+        switch (op) {                                                                         \
+        case CC_SUM:                                                                          \
+        case CC_AVG:                                                                          \
+            for (i = 0; i < n; i++) o[i] = (T)(U)((U)a[i] + (U)b[i]);                         \
+            break;                                                                            \
+        case CC_PROD:                                                                         \
+            for (i = 0; i < n; i++) o[i] = (T)(U)((U)a[i] * (U)b[i]);                         \
+            break;                                                                            \
+        case CC_MIN:                                                                          \
+            for (i = 0; i < n; i++) o[i] = CC_MINV(a[i], b[i]);                               \
+            break;                                                                            \
+        case CC_MAX:                                                                          \
+            for (i = 0; i < n; i++) o[i] = CC_MAXV(a[i], b[i]);                               \
+            break;                                                                            \
+        default: break;                                                                       \
+        }                                                                                     \
+    }
+
+#define CC_FLT_KERNEL(T)                                                                      \
+    static void red_##T(enum cc_op op, T *o, const T *a, const T *b, size_t n)                \
+    {                                                                                         \
+        size_t i;                                                                             \
+        switch (op) {                                                                         \
+        case CC_SUM:                                                                          \
+        case CC_AVG:                                                                          \
+            for (i = 0; i < n; i++) o[i] = a[i] + b[i];                                       \
+            break;                                                                            \
+        case CC_PROD:                                                                         \
+            for (i = 0; i < n; i++) o[i] = a[i] * b[i];                                       \
+            break;                                                                            \
+        case CC_MIN:                                                                          \
+            for (i = 0; i < n; i++) o[i] = CC_MINV(a[i], b[i]);                               \
+            break;                                                                            \
+        case CC_MAX:                                                                          \
+            for (i = 0; i < n; i++) o[i] = CC_MAXV(a[i], b[i]);                               \
+            break;                                                                            \
+        default: break;                                                                       \
+        }                                                                                     \
+    }
+
+typedef unsigned int cc_u32_promo; /* uint8 products promote through unsigned int */
+CC_INT_KERNEL(int8_t, uint8_t)
+CC_INT_KERNEL(uint8_t, cc_u32_promo)
+CC_INT_KERNEL(int32_t, uint32_t)
+CC_INT_KERNEL(uint32_t, uint32_t)
+CC_INT_KERNEL(int64_t, uint64_t)
+CC_INT_KERNEL(uint64_t, uint64_t)
+CC_FLT_KERNEL(float)
+CC_FLT_KERNEL(double)
+
+static float apply_f(enum cc_op op, float x, float y)
+{
+    switch (op) {
+    case CC_PROD: return x * y;
+    case CC_MIN: return CC_MINV(x, y);
+    case CC_MAX: return CC_MAXV(x, y);
+    default: return x + y;
+    }
+}
+
+static void red_half(enum cc_op op, uint16_t *o, const uint16_t *a, const uint16_t *b, size_t n,
+                     int bf)
+{
+    if (bf)
+        for (size_t i = 0; i < n; i++)
+            o[i] = cc_float_to_bf16(apply_f(op, cc_bf16_to_float(a[i]), cc_bf16_to_float(b[i])));
+    else
+        for (size_t i = 0; i < n; i++)
+            o[i] = cc_float_to_half(apply_f(op, cc_half_to_float(a[i]), cc_half_to_float(b[i])));
+}
+
+void cc_reduce3(enum cc_dtype t, enum cc_op op, void *o, const void *a, const void *b, size_t n)
+{
+    switch (t) {
+    case CC_INT8: red_int8_t(op, o, a, b, n); break;
+    case CC_UINT8: red_uint8_t(op, o, a, b, n); break;
+    case CC_INT32: red_int32_t(op, o, a, b, n); break;
+    case CC_UINT32: red_uint32_t(op, o, a, b, n); break;
+    case CC_INT64: red_int64_t(op, o, a, b, n); break;
+    case CC_UINT64: red_uint64_t(op, o, a, b, n); break;
+    case CC_FLOAT16: red_half(op, o, a, b, n, 0); break;
+    case CC_BFLOAT16: red_half(op, o, a, b, n, 1); break;
+    case CC_FLOAT32: red_float(op, o, a, b, n); break;
+    case CC_FLOAT64: red_double(op, o, a, b, n); break;
+    default: break;
+    }
+}
+
+void cc_reduce(enum cc_dtype t, enum cc_op op, void *dst, const void *src, size_t n)
+{
+    cc_reduce3(t, op, dst, dst, src, n);
+}
+
+void cc_scale_avg(enum cc_dtype t, void *buf, size_t n, int nranks)
+{
+    switch (t) {
+    case CC_FLOAT32: {
+        float *f = buf;
+        for (size_t i = 0; i < n; i++) f[i] /= (float)nranks;
+        break;
+    }
+    case CC_FLOAT64: {
+        double *d = buf;
+        for (size_t i = 0; i < n; i++) d[i] /= (double)nranks;
+        break;
+    }
+    case CC_FLOAT16:
+    case CC_BFLOAT16:
+        for (size_t i = 0; i < n; i++)
+            cc_dtype_set(t, buf, i, cc_dtype_get(t, buf, i) / nranks);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- seeded inputs and expected results --------------------------------------------- */
+
+static inline uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, size_t i)
+{
+    uint64_t h = mix64(seed ^ mix64(((uint64_t)(unsigned)rank << 40) ^ (uint64_t)i));
+    int sgn = cc_dtype_is_signed(t);
+    switch (op) {
+    case CC_PROD:
+        /* products of at most six 2s (<= 64) and signs stay exact in every type */
+        if (rank < 6 && (h & 7) == 0)
+            return 2;
+        if (sgn && ((h >> 3) & 7) == 0)
+            return -1;
+        return 1;
+    case CC_MIN:
+    case CC_MAX:
+        return sgn ? (double)((int)(h % 128) - 64) : (double)(h % 128);
+    default: /* sum, avg */
+        return sgn ? (double)((int)(h % 9) - 4) : (double)(h % 9);
+    }
+}
+
+void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
+                   size_t first, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        cc_dtype_set(t, buf, k, cc_input_value(seed, t, op, rank, first + k));
+}
+
+/* Wrap an exact integer to the type's range, as the type's own arithmetic would. */
+static double wrap_int(enum cc_dtype t, double v)
+{
+    uint64_t u = wrap_u64(v);
+    switch (t) {
+    case CC_INT8: return (int8_t)(uint8_t)u;
+    case CC_UINT8: return (uint8_t)u;
+    case CC_INT32: return (int32_t)(uint32_t)u;
+    case CC_UINT32: return (uint32_t)u;
+    case CC_INT64: return (double)(int64_t)u;
+    case CC_UINT64: return (double)u;
+    default: return v;
+    }
+}
+
+double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i)
+{
+    double acc = cc_input_value(seed, t, op, 0, i);
+    for (int r = 1; r < nranks; r++) {
+        double v = cc_input_value(seed, t, op, r, i);
+        switch (op) {
+        case CC_PROD: acc *= v; break;
+        case CC_MIN: acc = CC_MINV(acc, v); break;
+        case CC_MAX: acc = CC_MAXV(acc, v); break;
+        default: acc += v; break;
+        }
+        if (!cc_dtype_is_float(t))
+            acc = wrap_int(t, acc);
+    }
+    if (op == CC_AVG)
+        acc /= nranks;
+    return acc;
+}
+
+int cc_value_matches(enum cc_dtype t, double got, double exp, int nranks)
+{
+    if (!cc_dtype_is_float(t))
+        return got == exp;
+    if (got == exp)
+        return 1;
+    if (isnan(got))
+        return 0;
+    double eps;
+    switch (t) {
+    case CC_FLOAT16: eps = 1.0 / 1024; break;
+    case CC_BFLOAT16: eps = 1.0 / 128; break;
+    case CC_FLOAT32: eps = FLT_EPSILON; break;
+    default: eps = DBL_EPSILON; break;
+    }
+    /* each of the nranks-1 additions (and the final division) may round once */
+    double tol = eps * (double)(nranks + 1) * (fabs(exp) + 4.0 * nranks);
+    return fabs(got - exp) <= tol;
+}
+
+void cc_fill_poison(void *buf, enum cc_dtype t, size_t n)
+{
+    if (cc_dtype_is_float(t)) {
+        for (size_t i = 0; i < n; i++)
+            cc_dtype_set(t, buf, i, NAN);
+    } else {
+        memset(buf, 0x5a, n * cc_dtype_size(t));
+    }
+}

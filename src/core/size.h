@@ -1,0 +1,31 @@
+/* size.h - byte sizes as users write them ("64", "4K", "1M", "2G"; powers of 1024, as in
+ * nccl-tests) and the size sweep of a benchmark. */
+#ifndef CC_SIZE_H
+#define CC_SIZE_H
+
+#include <stddef.h>
+#include "core/status.h"
+
+/* Parse a size: digits, optional suffix K/M/G/T (case-insensitive, optional trailing 'B' or
+ * "iB"). Rejects empty strings, signs, unknown suffixes and overflow with a message in why. */
+cc_status cc_size_parse(const char *text, size_t *out, char *why, size_t whylen);
+
+/* Format a size compactly: "8", "4K", "1M", "1.5M" (exact multiples print without decimals). */
+const char *cc_size_format(size_t bytes, char *buf, size_t len);
+
+/* A sweep as nccl-tests defines it: from min to max, multiplying by `factor` (if > 1) or
+ * adding `step` (if factor <= 1). max is always included. */
+struct cc_sweep {
+    size_t minbytes, maxbytes;
+    double factor;   /* -f; > 1 for geometric steps */
+    size_t step;     /* -i; used when factor <= 1 */
+};
+
+/* Expand a sweep into sizes aligned to `granule` bytes: each size is rounded down to a
+ * multiple of granule; sizes that round to 0 or repeat are dropped. min is rounded up.
+ * Returns CC_EUSAGE with a message if min > max or no size remains.
+ * *sizes is malloc'd; the caller frees it. */
+cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **sizes,
+                          size_t *nsizes, char *why, size_t whylen);
+
+#endif

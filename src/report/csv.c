@@ -1,0 +1,65 @@
+/* CSV: one line per measurement; the header line names every column with its unit. */
+#include "report/report.h"
+
+#include <stdlib.h>
+
+struct csv_state {
+    FILE *out;
+    int own;
+};
+
+static int csv_begin(void *st, json_t *h)
+{
+    struct csv_state *c = st;
+    (void)h;
+    fprintf(c->out, "collective,backend,datatype,op,root,nranks,bytes,count,inplace,iters,"
+                    "time_us,p50_us,p99_us,min_us,max_us,ci95_us,algbw_GBps,busbw_GBps,wrong,"
+                    "slowest_rank,slowest_host,skew_pct\n");
+    fflush(c->out);
+    return 0;
+}
+
+static int csv_row(void *st, const struct cc_row *r)
+{
+    struct csv_state *c = st;
+    for (int p = 0; p < 2; p++) {
+        const struct cc_measure *m = &r->m[p];
+        if (!m->valid)
+            continue;
+        fprintf(c->out, "%s,%s,%s,%s,%d,%d,%zu,%zu,%d,%ld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,",
+                r->coll->name, r->backend, cc_dtype_name(r->dtype),
+                (r->coll->flags & CC_COLL_HAS_OP) ? cc_op_name(r->op) : "", r->root, r->nranks,
+                r->bytes, r->count, p, m->iters, m->time_us, m->p50_us, m->p99_us, m->min_us,
+                m->max_us, m->ci95_us, m->algbw, m->busbw);
+        if (m->wrong >= 0)
+            fprintf(c->out, "%lld", m->wrong);
+        fprintf(c->out, ",%d,%s,%.2f\n", m->slow_rank, r->slow_host ? r->slow_host : "", m->skew_pct);
+    }
+    fflush(c->out);
+    return 0;
+}
+
+static int csv_end(void *st, const struct cc_summary *s, int n, int interrupted)
+{
+    (void)st; (void)s; (void)n; (void)interrupted;
+    return 0;
+}
+
+static void csv_close(void *st)
+{
+    struct csv_state *c = st;
+    if (c->own)
+        fclose(c->out);
+    free(c);
+}
+
+cc_status cc_sink_csv(struct cc_sink *s, FILE *out, int own)
+{
+    struct csv_state *c = calloc(1, sizeof *c);
+    if (!c)
+        return CC_ENOMEM;
+    c->out = out;
+    c->own = own;
+    *s = (struct cc_sink){c, csv_begin, csv_row, csv_end, csv_close};
+    return CC_OK;
+}

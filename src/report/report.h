@@ -1,0 +1,28 @@
+/* report.h - the output formats, one file each, reading only result structs.
+ *   text  : nccl-tests' table plus p50/p99, iterations and the slowest rank
+ *   jsonl : JSON Lines: a header object, one object per measurement, a summary
+ *   csv   : one line per measurement, header line first
+ * Each *_open returns a sink writing to `out` (not closed by the sink unless own_file). */
+#ifndef CC_REPORT_H
+#define CC_REPORT_H
+
+#include <stdio.h>
+
+#include "bench/result.h"
+#include "core/status.h"
+
+struct cc_text_opts {
+    int places;      /* bit 0: out-of-place, bit 1: in-place */
+};
+
+cc_status cc_sink_text(struct cc_sink *s, FILE *out, const struct cc_text_opts *o);
+cc_status cc_sink_jsonl(struct cc_sink *s, FILE *out, int own_file);
+cc_status cc_sink_csv(struct cc_sink *s, FILE *out, int own_file);
+
+/* A measurement as a JSON object (used by the jsonl writer; exposed for tests and tools). */
+json_t *cc_measure_json(const struct cc_row *row, enum cc_place p);
+
+/* Format the summary lines as text into buf (used on SIGINT, where stdio is off limits). */
+size_t cc_summary_format(char *buf, size_t len, const struct cc_summary *sums, int nsums);
+
+#endif

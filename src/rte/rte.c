@@ -1,0 +1,172 @@
+#include "rte/rte.h"
+#include "rte/rte_mpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+struct rte_impl {
+    MPI_Comm world, node;
+};
+
+double cc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+MPI_Comm cc_rte_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->world; }
+MPI_Comm cc_rte_node_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->node; }
+
+static cc_status mpi_st(int rc) { return rc == MPI_SUCCESS ? CC_OK : CC_EPEER; }
+
+cc_status cc_rte_init(struct cc_rte *r, int *argc, char ***argv)
+{
+    int inited = 0, provided;
+    struct rte_impl *im;
+
+    memset(r, 0, sizeof *r);
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+            return CC_EPEER;
+        r->initialized_mpi = 1;
+    }
+    im = calloc(1, sizeof *im);
+    if (!im)
+        return CC_ENOMEM;
+    r->impl = im;
+    MPI_Comm_dup(MPI_COMM_WORLD, &im->world);
+    MPI_Comm_set_errhandler(im->world, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(im->world, &r->rank);
+    MPI_Comm_size(im->world, &r->size);
+    MPI_Comm_split_type(im->world, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &im->node);
+    MPI_Comm_rank(im->node, &r->local_rank);
+    MPI_Comm_size(im->node, &r->local_size);
+    if (gethostname(r->host, sizeof r->host) != 0)
+        strcpy(r->host, "unknown");
+    r->host[sizeof r->host - 1] = 0;
+
+    r->hosts = calloc((size_t)r->size, sizeof *r->hosts);
+    r->node_of = calloc((size_t)r->size, sizeof *r->node_of);
+    if (!r->hosts || !r->node_of)
+        return CC_ENOMEM;
+    MPI_Allgather(r->host, CC_HOST_MAX, MPI_CHAR, r->hosts, CC_HOST_MAX, MPI_CHAR, im->world);
+    /* Node index = order of first appearance of the node's lowest rank. Ranks of one
+     * shared-memory domain report the world rank of their local rank 0. */
+    int leader = r->rank;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, im->node);
+    int *leaders = calloc((size_t)r->size, sizeof *leaders);
+    if (!leaders)
+        return CC_ENOMEM;
+    MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, im->world);
+    r->nnodes = 0;
+    for (int i = 0; i < r->size; i++) {
+        if (leaders[i] == i)
+            r->node_of[i] = r->nnodes++;
+        else
+            r->node_of[i] = r->node_of[leaders[i]];
+    }
+    r->node = r->node_of[r->rank];
+    free(leaders);
+    cc_log_set_identity(r->host, r->rank);
+    return CC_OK;
+}
+
+void cc_rte_fini(struct cc_rte *r)
+{
+    struct rte_impl *im = r->impl;
+    if (im) {
+        MPI_Comm_free(&im->node);
+        MPI_Comm_free(&im->world);
+        free(im);
+    }
+    free(r->hosts);
+    free(r->node_of);
+    if (r->initialized_mpi)
+        MPI_Finalize();
+    memset(r, 0, sizeof *r);
+}
+
+cc_status cc_rte_barrier(const struct cc_rte *r) { return mpi_st(MPI_Barrier(cc_rte_comm(r))); }
+
+cc_status cc_rte_allgather(const struct cc_rte *r, const void *send, void *recv, size_t bytes)
+{
+    return mpi_st(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE,
+                                cc_rte_comm(r)));
+}
+
+cc_status cc_rte_bcast(const struct cc_rte *r, void *buf, size_t bytes, int root)
+{
+    return mpi_st(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, cc_rte_comm(r)));
+}
+
+static MPI_Op rte_op(enum cc_rte_op op)
+{
+    return op == CC_RTE_MIN ? MPI_MIN : op == CC_RTE_MAX ? MPI_MAX : MPI_SUM;
+}
+
+cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum cc_rte_op op)
+{
+    return mpi_st(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, rte_op(op), cc_rte_comm(r)));
+}
+
+cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, enum cc_rte_op op)
+{
+    return mpi_st(
+        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG_LONG, rte_op(op), cc_rte_comm(r)));
+}
+
+cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out)
+{
+    MPI_Comm c = cc_rte_comm(r);
+    int len = (int)strlen(s) + 1, *lens = NULL, *displ = NULL;
+    char *all = NULL;
+    *out = NULL;
+    if (r->rank == 0) {
+        lens = calloc((size_t)r->size, sizeof *lens);
+        displ = calloc((size_t)r->size, sizeof *displ);
+        if (!lens || !displ)
+            goto fail;
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, c);
+    size_t total = 0;
+    if (r->rank == 0) {
+        for (int i = 0; i < r->size; i++) {
+            displ[i] = (int)total;
+            total += (size_t)lens[i];
+        }
+        all = malloc(total ? total : 1);
+        if (!all)
+            goto fail;
+    }
+    MPI_Gatherv(s, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, c);
+    if (r->rank == 0) {
+        char **v = calloc((size_t)r->size, sizeof *v);
+        if (!v)
+            goto fail;
+        for (int i = 0; i < r->size; i++)
+            v[i] = strdup(all + displ[i]);
+        *out = v;
+    }
+    free(all);
+    free(lens);
+    free(displ);
+    return CC_OK;
+fail:
+    free(all);
+    free(lens);
+    free(displ);
+    return CC_ENOMEM;
+}
+
+void cc_rte_abort(const struct cc_rte *r, int code)
+{
+    (void)r;
+    MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code);
+}

@@ -1,0 +1,46 @@
+/* rte.h - the run-time environment: who am I, how many of us, which node, and the few
+ * collective operations the harness itself needs (never used for measured traffic).
+ * Implemented over MPI; MPI types stay out of this header (see rte_mpi.h). */
+#ifndef CC_RTE_H
+#define CC_RTE_H
+
+#include <stddef.h>
+#include "core/status.h"
+
+#define CC_HOST_MAX 64
+
+struct cc_rte {
+    int rank, size;             /* in the world communicator */
+    int local_rank, local_size; /* among ranks of this node (shared-memory split) */
+    int node, nnodes;           /* node index in order of first rank, and node count */
+    char host[CC_HOST_MAX];     /* this rank's hostname */
+    char (*hosts)[CC_HOST_MAX]; /* hostname of every rank, [size] */
+    int *node_of;               /* node index of every rank, [size] */
+    int initialized_mpi;        /* we called MPI_Init (and so must finalize) */
+    void *impl;                 /* MPI communicators, private */
+};
+
+enum cc_rte_op { CC_RTE_SUM, CC_RTE_MIN, CC_RTE_MAX };
+
+/* Initialize MPI (if not yet), learn rank/size, split by node, gather hostnames. */
+cc_status cc_rte_init(struct cc_rte *r, int *argc, char ***argv);
+/* Finalize MPI if cc_rte_init started it. */
+void cc_rte_fini(struct cc_rte *r);
+
+cc_status cc_rte_barrier(const struct cc_rte *r);
+/* Every rank contributes `bytes` at send; recv receives size*bytes in rank order. */
+cc_status cc_rte_allgather(const struct cc_rte *r, const void *send, void *recv, size_t bytes);
+cc_status cc_rte_bcast(const struct cc_rte *r, void *buf, size_t bytes, int root);
+/* In-place element-wise reduction of n doubles across all ranks. */
+cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum cc_rte_op op);
+/* In-place element-wise reduction of n long longs across all ranks. */
+cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, enum cc_rte_op op);
+/* Gather variable-length byte strings to rank 0: on rank 0, *out is a malloc'd array of
+ * size pointers (each malloc'd, NUL-terminated). Other ranks get NULL. */
+cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out);
+/* Abort every rank with an exit code (never returns). */
+void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));
+/* Seconds from a monotonic clock. */
+double cc_now(void);
+
+#endif

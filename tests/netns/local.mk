@@ -1,0 +1,1 @@
+# fragment of Makefile.am (owned by this part of the tree)

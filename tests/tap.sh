@@ -1,0 +1,24 @@
+# tap.sh - TAP helpers for test scripts: source it, call ok/skip_all, end with tap_done.
+#   . "$CC_SRCDIR/tests/tap.sh"
+#   run_ok "bench np2" mpirun ... ; tap_done
+tap_n=0
+tap_failed=0
+ok() { # ok COND_EXIT_STATUS "name" [diagnostic]
+    tap_n=$((tap_n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else
+        echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1))
+        [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
+    fi
+    return 0
+}
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+# Open MPI refuses root unless told; these machines run as root.
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Oversubscribed local ranks must yield or they starve each other on small machines.
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+: "${CC_MPIRUN:=mpirun --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1}"
