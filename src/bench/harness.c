@@ -253,7 +253,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     if (p->iters > 0)
         batch = clampl(target_batch_s / wall_per_iter, 1, p->iters);
     else
-        batch = clampl(fmin((double)p->min_iters, p->max_time_s / wall_per_iter), 1, p->min_iters);
+        batch = p->min_iters; /* adaptive: the first batch is the minimum */
 
     double t_timed = cc_now();
     for (;;) {
@@ -301,16 +301,18 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
             continue;
         }
         double relci = cc_running_relci(&run) * 100;
-        if ((long)n >= p->min_iters && relci <= p->precision_pct)
-            break;
-        if (elapsed >= p->max_time_s)
-            break;
-        /* iterations still needed for the CI to shrink to the target: ci ~ 1/sqrt(n) */
-        double need = isfinite(relci) ? (double)n * (relci / p->precision_pct) * (relci / p->precision_pct) - (double)n
-                                      : (double)p->min_iters;
         double left = (p->max_time_s - elapsed) / wall_per_iter;
-        batch = clampl(fmin(fmin(need * 1.1 + 1, target_batch_s / wall_per_iter), left + 1), 1,
-                       p->max_iters - (long)n);
+        if ((long)n >= p->min_iters && (relci <= p->precision_pct || left <= 0))
+            break;
+        /* iterations still needed for the CI to shrink to the target (ci ~ 1/sqrt(n)), but
+         * never fewer than min_iters in all, and no more than the time left allows */
+        double need = isfinite(relci)
+                          ? (double)n * (relci / p->precision_pct) * (relci / p->precision_pct) - (double)n
+                          : (double)p->min_iters;
+        if ((double)n + need < (double)p->min_iters)
+            need = (double)(p->min_iters - (long)n);
+        double cap_it = fmin(target_batch_s / wall_per_iter, fmax(left, (double)(p->min_iters - (long)n)));
+        batch = clampl(fmin(need * 1.1 + 1, cap_it), 1, p->max_iters - (long)n);
     }
 
     /* statistics of the reduced samples */

@@ -65,7 +65,7 @@ static const struct cc_opt bench_opts[] = {
     {"inplace", 0, CC_OPT_FLAG, F(inplace), NULL, NULL, "measure in-place only"},
     {"outofplace", 0, CC_OPT_FLAG, F(outofplace), NULL, NULL, "measure out-of-place only (default: both)"},
     {"precision", 0, CC_OPT_DOUBLE, F(precision), "2", "PCT", "adaptive: stop when the 95% CI of the mean is within +-PCT%", NULL, CC_OPT_RANGE, 0.01, 100},
-    {"max-time", 0, CC_OPT_DOUBLE, F(max_time), "1", "SEC", "adaptive: at most SEC seconds of timing per size", NULL, CC_OPT_RANGE, 0.001, 86400},
+    {"max-time", 0, CC_OPT_DOUBLE, F(max_time), "0.2", "SEC", "adaptive: stop after SEC seconds of timing per size (once --min-iters ran)", NULL, CC_OPT_RANGE, 0.001, 86400},
     {"min-iters", 0, CC_OPT_LONG, F(min_iters), "5", "N", "adaptive: at least N timed iterations", NULL, CC_OPT_RANGE, 2, 1e9},
     {"max-iters", 0, CC_OPT_LONG, F(max_iters), "1000000", "N", "never more than N timed iterations", NULL, CC_OPT_RANGE, 1, 1e9},
     {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "write JSON Lines (header, one object per measurement, summary)"},

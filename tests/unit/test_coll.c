@@ -1,0 +1,125 @@
+/* Collectives: busbw factors, counts, and the expected output of each collective checked
+ * against a host simulation of that collective (so a wrong expectation would fail here). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "coll/coll.h"
+
+/* Simulate collective c over n ranks on the host; returns wrong elements summed over
+ * ranks (should be 0) and, with corrupt, after changing one element on rank n-1. */
+static size_t simulate(const struct cc_coll *c, enum cc_dtype t, enum cc_op op, int n,
+                       size_t bytes, int corrupt)
+{
+    size_t es = cc_dtype_size(t), wrong = 0, sc, rc;
+    cc_coll_counts(c, bytes, t, n, &sc, &rc);
+    unsigned char **in = calloc((size_t)n, sizeof *in);
+    struct cc_coll_ctx x = {.dtype = t, .op = op, .root = n > 1 ? 1 : 0, .nranks = n, .seed = 99,
+                            .sendcount = sc, .recvcount = rc};
+    for (int r = 0; r < n; r++) {
+        x.rank = r;
+        in[r] = malloc(sc * es);
+        c->fill(&x, in[r]);
+    }
+    unsigned char *out = malloc(rc * es), *tmp = malloc(sc * es);
+    for (int r = 0; r < n; r++) {
+        x.rank = r;
+        memset(out, 0, rc * es);
+        switch (c->id) {
+        case CC_ALLREDUCE:
+        case CC_REDUCE:
+        case CC_REDUCESCATTER: {
+            memcpy(tmp, in[0], sc * es);
+            for (int k = 1; k < n; k++)
+                cc_reduce(t, op, tmp, in[k], sc);
+            if (op == CC_AVG)
+                cc_scale_avg(t, tmp, sc, n);
+            size_t off = c->id == CC_REDUCESCATTER ? (size_t)r * rc : 0;
+            memcpy(out, tmp + off * es, rc * es);
+            break;
+        }
+        case CC_ALLGATHER:
+            for (int k = 0; k < n; k++)
+                memcpy(out + (size_t)k * sc * es, in[k], sc * es);
+            break;
+        case CC_BROADCAST:
+            memcpy(out, in[x.root], rc * es);
+            break;
+        case CC_ALLTOALL: {
+            size_t per = sc / (size_t)n;
+            for (int k = 0; k < n; k++)
+                memcpy(out + (size_t)k * per * es, in[k] + (size_t)r * per * es, per * es);
+            break;
+        }
+        case CC_SENDRECV:
+            memcpy(out, in[(r - 1 + n) % n], rc * es);
+            break;
+        default:
+            break;
+        }
+        if (corrupt && r == (c->id == CC_REDUCE ? x.root : n - 1))
+            cc_dtype_set(t, out, rc / 2, cc_dtype_get(t, out, rc / 2) + 100);
+        wrong += cc_coll_check(c, &x, out);
+    }
+    for (int r = 0; r < n; r++)
+        free(in[r]);
+    free(in);
+    free(out);
+    free(tmp);
+    return wrong;
+}
+
+int main(void)
+{
+    const struct cc_coll *ar = cc_coll_find("allreduce");
+    is_near(ar->busbw_factor(4), 1.5, 1e-12, "allreduce busbw factor 2(n-1)/n at 4 ranks");
+    is_near(ar->busbw_factor(1), 0, 1e-12, "allreduce busbw factor 0 at 1 rank");
+    is_near(cc_coll_find("allgather")->busbw_factor(8), 0.875, 1e-12, "allgather (n-1)/n");
+    is_near(cc_coll_find("reducescatter")->busbw_factor(8), 0.875, 1e-12, "reducescatter (n-1)/n");
+    is_near(cc_coll_find("alltoall")->busbw_factor(4), 0.75, 1e-12, "alltoall (n-1)/n");
+    is_near(cc_coll_find("broadcast")->busbw_factor(8), 1, 0, "broadcast 1");
+    is_near(cc_coll_find("reduce")->busbw_factor(8), 1, 0, "reduce 1");
+    is_near(cc_coll_find("sendrecv")->busbw_factor(8), 1, 0, "sendrecv 1");
+
+    size_t sc, rc;
+    cc_coll_counts(cc_coll_find("allgather"), 4096, CC_FLOAT32, 4, &sc, &rc);
+    ok(sc == 256 && rc == 1024, "allgather 4 KiB float32 on 4 ranks: send 256, recv 1024");
+    cc_coll_counts(cc_coll_find("reducescatter"), 4096, CC_FLOAT32, 4, &sc, &rc);
+    ok(sc == 1024 && rc == 256, "reducescatter: send 1024, recv 256");
+    cc_coll_counts(ar, 4096, CC_INT8, 3, &sc, &rc);
+    ok(sc == 4096 && rc == 4096, "allreduce int8: 4096 each");
+    is_int(cc_coll_granule(cc_coll_find("alltoall"), CC_FLOAT64, 3), 24, "alltoall granule 3x8");
+    is_int(cc_coll_granule(ar, CC_FLOAT64, 3), 8, "allreduce granule 8");
+
+    char why[256];
+    is_int(cc_coll_parse_list("all", why, sizeof why), (1 << CC_COLL_COUNT) - 1, "all");
+    is_int(cc_coll_parse_list("allreduce,sendrecv", why, sizeof why),
+           (1 << CC_ALLREDUCE) | (1 << CC_SENDRECV), "list of two");
+    ok(cc_coll_parse_list("allreduc", why, sizeof why) == 0 && strstr(why, "'allreduc'"),
+       "unknown collective named: %s", why);
+
+    static const int ns[] = {1, 2, 3, 4, 5};
+    for (int c = 0; c < CC_COLL_COUNT; c++) {
+        const struct cc_coll *coll = cc_colls[c];
+        int good = 1, detected = 1;
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            for (int t = 0; t < CC_DTYPE_COUNT; t++)
+                for (int op = 0; op < CC_OP_COUNT; op++) {
+                    if (!cc_op_valid((enum cc_op)op, (enum cc_dtype)t))
+                        continue;
+                    if (!(coll->flags & CC_COLL_HAS_OP) && op)
+                        continue;
+                    size_t bytes = cc_coll_granule(coll, (enum cc_dtype)t, ns[k]) * 37;
+                    size_t w = simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 0);
+                    if (w) {
+                        diag("%s %s %s n=%d: %zu wrong", coll->name, cc_dtype_names[t], cc_op_names[op], ns[k], w);
+                        good = 0;
+                    }
+                    if (simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 1) != 1)
+                        detected = 0;
+                }
+        ok(good, "%s: expected output matches a host simulation (1-5 ranks, all types and ops)", coll->name);
+        ok(detected, "%s: one corrupted element is counted exactly once", coll->name);
+    }
+    return tap_done();
+}

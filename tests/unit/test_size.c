@@ -1,0 +1,85 @@
+/* Size parsing, formatting and sweeps. */
+#include <stdlib.h>
+
+#include "../tap.h"
+#include "core/size.h"
+
+static size_t parse(const char *s, int *okp)
+{
+    size_t v = 0;
+    char why[128];
+    *okp = cc_size_parse(s, &v, why, sizeof why) == CC_OK;
+    return v;
+}
+
+int main(void)
+{
+    int good;
+    is_int(parse("0", &good), 0, "0");
+    ok(good, "0 accepted");
+    is_int(parse("64", &good), 64, "plain bytes");
+    is_int(parse("4K", &good), 4096, "K is 1024");
+    is_int(parse("4k", &good), 4096, "lower-case k");
+    is_int(parse("1M", &good), 1048576, "M");
+    is_int(parse("2G", &good), 2147483648LL, "G");
+    is_int(parse("1T", &good), 1099511627776LL, "T");
+    is_int(parse("8MB", &good), 8 << 20, "MB suffix");
+    is_int(parse("8MiB", &good), 8 << 20, "MiB suffix");
+    is_int(parse("512B", &good), 512, "B suffix");
+    const char *bad[] = {"", "1X", "-1", "K", "1.5M", "1MM", "12 ", " 12", "99999999999999999999",
+                         "20000000T", NULL};
+    for (int i = 0; bad[i]; i++) {
+        parse(bad[i], &good);
+        ok(!good, "rejects '%s'", bad[i]);
+    }
+    char why[128];
+    size_t v;
+    cc_size_parse("1X", &v, why, sizeof why);
+    ok(strstr(why, "1X") != NULL, "message names the bad size: %s", why);
+
+    char buf[32];
+    is_str(cc_size_format(8, buf, sizeof buf), "8", "format 8");
+    is_str(cc_size_format(4096, buf, sizeof buf), "4K", "format 4K");
+    is_str(cc_size_format(64 << 20, buf, sizeof buf), "64M", "format 64M");
+    is_str(cc_size_format(1536 * 1024, buf, sizeof buf), "1.5M", "format 1.5M");
+
+    /* sweeps */
+    size_t *s, n;
+    struct cc_sweep sw = {8, 64 << 20, 2, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_OK, "8..64M x2");
+    is_int(n, 24, "24 sizes from 8 B to 64 MiB");
+    is_int(s[0], 8, "first 8");
+    is_int(s[n - 1], 64 << 20, "last 64M");
+    free(s);
+    /* granule: allgather of float32 on 3 ranks needs multiples of 12 */
+    sw = (struct cc_sweep){8, 1024, 2, 0};
+    ok(cc_sweep_expand(&sw, 12, &s, &n, why, sizeof why) == CC_OK, "granule 12");
+    int allmult = 1;
+    for (size_t i = 0; i < n; i++)
+        allmult &= s[i] % 12 == 0 && s[i] >= 8 && s[i] <= 1024;
+    ok(allmult, "every size a multiple of 12 within range");
+    is_int(s[0], 12, "min rounded up to 12");
+    is_int(s[n - 1], 1020, "max rounded down to 1020");
+    free(s);
+    /* linear steps */
+    sw = (struct cc_sweep){100, 500, 1, 100};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_OK, "linear sweep");
+    is_int(n, 5, "100,200,...,500");
+    is_int(s[2], 300, "third is 300");
+    free(s);
+    /* errors */
+    sw = (struct cc_sweep){1024, 8, 2, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE, "min > max rejected");
+    ok(strstr(why, "larger") != NULL, "min > max message: %s", why);
+    sw = (struct cc_sweep){5, 5, 2, 0};
+    ok(cc_sweep_expand(&sw, 16, &s, &n, why, sizeof why) == CC_EUSAGE,
+       "a single size that does not divide is rejected");
+    ok(strstr(why, "multiple of 16") != NULL, "divisibility message: %s", why);
+    sw = (struct cc_sweep){8, 64, 1, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE, "no step rejected");
+    sw = (struct cc_sweep){4096, 4096, 2, 0};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_OK && n == 1 && s[0] == 4096,
+       "single size");
+    free(s);
+    return tap_done();
+}
