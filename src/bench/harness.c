@@ -85,33 +85,53 @@ void cc_watchdog_stop(void)
 
 /* ---- validation -------------------------------------------------------------------- */
 
+/* Ops to run for a collective and type: the selected valid ones, or one (sum) when the
+ * collective takes no op. */
+static unsigned ops_for(const struct cc_bench_params *p, const struct cc_coll *coll, enum cc_dtype t)
+{
+    if (!(coll->flags & CC_COLL_HAS_OP))
+        return 1u << CC_SUM;
+    unsigned m = 0;
+    for (int op = 0; op < CC_OP_COUNT; op++)
+        if ((p->op_mask & (1u << op)) && cc_op_valid((enum cc_op)op, t))
+            m |= 1u << op;
+    return m;
+}
+
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen)
 {
-    int has_op = 0, has_root = 0;
-    if (!p->coll_mask) {
-        cc_errbuf(err, errlen, "no collective selected");
+    int has_root = 0;
+    if (!p->coll_mask || !p->dtype_mask || !p->op_mask) {
+        cc_errbuf(err, errlen, "no collective, datatype or op selected");
         return CC_EUSAGE;
     }
     for (int c = 0; c < CC_COLL_COUNT; c++) {
         if (!(p->coll_mask & (1u << c)))
             continue;
         const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
-        has_op |= !!(coll->flags & CC_COLL_HAS_OP);
+        int pairs = 0;
         has_root |= !!(coll->flags & CC_COLL_HAS_ROOT);
-        size_t *sizes, n;
-        char why[256];
-        if (cc_sweep_expand(&p->sweep, cc_coll_granule(coll, p->dtype, nranks), &sizes, &n, why,
-                            sizeof why) != CC_OK) {
-            cc_errbuf(err, errlen, "%s with %d ranks: %s", coll->name, nranks, why);
+        for (int t = 0; t < CC_DTYPE_COUNT; t++) {
+            if (!(p->dtype_mask & (1u << t)))
+                continue;
+            pairs += ops_for(p, coll, (enum cc_dtype)t) != 0;
+            size_t *sizes, n;
+            char why[256];
+            if (cc_sweep_expand(&p->sweep, cc_coll_granule(coll, (enum cc_dtype)t, nranks), &sizes,
+                                &n, why, sizeof why) != CC_OK) {
+                cc_errbuf(err, errlen, "%s of %s with %d ranks: %s", coll->name,
+                          cc_dtype_name((enum cc_dtype)t), nranks, why);
+                return CC_EUSAGE;
+            }
+            free(sizes);
+        }
+        if (!pairs) {
+            cc_errbuf(err, errlen, "op '%s' makes no sense for datatype '%s' (integer averages "
+                      "truncate; use a floating-point type or another op)",
+                      cc_op_name((enum cc_op)__builtin_ctz(p->op_mask)),
+                      cc_dtype_name((enum cc_dtype)__builtin_ctz(p->dtype_mask)));
             return CC_EUSAGE;
         }
-        free(sizes);
-    }
-    if (has_op && !cc_op_valid(p->op, p->dtype)) {
-        cc_errbuf(err, errlen, "op '%s' makes no sense for datatype '%s' (integer averages "
-                  "truncate; use a floating-point type or another op)",
-                  cc_op_name(p->op), cc_dtype_name(p->dtype));
-        return CC_EUSAGE;
     }
     if (has_root && (p->root < 0 || p->root >= nranks)) {
         cc_errbuf(err, errlen, "root %d is not a rank (0 to %d)", p->root, nranks - 1);
@@ -394,31 +414,85 @@ done:
 
 /* ---- the sweep ---------------------------------------------------------------------- */
 
-cc_status cc_bench_run(const struct cc_bench_params *p)
+/* One row: every requested placement of one size of one (collective, type, op). */
+static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *coll,
+                         enum cc_dtype t, enum cc_op op, size_t bytes, const struct bufs *B,
+                         struct cc_row *row)
 {
     const struct cc_rte *r = p->rte;
     const struct cc_backend *be = p->backend;
+    cc_status st = CC_OK;
+    struct cc_coll_ctx cx = {
+        .dtype = t, .op = op, .root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : 0,
+        .rank = r->rank, .nranks = r->size, .seed = p->seed,
+    };
+    cc_coll_counts(coll, bytes, t, r->size, &cx.sendcount, &cx.recvcount);
+    memset(row, 0, sizeof *row);
+    row->coll = coll;
+    row->backend = be->name;
+    row->dtype = t;
+    row->op = op;
+    row->root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : -1;
+    row->bytes = bytes;
+    row->count = bytes / cc_dtype_size(t);
+    row->nranks = r->size;
+    for (int pl = 0; pl < 2; pl++) {
+        struct cc_measure *m = &row->m[pl];
+        const char *na = NULL;
+        if (!(p->places & (1 << pl)))
+            continue;
+        m->wrong = -1;
+        if (pl == CC_INPLACE && (coll->flags & CC_COLL_NO_INPLACE)) {
+            m->na_reason = "no in-place variant";
+            continue;
+        }
+        if (be->supports && !be->supports(p->bctx, coll->id, t, op, pl, &na)) {
+            m->na_reason = na ? na : "not supported by this backend";
+            continue;
+        }
+        struct cc_coll_args a = {.coll = coll->id, .dtype = t, .op = op, .root = cx.root,
+                                 .sendcount = cx.sendcount, .recvcount = cx.recvcount};
+        place_args(coll, &cx, pl, B, &a);
+        if ((st = measure(p, coll, &cx, &a, B, m)) != CC_OK)
+            return st;
+    }
+    const struct cc_measure *sm = row->m[CC_OOP].valid ? &row->m[CC_OOP] : &row->m[CC_INPLACE];
+    if (sm->valid)
+        row->slow_host = r->hosts[sm->slow_rank];
+    return CC_OK;
+}
+
+/* Sizes of a collective for a type (nccl-tests sizes rounded to the type's granule). */
+static cc_status sizes_for(const struct cc_bench_params *p, const struct cc_coll *coll,
+                           enum cc_dtype t, size_t **sizes, size_t *n)
+{
+    char why[256];
+    return cc_sweep_expand(&p->sweep, cc_coll_granule(coll, t, p->rte->size), sizes, n, why,
+                           sizeof why);
+}
+
+cc_status cc_bench_run(const struct cc_bench_params *p)
+{
+    const struct cc_backend *be = p->backend;
     struct bufs B = {0};
-    size_t **sizes = calloc(CC_COLL_COUNT, sizeof *sizes);
-    size_t nsizes[CC_COLL_COUNT] = {0};
-    size_t maxb = 0;
+    size_t maxb = 0, *sizes = NULL, n;
     int total = 0, done = 0;
     cc_status st = CC_OK, result = CC_OK;
-    char why[256];
     double t0 = cc_now();
 
-    if (!sizes)
-        return CC_ENOMEM;
-    for (int c = 0; c < CC_COLL_COUNT; c++) {
-        if (!(p->coll_mask & (1u << c)))
-            continue;
-        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
-        CC_TRY(cc_sweep_expand(&p->sweep, cc_coll_granule(coll, p->dtype, r->size), &sizes[c],
-                               &nsizes[c], why, sizeof why));
-        total += (int)nsizes[c];
-        if (nsizes[c] && sizes[c][nsizes[c] - 1] > maxb)
-            maxb = sizes[c][nsizes[c] - 1];
-    }
+    /* first pass: how many rows, and the largest buffer */
+    for (int c = 0; c < CC_COLL_COUNT; c++)
+        for (int t = 0; t < CC_DTYPE_COUNT; t++) {
+            const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
+            if (!(p->coll_mask & (1u << c)) || !(p->dtype_mask & (1u << t)))
+                continue;
+            CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
+            total += (int)n * __builtin_popcount(ops_for(p, coll, (enum cc_dtype)t));
+            if (n && sizes[n - 1] > maxb)
+                maxb = sizes[n - 1];
+            free(sizes);
+            sizes = NULL;
+        }
     CC_TRY(be->alloc(p->bctx, maxb, &B.a));
     CC_TRY(be->alloc(p->bctx, maxb, &B.b));
     B.hsend = malloc(maxb);
@@ -430,59 +504,37 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
     }
 
     for (int c = 0; c < CC_COLL_COUNT; c++) {
+        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
         if (!(p->coll_mask & (1u << c)))
             continue;
-        const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
-        for (size_t k = 0; k < nsizes[c]; k++) {
-            size_t bytes = sizes[c][k];
-            struct cc_row row = {0};
-            struct cc_coll_ctx cx = {
-                .dtype = p->dtype, .op = p->op, .root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : 0,
-                .rank = r->rank, .nranks = r->size, .seed = p->seed,
-            };
-            cc_coll_counts(coll, bytes, p->dtype, r->size, &cx.sendcount, &cx.recvcount);
-            row.coll = coll;
-            row.backend = be->name;
-            row.dtype = p->dtype;
-            row.op = p->op;
-            row.root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : -1;
-            row.bytes = bytes;
-            row.count = bytes / cc_dtype_size(p->dtype);
-            row.nranks = r->size;
-            if (p->on_progress)
-                p->on_progress(coll, bytes, done, total, cc_now() - t0, p->user);
-            for (int pl = 0; pl < 2; pl++) {
-                struct cc_measure *m = &row.m[pl];
-                const char *na = NULL;
-                if (!(p->places & (1 << pl)))
+        for (int t = 0; t < CC_DTYPE_COUNT; t++) {
+            if (!(p->dtype_mask & (1u << t)))
+                continue;
+            unsigned ops = ops_for(p, coll, (enum cc_dtype)t);
+            CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
+            for (int op = 0; op < CC_OP_COUNT; op++) {
+                if (!(ops & (1u << op)))
                     continue;
-                m->wrong = -1;
-                if (pl == CC_INPLACE && (coll->flags & CC_COLL_NO_INPLACE)) {
-                    m->na_reason = "no in-place variant";
-                    continue;
+                for (size_t k = 0; k < n; k++) {
+                    struct cc_row row;
+                    if (p->on_progress)
+                        p->on_progress(coll, sizes[k], done, total, cc_now() - t0, p->user);
+                    CC_TRY(run_row(p, coll, (enum cc_dtype)t, (enum cc_op)op, sizes[k], &B, &row));
+                    for (int pl = 0; pl < 2; pl++)
+                        if (row.m[pl].wrong > 0)
+                            result = CC_EWRONG;
+                    done++;
+                    if (p->on_row)
+                        p->on_row(&row, p->user);
                 }
-                if (be->supports && !be->supports(p->bctx, coll->id, p->dtype, p->op, pl, &na)) {
-                    m->na_reason = na ? na : "not supported by this backend";
-                    continue;
-                }
-                struct cc_coll_args a = {.coll = coll->id, .dtype = p->dtype, .op = p->op,
-                                         .root = cx.root, .sendcount = cx.sendcount,
-                                         .recvcount = cx.recvcount};
-                place_args(coll, &cx, pl, &B, &a);
-                CC_TRY(measure(p, coll, &cx, &a, &B, m));
-                if (m->wrong > 0)
-                    result = CC_EWRONG;
             }
-            const struct cc_measure *sm = row.m[CC_OOP].valid ? &row.m[CC_OOP] : &row.m[CC_INPLACE];
-            if (sm->valid)
-                row.slow_host = r->hosts[sm->slow_rank];
-            done++;
-            if (p->on_row)
-                p->on_row(&row, p->user);
+            free(sizes);
+            sizes = NULL;
         }
     }
 
 done:
+    free(sizes);
     if (B.a)
         be->free(p->bctx, B.a);
     if (B.b)
@@ -490,8 +542,5 @@ done:
     free(B.hsend);
     free(B.hrecv);
     free(B.hpoison);
-    for (int c = 0; c < CC_COLL_COUNT; c++)
-        free(sizes[c]);
-    free(sizes);
     return st != CC_OK ? st : result;
 }

@@ -27,8 +27,8 @@ struct cc_bench_params {
     const struct cc_backend *backend;
     void *bctx;                 /* from backend->init */
     unsigned coll_mask;         /* 1 << enum cc_coll_id */
-    enum cc_dtype dtype;
-    enum cc_op op;
+    unsigned dtype_mask;        /* 1 << enum cc_dtype (nccl-tests -d all) */
+    unsigned op_mask;           /* 1 << enum cc_op (nccl-tests -o all); invalid pairs skipped */
     int root;
     struct cc_sweep sweep;
     int places;                 /* bit 0 out-of-place, bit 1 in-place */
@@ -56,7 +56,7 @@ struct cc_bench_params {
 cc_status cc_bench_run(const struct cc_bench_params *p);
 
 /* Validate a parameter set before any communication: sizes, divisibility, op/type
- * combinations. Returns CC_EUSAGE with a one-line message. */
+ * combinations (at least one valid pair per collective with an op). Returns CC_EUSAGE with a one-line message. */
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen);
 
 /* Watchdog: a thread that aborts the process with a message naming what hung when the

@@ -24,8 +24,8 @@ struct bench_cfg {
     size_t minbytes, maxbytes, stepbytes;
     double stepfactor;
     long long iters;
-    int warmup, check, op, dtype, root, avg;
-    const char *coll, *backend;
+    int warmup, check, root, avg;
+    const char *op, *dtype, *coll, *backend;
     int inplace, outofplace;
     double precision, max_time;
     long long min_iters, max_iters;
@@ -56,8 +56,8 @@ static const struct cc_opt bench_opts[] = {
     {"iters", 'n', CC_OPT_LONG, F(iters), "0", "N", "timed iterations per size; 0: adaptive (see --precision)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"warmup", 'w', CC_OPT_INT, F(warmup), "3", "N", "untimed warm-up iterations per size", NULL, CC_OPT_RANGE, 0, 1e6},
     {"check", 'c', CC_OPT_INT, F(check), "1", "N", "checked iterations after timing (0: no check)", NULL, CC_OPT_RANGE, 0, 1000},
-    {"op", 'o', CC_OPT_CHOICE, F(op), "sum", NULL, "reduction operator", cc_op_names},
-    {"datatype", 'd', CC_OPT_CHOICE, F(dtype), "float32", NULL, "element type", cc_dtype_names},
+    {"op", 'o', CC_OPT_STR, F(op), "sum", "LIST", "reduction operators: sum,prod,min,max,avg or all"},
+    {"datatype", 'd', CC_OPT_STR, F(dtype), "float32", "LIST", "element types: int8,uint8,int32,uint32,int64,uint64,float16,bfloat16,float32,float64 or all"},
     {"root", 'r', CC_OPT_INT, F(root), "0", "RANK", "root of broadcast and reduce"},
     {"average", 'a', CC_OPT_CHOICE, F(avg), "1", "0|1|2|3", "cross-rank time: 0 rank 0, 1 average, 2 min, 3 max", time_modes},
     {"coll", 0, CC_OPT_STR, F(coll), "allreduce", "LIST", "collectives: allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv or all"},
@@ -198,8 +198,8 @@ static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
     json_object_set_new(h, "version", json_string(PACKAGE_VERSION));
     json_object_set_new(h, "start_time", json_string(ts));
     json_object_set_new(h, "backend", json_string(be->name));
-    json_object_set_new(h, "datatype", json_string(cc_dtype_name((enum cc_dtype)cfg->dtype)));
-    json_object_set_new(h, "op", json_string(cc_op_name((enum cc_op)cfg->op)));
+    json_object_set_new(h, "datatype", json_string(cfg->dtype));
+    json_object_set_new(h, "op", json_string(cfg->op));
     json_object_set_new(h, "nranks", json_integer(rte->size));
     json_object_set_new(h, "nnodes", json_integer(rte->nnodes));
     for (int i = 0; i < rte->size; i++) {
@@ -276,6 +276,18 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
     return differ >= 0 ? CC_EMISMATCH : CC_OK;
 }
 
+/* Rank as told by the launcher before MPI starts (-1 when not launched by one). */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
+}
+
 /* ---- main --------------------------------------------------------------------------------- */
 
 int cc_cmd_bench(int argc, char **argv)
@@ -306,7 +318,9 @@ int cc_cmd_bench(int argc, char **argv)
         st = CC_EUSAGE;
     }
     if (st != CC_OK) {
-        cc_err("%s", err);
+        /* every rank parsed the same arguments: only the first one speaks */
+        if (launcher_rank() <= 0)
+            cc_err("%s", err);
         free(res.pos);
         return 2;
     }
@@ -338,8 +352,8 @@ int cc_cmd_bench(int argc, char **argv)
         st = CC_EUSAGE;
     } else {
         p.backend = be;
-        p.dtype = (enum cc_dtype)cfg.dtype;
-        p.op = (enum cc_op)cfg.op;
+        p.dtype_mask = cc_choice_mask(cc_dtype_names, "datatype", cfg.dtype, err, sizeof err);
+        p.op_mask = p.dtype_mask ? cc_choice_mask(cc_op_names, "op", cfg.op, err, sizeof err) : 0;
         p.root = cfg.root;
         p.sweep = (struct cc_sweep){cfg.minbytes, cfg.maxbytes, cfg.stepfactor, cfg.stepbytes};
         p.places = (cfg.outofplace ? 1 : 0) | (cfg.inplace ? 2 : 0);
@@ -360,7 +374,8 @@ int cc_cmd_bench(int argc, char **argv)
         p.on_row = on_row;
         p.on_progress = on_progress;
         p.user = &run;
-        st = cc_bench_validate(&p, rte.size, err, sizeof err);
+        st = p.dtype_mask && p.op_mask ? cc_bench_validate(&p, rte.size, err, sizeof err)
+                                       : CC_EUSAGE;
     }
     if (st == CC_OK && !be->built) {
         snprintf(err, sizeof err, "backend '%s' is not built into this binary: %s", be->name,
@@ -441,6 +456,9 @@ int cc_cmd_bench(int argc, char **argv)
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+    } else {
+        /* mpirun forwards ^C to every rank: let rank 0 report, then the launcher ends us */
+        signal(SIGINT, SIG_IGN);
     }
 
     st = cc_bench_run(&p);

@@ -16,6 +16,41 @@ int cc_choice_index(const char *const *choices, const char *word)
     return -1;
 }
 
+unsigned cc_choice_mask(const char *const *choices, const char *what, const char *text,
+                        char *err, size_t errlen)
+{
+    unsigned mask = 0;
+    const char *p = text;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char word[64];
+        if (n == 0 || n >= sizeof word) {
+            cc_errbuf(err, errlen, "invalid %s list '%s'", what, text);
+            return 0;
+        }
+        memcpy(word, p, n);
+        word[n] = 0;
+        if (strcmp(word, "all") == 0) {
+            for (int i = 0; choices[i]; i++)
+                mask |= 1u << i;
+        } else {
+            int i = cc_choice_index(choices, word);
+            if (i < 0) {
+                char list[256];
+                cc_errbuf(err, errlen, "unknown %s '%s' (one of %s, or all)", what, word,
+                          cc_choice_join(choices, list, sizeof list));
+                return 0;
+            }
+            mask |= 1u << i;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    if (!mask)
+        cc_errbuf(err, errlen, "empty %s list", what);
+    return mask;
+}
+
 const char *cc_choice_join(const char *const *choices, char *buf, size_t len)
 {
     size_t n = 0;

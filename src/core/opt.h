@@ -72,6 +72,11 @@ int cc_opt_find(const struct cc_opt *tbl, const char *name);
 /* Index of `word` in a NULL-terminated list, or -1. */
 int cc_choice_index(const char *const *choices, const char *word);
 
+/* Parse a comma-separated list of words from `choices` (or "all") into a bitmask of their
+ * indexes. Returns 0 with a message naming `what` and the bad word on error. */
+unsigned cc_choice_mask(const char *const *choices, const char *what, const char *text,
+                        char *err, size_t errlen);
+
 /* Join a NULL-terminated list as "a|b|c" into buf. */
 const char *cc_choice_join(const char *const *choices, char *buf, size_t len);
 

@@ -60,8 +60,8 @@ json_t *cc_measure_json(const struct cc_row *r, enum cc_place p)
 
 static int jsonl_begin(void *st, json_t *header)
 {
-    json_t *h = json_deep_copy(header);
-    json_object_set_new(h, "type", json_string("header"));
+    json_t *h = json_pack("{s:s}", "type", "header");
+    json_object_update(h, header);
     int rc = put(st, h);
     json_decref(h);
     return rc;

@@ -1,1 +1,5 @@
-# fragment of Makefile.am (owned by this part of the tree)
+# MPI tests: real Open MPI ranks on this machine (skip where mpirun is missing)
+TESTS += tests/mpi/colls.sh tests/mpi/corrupt.sh tests/mpi/badinput.sh tests/mpi/mismatch.sh \
+	tests/mpi/outputs.sh
+EXTRA_DIST += tests/mpi/colls.sh tests/mpi/corrupt.sh tests/mpi/badinput.sh tests/mpi/mismatch.sh \
+	tests/mpi/outputs.sh

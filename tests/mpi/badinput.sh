@@ -1,0 +1,34 @@
+#!/bin/sh
+# Bad input: one clear line naming what is wrong, exit 2, no measurement.
+. "$CC_SRCDIR/tests/tap.sh"
+command -v mpirun >/dev/null || skip_all "mpirun not installed"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+expect() { # expect NP "needle" args...
+    np=$1; needle=$2; shift 2
+    if [ "$np" = 0 ]; then
+        "$CCBENCH" bench "$@" >"$tmp/out" 2>"$tmp/err"
+    else
+        $CC_MPIRUN -np "$np" "$CCBENCH" bench "$@" >"$tmp/out" 2>"$tmp/err"
+    fi
+    rc=$?
+    lines=$(grep -c '^ccbench' "$tmp/err")
+    [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$needle" "$tmp/err" && ! grep -q '^  *[0-9]' "$tmp/out"
+    ok $? "np $np $*: exit 2, one line with '$needle' (rc $rc, $lines lines)" "$(cat "$tmp/err")"
+}
+expect 0 "invalid size '1X'" -b 1X
+expect 0 "unknown option '--bogus'" --bogus
+expect 0 "needs an integer" -n many
+expect 0 "unexpected argument 'extra'" extra
+expect 2 "invalid size '1X'" -b 1X
+expect 2 "minimum size 1048576 is larger than maximum size 1024" -b 1M -e 1K
+expect 4 "multiple of 16" --coll allgather -b 5 -e 5
+expect 3 "multiple of 12" --coll reducescatter -b 20 -e 20
+expect 2 "unknown collective 'allreduc'" --coll allreduc
+expect 2 "unknown backend 'carrier-pigeon'" --backend carrier-pigeon
+expect 2 "unknown datatype 'float8'" -d float8
+expect 2 "unknown op 'xor'" -o xor
+expect 2 "op 'avg' makes no sense for datatype 'int32'" -o avg -d int32
+expect 2 "root 7 is not a rank" --coll broadcast -r 7
+expect 2 "cannot write --json file" --json /nonexistent/dir/x.jsonl -b 8 -e 8
+tap_done

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Ranks given different arguments (MPMD launch) are caught before any measurement, and
+# the message names the rank that differs.
+. "$CC_SRCDIR/tests/tap.sh"
+command -v mpirun >/dev/null || skip_all "mpirun not installed"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 : -np 1 "$CCBENCH" bench -b 16 -e 16 -n 2 \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ]; ok $? "exit 2 (got $rc)" "$(cat "$tmp/err")"
+grep -q "rank 2 (.*) was given different arguments" "$tmp/err"; ok $? "names rank 2" "$(cat "$tmp/err")"
+! grep -q '^  *[0-9]' "$tmp/out"; ok $? "nothing measured"
+tap_done

@@ -1,0 +1,41 @@
+#!/bin/sh
+# JSON Lines and CSV are written as sizes finish; an interrupted run (SIGINT) keeps what it
+# measured and prints the summary; help and version work without mpirun.
+. "$CC_SRCDIR/tests/tap.sh"
+command -v mpirun >/dev/null || skip_all "mpirun not installed"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+"$CCBENCH" --version >"$tmp/v" 2>&1; ok $? "--version exits 0"
+grep -q '^ccbench [0-9]' "$tmp/v" && grep -q '^backends: mpi' "$tmp/v"; ok $? "--version names version and backends"
+"$CCBENCH" bench --help >"$tmp/h" 2>&1; ok $? "bench --help exits 0 without mpirun"
+grep -q -- '--precision' "$tmp/h" && ! grep -q -- 'debug-corrupt' "$tmp/h"; ok $? "help lists options, hides debug switches"
+"$CCBENCH" help >/dev/null 2>&1; ok $? "ccbench help"
+"$CCBENCH" nosuchcmd >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/e"; ok $? "unknown command: exit 2"
+
+$CC_MPIRUN -np 2 "$CCBENCH" bench --coll allreduce,broadcast -b 1K -e 64K -f 4 -n 3 \
+    --json "$tmp/r.jsonl" --csv "$tmp/r.csv" >"$tmp/out" 2>&1
+ok $? "bench with --json and --csv exits 0" "$(tail -3 "$tmp/out")"
+head -1 "$tmp/r.jsonl" | grep -q '"type":"header".*"nranks":2.*"ranks":\[' ; ok $? "header first, with ranks and hosts"
+grep -q '"mpi_library":"Open MPI' "$tmp/r.jsonl"; ok $? "header records the MPI library version"
+nj=$(grep -c '"type":"result"' "$tmp/r.jsonl"); nc=$(($(wc -l <"$tmp/r.csv") - 1))
+[ "$nj" -eq 16 ] && [ "$nc" -eq 16 ]; ok $? "16 measurements in JSON ($nj) and CSV ($nc)"
+grep -q '"type":"summary","collective":"broadcast"' "$tmp/r.jsonl"; ok $? "summary per collective"
+grep -q 'size-weighted mean' "$tmp/out"; ok $? "text summary with the size-weighted mean"
+
+# SIGINT in the middle of a sweep: the JSON keeps every finished size and gets a summary
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 4K -e 256M -f 2 -n 30 --json "$tmp/s.jsonl" >"$tmp/sout" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ]; do
+    n=$(grep -c '"type":"result"' "$tmp/s.jsonl" 2>/dev/null)
+    [ "${n:-0}" -ge 6 ] && break
+    sleep 0.1; i=$((i + 1))
+done
+kill -INT $pid
+wait $pid; rc=$?
+[ $rc -ne 0 ]; ok $? "interrupted run exits non-zero ($rc)"
+n=$(grep -c '"type":"result"' "$tmp/s.jsonl")
+[ "$n" -ge 6 ]; ok $? "JSON keeps the $n measurements made before SIGINT"
+grep -q '"interrupted":true' "$tmp/s.jsonl"; ok $? "JSON ends with a summary marked interrupted"
+grep -q 'interrupted' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
+tap_done
