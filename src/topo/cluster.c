@@ -160,6 +160,22 @@ static long long jint(const json_t *o, const char *k)
     return (long long)json_integer_value(json_object_get(o, k));
 }
 
+/* PCI bus id, or "" in a described topology that does not give one */
+static const char *bus_or_empty(const json_t *o)
+{
+    const char *s = json_string_value(json_object_get(o, "pci_bus_id"));
+    return s ? s : "";
+}
+
+static const char *numa_str(long long numa)
+{
+    static char buf[24];
+    if (numa < 0)
+        return "-";
+    snprintf(buf, sizeof buf, "%lld", numa);
+    return buf;
+}
+
 static void print_matrix(FILE *out, const json_t *n)
 {
     json_t *gpus = json_object_get(n, "gpus"), *nics = json_object_get(n, "nics");
@@ -205,8 +221,11 @@ static void print_node(FILE *out, const json_t *n)
     fprintf(out, "  GPUs: %zu\n", json_array_size(json_object_get(n, "gpus")));
     json_array_foreach(json_object_get(n, "gpus"), i, x) {
         json_t *nv = json_object_get(x, "nvlink"), *pcie = json_object_get(x, "pcie");
-        fprintf(out, "    GPU%zu %s %s, %.0f GiB, NUMA %lld", i, jstr(x, "pci_bus_id"),
-                jstr(x, "model"), (double)jint(x, "memory_bytes") / (1 << 30), jint(x, "numa"));
+        fprintf(out, "    GPU%zu %s%s%s", i, bus_or_empty(x), *bus_or_empty(x) ? " " : "", jstr(x, "model"));
+        if (jint(x, "memory_bytes") > 0)
+            fprintf(out, ", %.0f GiB", (double)jint(x, "memory_bytes") / (1 << 30));
+        if (jint(x, "numa") >= 0)
+            fprintf(out, ", NUMA %lld", jint(x, "numa"));
         if (jint(pcie, "gen") > 0)
             fprintf(out, ", PCIe Gen%lld x%lld", jint(pcie, "gen"), jint(pcie, "width"));
         if (jint(nv, "links") > 0)
@@ -216,8 +235,8 @@ static void print_node(FILE *out, const json_t *n)
     fprintf(out, "  NICs: %zu\n", json_array_size(json_object_get(n, "nics")));
     json_array_foreach(json_object_get(n, "nics"), i, x) {
         json_t *pt = json_array_get(json_object_get(x, "ports"), 0);
-        fprintf(out, "    %-8s %-4s %s NUMA %lld, %.0f Gb/s %s%s%s\n", jstr(x, "name"),
-                jstr(x, "kind"), jstr(x, "pci_bus_id"), jint(x, "numa"),
+        fprintf(out, "    %-8s %-4s %s%sNUMA %s, %.0f Gb/s %s%s%s\n", jstr(x, "name"),
+                jstr(x, "kind"), bus_or_empty(x), *bus_or_empty(x) ? " " : "", numa_str(jint(x, "numa")),
                 json_number_value(json_object_get(x, "rate_gbps")), pt ? jstr(pt, "state") : "",
                 json_is_string(json_object_get(x, "netdev")) ? " netdev " : "",
                 json_is_string(json_object_get(x, "netdev")) ? jstr(x, "netdev") : "");
@@ -234,6 +253,14 @@ static void print_node(FILE *out, const json_t *n)
         }
         fprintf(out, "\n");
     }
+    json_t *exp = json_object_get(n, "expected");
+    if (json_object_size(exp)) {
+        const char *k;
+        json_t *v;
+        fprintf(out, "  expected:");
+        json_object_foreach(exp, k, v) fprintf(out, " %s=%g", k, json_number_value(v));
+        fprintf(out, "\n");
+    }
     print_matrix(out, n);
 }
 
@@ -244,9 +271,16 @@ void cc_topo_print_summary(FILE *out, const json_t *topo)
     json_t *fab = json_object_get(topo, "fabric");
     fprintf(out, "# topology '%s': %d node(s), %zu described\n", jstr(topo, "name"),
             cc_topo_node_count(topo), nn);
-    if (fab)
-        fprintf(out, "# fabric: %s, %lld NIC(s) per node at %.0f Gb/s\n", jstr(fab, "kind"),
+    if (json_is_string(json_object_get(topo, "description")))
+        fprintf(out, "# %s\n", jstr(topo, "description"));
+    if (fab) {
+        fprintf(out, "# fabric: %s, %lld NIC(s) per node at %.0f Gb/s", jstr(fab, "kind"),
                 jint(fab, "nics_per_node"), json_number_value(json_object_get(fab, "rate_gbps_per_nic")));
+        if (json_is_number(json_object_get(fab, "inter_allreduce_busbw_GBps")))
+            fprintf(out, ", expected all-reduce busbw across nodes %.0f GB/s",
+                    json_number_value(json_object_get(fab, "inter_allreduce_busbw_GBps")));
+        fprintf(out, "\n");
+    }
     /* Describe each distinct node once; list the hosts identical to it. */
     char *dumped[nn ? nn : 1];
     for (i = 0; i < nn; i++) {
