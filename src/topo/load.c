@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/log.h"
 
@@ -216,9 +217,13 @@ cc_status cc_topo_load(const char *path, json_t **out, char *err, size_t errlen)
 {
     json_error_t je;
     *out = NULL;
+    struct stat sb;
     FILE *f = fopen(path, "r");
-    if (!f) {
-        cc_errbuf(err, errlen, "cannot read topology '%s': %s", path, strerror(errno));
+    if (!f || fstat(fileno(f), &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        cc_errbuf(err, errlen, "cannot read topology '%s': %s", path,
+                  f ? "is a directory" : strerror(errno));
+        if (f)
+            fclose(f);
         return CC_EIO;
     }
     json_t *t = json_loadf(f, JSON_REJECT_DUPLICATES, &je);

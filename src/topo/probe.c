@@ -481,6 +481,19 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         gobj[ngpu++] = g;
     }
     gpu_links_from_hwloc(p, gobj, ngpu, gi);
+    /* A peer that is none of this node's GPUs is an NVSwitch (drivers too old to say). */
+    for (int i = 0; i < ngpu; i++)
+        for (int k = 0; k < gi[i].npeers; k++) {
+            if (gi[i].peers[k].is_switch >= 0)
+                continue;
+            gi[i].peers[k].is_switch = 1;
+            for (int j = 0; j < ngpu; j++) {
+                char bus[16];
+                cc_hw_busid(gobj[j], bus, sizeof bus);
+                if (!strcmp(bus, gi[i].peers[k].busid))
+                    gi[i].peers[k].is_switch = 0;
+            }
+        }
 
     json_t *node = json_object();
     long long mem = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../tap.h"
+#include "topo/gpulib.h"
 #include "topo/sysfs.h"
 
 static char srcdir[512], sysroot[600];
@@ -307,6 +308,7 @@ static void check_loader(void)
     check_bad("bad-shape.json", CC_EPARSE, "topology '%s': nodes[0].paths.gpu_nic: has 1 rows for 2 GPUs");
     check_bad("bad-type.json", CC_EPARSE, "topology '%s': nodes[0].gpus[0]: 'memory_bytes' must be an integer");
     check_bad("nonexistent.json", CC_EIO, "cannot read topology '%s': No such file or directory");
+    check_bad("", CC_EIO, "cannot read topology '%s': is a directory");
 
     char path[600], err[1024] = "";
     json_t *t = NULL;
@@ -381,6 +383,22 @@ static void check_bad_xml(void)
     ok(st != CC_OK && p == NULL && strstr(err, path), "probe: a non-hwloc XML file is refused by name (%s)", err);
 }
 
+/* NVML and the CUDA runtime are optional: opening them where they are absent (or where
+ * there is no driver) must work, and a bus id that is no GPU stays unknown everywhere. */
+static void check_gpulib(void)
+{
+    struct cc_gpu_info gi;
+    int mask = cc_gpulib_open();
+    diag("NVIDIA libraries usable here: NVML %s, CUDA runtime %s", mask & 1 ? "yes" : "no",
+         mask & 2 ? "yes" : "no");
+    cc_gpu_info_init(&gi);
+    cc_gpulib_query("0000:ff:1f.7", &gi);
+    ok(gi.cuda_index == -1 && gi.memory_bytes == -1 && gi.sm == -1 && gi.model[0] == 0 &&
+       gi.nvlinks == -1 && gi.npeers == 0, "gpulib: a bus id that is no GPU stays unknown");
+    ok(cc_gpulib_open() == mask, "gpulib: opening twice gives the same answer");
+    cc_gpulib_close();
+}
+
 int main(void)
 {
     const char *s = getenv("CC_SRCDIR");
@@ -394,5 +412,6 @@ int main(void)
     check_loader();
     check_merge();
     check_bad_xml();
+    check_gpulib();
     return tap_done();
 }
