@@ -8,7 +8,7 @@ libcccore_a_SOURCES += src/topo/topo.h src/topo/hw.h src/topo/probe.c \
 check_PROGRAMS += tests/topo/test_topo
 tests_topo_test_topo_SOURCES = tests/topo/test_topo.c
 tests_topo_test_topo_LDADD = $(CC_UNIT_LIBS)
-TESTS += tests/topo/test_topo tests/topo/probe.sh
+TESTS += tests/topo/test_topo tests/topo/probe.sh tests/topo/probe-netns.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
-	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/probe.sh
+	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/probe.sh tests/topo/probe-netns.sh
 dist_doc_DATA += docs/topology.md
