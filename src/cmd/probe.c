@@ -47,8 +47,8 @@ static void probe_help(FILE *o)
                "docs/topology.md), save it and print a summary with the nodes that differ from\n"
                "the majority.\n\noptions:\n");
     cc_opt_help(o, probe_opts);
-    fprintf(o, "\nExit status: 0 ok, 2 bad input (unreadable or invalid topology), 3 a node could\n"
-               "not be probed.\n");
+    fprintf(o, "\nExit status: 0 ok, 2 bad input (option, unreadable or invalid topology or hwloc\n"
+               "XML), 3 a node could not be probed or the topology not saved.\n");
 }
 
 /* FILE with "%h" replaced by the hostname. */
@@ -68,10 +68,12 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
     out[k] = 0;
 }
 
-/* Probe this node; returns its JSON text (malloc'd), or an {"error": ...} object's. */
+/* Probe this node; returns its JSON text (malloc'd), or that of {"hostname", "error",
+ * "status"} when the probe failed. With --hwloc-xml the node is named by the file. */
 static char *probe_here(const struct probe_cfg *cfg, const char *host)
 {
-    struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, host, cfg->no_gpu_libs};
+    struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, cfg->hwloc_xml ? NULL : host,
+                               cfg->no_gpu_libs};
     struct cc_probe *p = NULL;
     json_t *node = NULL;
     char err[1536] = "";
@@ -96,8 +98,8 @@ static char *probe_here(const struct probe_cfg *cfg, const char *host)
     cc_probe_close(p);
     if (st != CC_OK) {
         json_decref(node);
-        node = json_pack("{s:s, s:s}", "hostname", host ? host : "?", "error",
-                         err[0] ? err : cc_status_str(st));
+        node = json_pack("{s:s, s:s, s:i}", "hostname", host, "error",
+                         err[0] ? err : cc_status_str(st), "status", (int)st);
     }
     char *s = json_dumps(node, JSON_COMPACT);
     json_decref(node);
@@ -157,11 +159,12 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
         json_t *o = json_loads(texts[i], 0, &je);
         const char *e = json_string_value(json_object_get(o, "error"));
         if (!o || e) {
-            cc_err("cannot probe node '%s': %s",
-                   json_string_value(json_object_get(o, "hostname")) ? json_string_value(json_object_get(o, "hostname")) : "?",
-                   e ? e : je.text);
+            const char *h = json_string_value(json_object_get(o, "hostname"));
+            int code = o ? cc_status_exit((cc_status)json_integer_value(json_object_get(o, "status"))) : 3;
+            cc_err("cannot probe node '%s': %s", h ? h : "?", e ? e : je.text);
             json_decref(o);
-            rc = 3;
+            if (code > rc)
+                rc = code;
             continue;
         }
         nodes[got++] = o;
@@ -228,6 +231,11 @@ int cc_cmd_probe(int argc, char **argv)
         cc_err("%s", err);
         return 2;
     }
+    if (cfg.topology && (cfg.nccl_topo || cfg.hwloc_xml)) {
+        cc_err("--topology reads a file instead of probing: it cannot be combined with %s",
+               cfg.nccl_topo ? "--nccl-topo" : "--hwloc-xml");
+        return 2;
+    }
     if (cfg.topology)
         return show_topology(&cfg);
 
@@ -239,7 +247,7 @@ int cc_cmd_probe(int argc, char **argv)
         cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
 
     /* one probe per node: the node's first local rank */
-    char *mine = rte.local_rank == 0 ? probe_here(&cfg, cfg.hwloc_xml ? NULL : rte.host) : NULL;
+    char *mine = rte.local_rank == 0 ? probe_here(&cfg, rte.host) : NULL;
     char **all = NULL;
     rc = 0;
     if (cc_rte_gather_str(&rte, mine ? mine : "", &all) != CC_OK) {

@@ -89,7 +89,7 @@ cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, ch
     if (o->hwloc_xml && hwloc_topology_set_xml(p->t, o->hwloc_xml) != 0) {
         cc_errbuf(err, errlen, "cannot read hwloc XML '%s'", o->hwloc_xml);
         cc_probe_close(p);
-        return CC_EIO;
+        return CC_EINVAL; /* a bad file given by the user */
     }
     if (hwloc_topology_load(p->t) != 0) {
         cc_errbuf(err, errlen, "cannot load topology%s%s%s", o->hwloc_xml ? " '" : "",
@@ -240,7 +240,7 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
     hwloc_distances_release(p->t, d);
 }
 
-static json_t *gpu_json(struct cc_probe *p, int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
+static json_t *gpu_json(int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
 {
     char bus[16];
     cc_hw_busid(g, bus, sizeof bus);
@@ -504,7 +504,7 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     json_object_set_new(node, "memory_bytes", json_integer(mem));
     json_t *gpus = json_array();
     for (int i = 0; i < ngpu; i++)
-        json_array_append_new(gpus, gpu_json(p, i, gobj[i], &gi[i]));
+        json_array_append_new(gpus, gpu_json(i, gobj[i], &gi[i]));
     json_object_set_new(node, "gpus", gpus);
     json_t *nics = json_array();
     int nnic = find_nics(p, nics, &nobj);

@@ -59,6 +59,12 @@ ok $? "invalid topology: exit 2 and the JSON place" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "unknown option: exit 2" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --hwloc-xml "$S/bad/malformed.json" --json "$T/x.json" >"$T/bad.out" 2>&1; rc=$?
-[ $rc -eq 3 ] && grep -q "cannot probe node" "$T/bad.out"
-ok $? "unreadable hwloc XML: the node's failure is reported" "rc=$rc $(cat "$T/bad.out")"
+[ $rc -eq 2 ] && grep -q "cannot probe node '.*': cannot read hwloc XML '$S/bad/malformed.json'" "$T/bad.out"
+ok $? "unreadable hwloc XML: exit 2, the node and the file named" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --topology "$CC_SRCDIR/topologies/dgx-h100.json" --nccl-topo "$T/n.xml" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot be combined with --nccl-topo" "$T/bad.out"
+ok $? "--topology with --nccl-topo: exit 2" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --no-gpu-libs --out /proc/nonexistent/x >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 3 ] && grep -q "cannot create results directory '/proc/nonexistent/x'" "$T/bad.out"
+ok $? "unwritable results directory: exit 3, named" "rc=$rc $(cat "$T/bad.out")"
 tap_done
