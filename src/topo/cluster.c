@@ -228,6 +228,9 @@ static void print_node(FILE *out, const json_t *n)
             fprintf(out, ", NUMA %lld", jint(x, "numa"));
         if (jint(pcie, "gen") > 0)
             fprintf(out, ", PCIe Gen%lld x%lld", jint(pcie, "gen"), jint(pcie, "width"));
+        if (jint(pcie, "max_gen") > 0 &&
+            (jint(pcie, "max_gen") != jint(pcie, "gen") || jint(pcie, "max_width") != jint(pcie, "width")))
+            fprintf(out, " (max Gen%lld x%lld)", jint(pcie, "max_gen"), jint(pcie, "max_width"));
         if (jint(nv, "links") > 0)
             fprintf(out, ", NVLink %lld/%lld up", jint(nv, "up"), jint(nv, "links"));
         fprintf(out, "\n");

@@ -26,6 +26,8 @@ static struct {
     int (*mem)(nvml_dev, struct nvml_mem *);
     int (*gen)(nvml_dev, unsigned *);
     int (*width)(nvml_dev, unsigned *);
+    int (*max_gen)(nvml_dev, unsigned *);
+    int (*max_width)(nvml_dev, unsigned *);
     int (*cc)(nvml_dev, int *, int *);
     int (*link_state)(nvml_dev, unsigned, int *);
     int (*link_pci)(nvml_dev, unsigned, struct nvml_pci *);
@@ -53,6 +55,8 @@ int cc_gpulib_open(void)
     *(void **)&L.mem = sym(L.nvml, "nvmlDeviceGetMemoryInfo");
     *(void **)&L.gen = sym(L.nvml, "nvmlDeviceGetCurrPcieLinkGeneration");
     *(void **)&L.width = sym(L.nvml, "nvmlDeviceGetCurrPcieLinkWidth");
+    *(void **)&L.max_gen = sym(L.nvml, "nvmlDeviceGetMaxPcieLinkGeneration");
+    *(void **)&L.max_width = sym(L.nvml, "nvmlDeviceGetMaxPcieLinkWidth");
     *(void **)&L.cc = sym(L.nvml, "nvmlDeviceGetCudaComputeCapability");
     *(void **)&L.link_state = sym(L.nvml, "nvmlDeviceGetNvLinkState");
     *(void **)&L.link_pci = sym(L.nvml, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
@@ -89,6 +93,7 @@ void cc_gpu_info_init(struct cc_gpu_info *gi)
     memset(gi, 0, sizeof *gi);
     gi->memory_bytes = -1;
     gi->cuda_index = gi->sm = gi->pcie_gen = gi->pcie_width = -1;
+    gi->pcie_max_gen = gi->pcie_max_width = -1;
     gi->nvlinks = gi->nvlinks_up = -1;
 }
 
@@ -160,6 +165,10 @@ void cc_gpulib_query(const char *busid, struct cc_gpu_info *gi)
         gi->pcie_gen = (int)u;
     if (L.width && L.width(d, &u) == 0)
         gi->pcie_width = (int)u;
+    if (L.max_gen && L.max_gen(d, &u) == 0)
+        gi->pcie_max_gen = (int)u;
+    if (L.max_width && L.max_width(d, &u) == 0)
+        gi->pcie_max_width = (int)u;
     if (L.cc && L.cc(d, &maj, &min) == 0)
         gi->sm = maj * 10 + min;
     if (L.link_state)

@@ -18,6 +18,7 @@ struct cc_gpu_info {
     int cuda_index;          /* CUDA runtime device number, -1 unknown */
     int sm;                  /* compute capability x10 (90 for 9.0), -1 unknown */
     int pcie_gen, pcie_width;/* current link, -1 unknown */
+    int pcie_max_gen, pcie_max_width; /* most the device supports, -1 unknown */
     int nvlinks, nvlinks_up; /* links present / active, -1 unknown */
     int npeers;
     struct cc_gpu_link peers[CC_GPU_MAX_LINKS];

@@ -52,15 +52,18 @@ static int add_dev(struct xml_w *w, hwloc_obj_t o, const json_t *gpu, const json
     return 0;
 }
 
-/* Link speed as NCCL writes it ("16.0 GT/s PCIe") and width: from sysfs when it is there,
- * else from hwloc's link rate (GB/s over all lanes) assuming 16 lanes. */
+/* Link speed as NCCL writes it ("16.0 GT/s PCIe") and width: the most the device supports,
+ * from sysfs as NCCL reads it (the current link of an idle GPU is often trained down), then
+ * the current link, else derived from hwloc's link rate (GB/s over all lanes) at 16 lanes. */
 static void link_attrs(struct xml_w *w, hwloc_obj_t o, char *speed, size_t len, int *width)
 {
     static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
     char bus[16];
     int gen = -1;
     cc_hw_busid(o, bus, sizeof bus);
-    cc_sysfs_pcie_link(w->p->root, bus, &gen, width);
+    cc_sysfs_pcie_link(w->p->root, bus, 1, &gen, width);
+    if (gen < 0)
+        cc_sysfs_pcie_link(w->p->root, bus, 0, &gen, width);
     if (gen < 0) {
         float gbs = cc_hw_pci(o)->linkspeed; /* GB/s */
         int wd = *width > 0 ? *width : 16;

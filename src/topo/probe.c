@@ -253,11 +253,12 @@ static json_t *gpu_json(int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
                                                                              : "unknown"));
     char devid[8];
     snprintf(devid, sizeof devid, "0x%04x", g->attr->pcidev.device_id);
-    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:I, s:i, s:{s:i, s:i}, s:{s:i, s:i, s:o}}",
+    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:I, s:i, s:{s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:o}}",
                      "index", idx, "cuda_index", gi->cuda_index, "model", gi->model,
                      "pci_bus_id", bus, "pci_device_id", devid, "numa", cc_hw_numa(g),
                      "memory_bytes", (json_int_t)gi->memory_bytes, "sm", gi->sm,
-                     "pcie", "gen", gi->pcie_gen, "width", gi->pcie_width,
+                     "pcie", "gen", gi->pcie_gen, "width", gi->pcie_width, "max_gen",
+                     gi->pcie_max_gen, "max_width", gi->pcie_max_width,
                      "nvlink", "links", gi->nvlinks < 0 ? 0 : gi->nvlinks, "up",
                      gi->nvlinks_up < 0 ? 0 : gi->nvlinks_up, "peers", links);
 }
@@ -477,7 +478,9 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         if (!x->model[0])
             snprintf(x->model, sizeof x->model, "NVIDIA GPU 0x%04x", g->attr->pcidev.device_id);
         if (x->pcie_gen < 0)
-            cc_sysfs_pcie_link(p->root, bus, &x->pcie_gen, &x->pcie_width);
+            cc_sysfs_pcie_link(p->root, bus, 0, &x->pcie_gen, &x->pcie_width);
+        if (x->pcie_max_gen < 0)
+            cc_sysfs_pcie_link(p->root, bus, 1, &x->pcie_max_gen, &x->pcie_max_width);
         gobj[ngpu++] = g;
     }
     gpu_links_from_hwloc(p, gobj, ngpu, gi);

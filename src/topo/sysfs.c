@@ -226,12 +226,13 @@ int cc_sysfs_ib_netdev(const char *root, const char *dev, char *buf, size_t len)
     return rc;
 }
 
-void cc_sysfs_pcie_link(const char *root, const char *busid, int *gen, int *width)
+void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, int *width)
 {
     char rel[512], buf[128];
+    const char *which = max ? "max" : "current";
     *gen = -1;
     *width = -1;
-    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/current_link_speed", busid);
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/%s_link_speed", busid, which);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0) {
         /* "16.0 GT/s PCIe" (older kernels: "16 GT/s") -> generation */
         static const struct { double gts; int gen; } g[] = {
@@ -241,7 +242,7 @@ void cc_sysfs_pcie_link(const char *root, const char *busid, int *gen, int *widt
             if (v > g[i].gts * 0.9 && v < g[i].gts * 1.1)
                 *gen = g[i].gen;
     }
-    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/current_link_width", busid);
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/%s_link_width", busid, which);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0) {
         int w = atoi(buf);
         *width = w > 0 ? w : -1;

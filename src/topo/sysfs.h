@@ -28,9 +28,10 @@ json_t *cc_sysfs_netdevs(const char *root);
 /* Name of the network interface of RDMA device `dev` (the entries of <dev>/device/net), into buf; -1 if none. */
 int cc_sysfs_ib_netdev(const char *root, const char *dev, char *buf, size_t len);
 
-/* Current PCIe generation and width of the device with bus id `busid` ("0000:07:00.0");
- * -1 when unknown. */
-void cc_sysfs_pcie_link(const char *root, const char *busid, int *gen, int *width);
+/* PCIe generation and width of the device with bus id `busid` ("0000:07:00.0"): the current
+ * link (max = 0; idle GPUs often train down to Gen1) or the most the device supports
+ * (max = 1, what NCCL reads). -1 when unknown. */
+void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, int *width);
 
 /* 1 if a GPUDirect RDMA kernel module (nvidia_peermem or nv_peer_mem) is loaded. */
 int cc_sysfs_gdr_loaded(const char *root);

@@ -275,9 +275,13 @@ static void check_sysfs(void)
     json_decref(nd);
 
     int gen, width;
-    cc_sysfs_pcie_link(sysroot, "0000:03:00.0", &gen, &width);
+    cc_sysfs_pcie_link(sysroot, "0000:03:00.0", 0, &gen, &width);
     ok(gen == 5 && width == 16, "sysfs: PCIe 32 GT/s x16 is Gen5 x16 (got %d x%d)", gen, width);
-    cc_sysfs_pcie_link(sysroot, "0000:ff:00.0", &gen, &width);
+    cc_sysfs_pcie_link(sysroot, "0000:07:00.0", 0, &gen, &width);
+    ok(gen == 1 && width == 8, "sysfs: current link 2.5 GT/s x8 is Gen1 x8 (got %d x%d)", gen, width);
+    cc_sysfs_pcie_link(sysroot, "0000:07:00.0", 1, &gen, &width);
+    ok(gen == 4 && width == 16, "sysfs: max link 16 GT/s x16 is Gen4 x16 (got %d x%d)", gen, width);
+    cc_sysfs_pcie_link(sysroot, "0000:ff:00.0", 0, &gen, &width);
     ok(gen == -1 && width == -1, "sysfs: unknown PCIe link");
     ok(cc_sysfs_gdr_loaded(sysroot) == 1, "sysfs: nvidia_peermem seen");
     ok(cc_sysfs_gdr_loaded("/nonexistent") == 0, "sysfs: no peermem module");
