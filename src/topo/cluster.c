@@ -284,14 +284,21 @@ void cc_topo_print_summary(FILE *out, const json_t *topo)
                     json_number_value(json_object_get(fab, "inter_allreduce_busbw_GBps")));
         fprintf(out, "\n");
     }
-    /* Describe each distinct node once; list the hosts identical to it. */
+    /* Describe each kind of node once (same signature in every aspect: GUIDs, MACs and
+     * addresses differ by host and do not count); list the hosts of the same kind. */
     char *dumped[nn ? nn : 1];
     for (i = 0; i < nn; i++) {
-        json_t *c = json_deep_copy(json_array_get(nodes, i));
-        json_object_del(c, "hostname");
-        json_object_del(c, "netdevs"); /* addresses differ by host */
-        dumped[i] = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-        json_decref(c);
+        size_t len = NASPECTS * 2048;
+        dumped[i] = malloc(len);
+        if (!dumped[i])
+            continue;
+        dumped[i][0] = 0;
+        for (int k = 0; k < NASPECTS; k++) {
+            char sig[2048];
+            signature(json_array_get(nodes, i), k, sig, sizeof sig);
+            strncat(dumped[i], sig, len - strlen(dumped[i]) - 2);
+            strcat(dumped[i], "\n");
+        }
     }
     for (i = 0; i < nn; i++) {
         int seen = 0;

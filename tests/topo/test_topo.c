@@ -346,6 +346,9 @@ static void check_merge(void)
     if (!a || !b || !c)
         return;
     json_object_set_new(b, "hostname", json_string("dgx-2"));
+    /* another host of the same kind has its own GUIDs and MACs */
+    json_object_set_new(json_array_get(json_object_get(b, "nics"), 0), "guid", json_string("0x0c42a10300650000"));
+    json_object_set_new(json_array_get(json_object_get(b, "netdevs"), 0), "mac", json_string("02:00:00:00:00:02"));
     json_object_set_new(c, "hostname", json_string("dgx-3"));
     /* dgx-3 lost a NIC port's rate: trained down to 100 Gb/s */
     json_t *nic = json_array_get(json_object_get(c, "nics"), 0);
