@@ -126,12 +126,21 @@ static const char *info(hwloc_obj_t o, const char *name)
     return v ? v : "";
 }
 
+static long long cache_size(struct cc_probe *p, hwloc_obj_type_t type, int *count)
+{
+    hwloc_obj_t c = hwloc_get_obj_by_type(p->t, type, 0);
+    *count = hwloc_get_nbobjs_by_type(p->t, type);
+    return c ? (long long)c->attr->cache.size : 0;
+}
+
 static json_t *probe_cpu(struct cc_probe *p)
 {
     hwloc_obj_t pkg = hwloc_get_obj_by_type(p->t, HWLOC_OBJ_PACKAGE, 0);
     hwloc_obj_t root = hwloc_get_root_obj(p->t);
     int sockets = hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PACKAGE);
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}",
+    int nl2, nl3;
+    long long l2 = cache_size(p, HWLOC_OBJ_L2CACHE, &nl2), l3 = cache_size(p, HWLOC_OBJ_L3CACHE, &nl3);
+    json_t *cpu = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}",
                      "model", info(pkg, "CPUModel"), "vendor", info(pkg, "CPUVendor"),
                      "arch", info(root, "Architecture"),
                      "family", atoi(info(pkg, "CPUFamilyNumber")),
@@ -139,6 +148,34 @@ static json_t *probe_cpu(struct cc_probe *p)
                      "sockets", sockets > 0 ? sockets : 1,
                      "cores", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_CORE),
                      "pus", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PU));
+    /* one cache's size and how many there are */
+    json_object_set_new(cpu, "l2", json_pack("{s:I, s:i}", "bytes", (json_int_t)l2, "count", nl2));
+    json_object_set_new(cpu, "l3", json_pack("{s:I, s:i}", "bytes", (json_int_t)l3, "count", nl3));
+    return cpu;
+}
+
+/* Block devices (hwloc reports their size in kB). */
+static json_t *probe_disks(struct cc_probe *p)
+{
+    json_t *a = json_array();
+    hwloc_obj_t o = NULL;
+    while ((o = hwloc_get_next_osdev(p->t, o))) {
+        if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_BLOCK)
+            continue;
+        hwloc_obj_t pci = o->parent;
+        while (pci && !cc_hw_pci(pci))
+            pci = pci->parent;
+        char bus[16] = "";
+        if (pci)
+            cc_hw_busid(pci, bus, sizeof bus);
+        const char *size = hwloc_obj_get_info_by_name(o, "Size");
+        const char *model = hwloc_obj_get_info_by_name(o, "Model");
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:I}", "name", o->name ? o->name : "?",
+                                           "model", model ? model : "", "pci_bus_id", bus,
+                                           "numa", cc_hw_numa(o), "size_bytes",
+                                           (json_int_t)(size ? strtoll(size, NULL, 10) * 1024 : -1)));
+    }
+    return a;
 }
 
 static json_t *probe_numa(struct cc_probe *p, long long *total)
@@ -513,6 +550,7 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     int nnic = find_nics(p, nics, &nobj);
     json_object_set_new(node, "nics", nics);
     json_object_set_new(node, "netdevs", netdevs_with_addresses(p));
+    json_object_set_new(node, "disks", probe_disks(p));
 
     json_t *gg = json_array(), *gn = json_array();
     for (int i = 0; i < ngpu; i++) {
