@@ -205,6 +205,15 @@ static void print_matrix(FILE *out, const json_t *n)
     }
 }
 
+/* cc_topo_nearest_nic on a single node object */
+static int nearest_nic(const json_t *n, int gpu)
+{
+    json_t *wrap = json_pack("{s:[O]}", "nodes", n);
+    int r = cc_topo_nearest_nic(wrap, 0, gpu);
+    json_decref(wrap);
+    return r;
+}
+
 static void print_node(FILE *out, const json_t *n)
 {
     json_t *cpu = json_object_get(n, "cpu");
@@ -236,6 +245,10 @@ static void print_node(FILE *out, const json_t *n)
             fprintf(out, " (max Gen%lld x%lld)", jint(pcie, "max_gen"), jint(pcie, "max_width"));
         if (jint(nv, "links") > 0)
             fprintf(out, ", NVLink %lld/%lld up", jint(nv, "up"), jint(nv, "links"));
+        int nic = nearest_nic(n, (int)i);
+        if (nic >= 0)
+            fprintf(out, ", nearest NIC %s (%s)", jstr(json_array_get(json_object_get(n, "nics"), (size_t)nic), "name"),
+                    json_string_value(json_array_get(json_array_get(json_object_get(json_object_get(n, "paths"), "gpu_nic"), i), (size_t)nic)));
         fprintf(out, "\n");
     }
     fprintf(out, "  NICs: %zu\n", json_array_size(json_object_get(n, "nics")));

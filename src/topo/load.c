@@ -64,13 +64,18 @@ static void nonneg(struct vctx *v, const json_t *o, const char *place, const cha
         fail(v, place, "'%s' must be >= 0, not %g", key, json_number_value(m));
 }
 
-static int is_class(const char *s)
+int cc_topo_class_rank(const char *cls)
 {
     static const char *const c[] = {"X", "NVL", "PIX", "PXB", "PHB", "SYS", NULL};
-    for (int i = 0; c[i]; i++)
-        if (!strcmp(s, c[i]))
-            return 1;
-    return 0;
+    for (int i = 0; cls && c[i]; i++)
+        if (!strcmp(cls, c[i]))
+            return i;
+    return -1;
+}
+
+static int is_class(const char *s)
+{
+    return cc_topo_class_rank(s) >= 0;
 }
 
 static void check_matrix(struct vctx *v, const json_t *m, const char *place, size_t rows, size_t cols)
@@ -305,4 +310,17 @@ const char *cc_topo_path(const json_t *topo, int i, const char *matrix, int a, i
     if (a < 0 || b < 0)
         return NULL;
     return json_string_value(json_array_get(json_array_get(m, (size_t)a), (size_t)b));
+}
+
+int cc_topo_nearest_nic(const json_t *topo, int i, int gpu)
+{
+    int best = -1, best_rank = 99;
+    for (int n = 0; n < cc_topo_nics_per_node(topo, i); n++) {
+        int r = cc_topo_class_rank(cc_topo_path(topo, i, "gpu_nic", gpu, n));
+        if (r >= 0 && r < best_rank) {
+            best = n;
+            best_rank = r;
+        }
+    }
+    return best;
 }

@@ -330,6 +330,8 @@ static void check_loader(void)
     is_near(cc_topo_fabric(t, "rate_gbps_per_nic"), 200, 0, "dgx-a100-64: fabric HDR 200 Gb/s");
     is_str(cc_topo_path(t, 0, "gpu_gpu", 0, 7), "NVL", "dgx-a100-64: GPU0-GPU7 over NVLink");
     is_str(cc_topo_path(t, 0, "gpu_nic", 0, 0), "PXB", "dgx-a100-64: GPU0-mlx5_0 behind switches");
+    ok(cc_topo_nearest_nic(t, 0, 0) == 0 && cc_topo_nearest_nic(t, 0, 5) == 4,
+       "dgx-a100-64: nearest NIC of GPU0 is mlx5_0, of GPU5 mlx5_4 (first on ties)");
     ok(cc_topo_expected(t, 0, "nosuch") == -1 && cc_topo_path(t, 0, "gpu_gpu", 0, 8) == NULL &&
        cc_topo_node(t, 5) == NULL, "accessors: absent things are -1 / NULL");
     json_decref(t);
@@ -358,6 +360,14 @@ static void check_merge(void)
     char err[512];
     ok(cc_topo_validate(t, "merged", err, sizeof err) == CC_OK, "merge: result passes the schema");
     is_int(cc_topo_node_count(t), 3, "merge: 3 nodes");
+    int near[4];
+    for (int g = 0; g < 4; g++)
+        near[g] = cc_topo_nearest_nic(t, 0, g);
+    ok(near[0] == 0 && near[1] == 0 && near[2] == 1 && near[3] == 1,
+       "nearest NIC per GPU from the probed paths (got %d %d %d %d, want 0 0 1 1)", near[0], near[1],
+       near[2], near[3]);
+    is_int(cc_topo_class_rank("PIX"), 2, "class rank: PIX after X and NVL");
+    is_int(cc_topo_class_rank("NODE"), -1, "class rank: not a class");
     json_t *d = json_object_get(t, "differences");
     is_int(json_array_size(d), 1, "merge: one difference from the majority");
     is_str(json_string_value(json_object_get(json_array_get(d, 0), "hostname")), "dgx-3", "merge: the odd node is named");
