@@ -10,5 +10,5 @@ tests_topo_test_topo_SOURCES = tests/topo/test_topo.c
 tests_topo_test_topo_LDADD = $(CC_UNIT_LIBS)
 TESTS += tests/topo/test_topo tests/topo/probe.sh tests/topo/probe-netns.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
-	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/probe.sh tests/topo/probe-netns.sh
+	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh
 dist_doc_DATA += docs/topology.md

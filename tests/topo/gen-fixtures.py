@@ -10,6 +10,8 @@ their OS devices). They load with hwloc_topology_set_xml (check: lstopo -i FILE)
   dual-socket.xml  2 sockets; one PCIe GPU per socket with no OS device information;
                    a 100 GbE RoCE NIC on socket 1 and a 1 GbE NIC on socket 0
   nogpu.xml        1 socket, 1 NUMA node, a virtio NIC (like the development VM)
+  nvswitch.xml     1 socket; 4 H100 on their own root ports, each with 18 NVLinks to an
+                   NVSwitch (a PCI device in the heterogeneous NVLinkBandwidth matrix)
 """
 import os
 
@@ -210,8 +212,38 @@ def nogpu():
     return topology("0x00000003", "0x00000001", "nogpu", body)
 
 
+def nvswitch():
+    GP[0] = 0
+
+    def io(ind):
+        kids = [bridge("0000:00:%02x.0" % (i + 1), "0000:[%02x-%02x]" % (0x10 * (i + 1), 0x10 * (i + 1)), 1,
+                       [h100("0000:%02x:00.0" % (0x10 * (i + 1)), i)]) for i in range(4)]
+        kids.append(bridge("0000:00:08.0", "0000:[80-80]", 1,
+                           [pcidev("0000:80:00.0", "0680", "[10de:22a3] [10de:1796]")]))
+        return hostbridge("0000:[00-ff]", kids, ind)
+
+    def body(ind):
+        return package(0, 0, 2, 0, 64 << 30, "GenuineIntel", "Intel(R) Xeon(R) Platinum 8480C", 6, 143, io, ind)
+    xml = topology("0x00000003", "0x00000001", "nvswitch", body)
+    # the NVSwitch's gp_index: the last PCIDev written
+    sw_gp = int(xml.split('pci_busid="0000:80:00.0"')[0].rsplit('gp_index="', 1)[1].split('"')[0])
+    # 18 links of 25 GB/s (MB/s here) between each GPU and the switch, as hwloc's NVML
+    # backend records them: a heterogeneous matrix (GPU OS devices and a PCI device)
+    idx = " ".join(["OSDev:%d" % OSDEV_GP["nvml%d" % i] for i in range(4)] + ["PCIDev:%d" % sw_gp])
+    m = [0] * 25
+    for i in range(4):
+        m[i * 5 + 4] = m[4 * 5 + i] = 450000
+    vals = " ".join(str(x) for x in m)
+    tail = ['  <distances2hetero nbobjs="5" kind="25" name="NVLinkBandwidth">',
+            '    <indexes length="%d">%s</indexes>' % (len(idx), idx),
+            '    <u64values length="%d">%s</u64values>' % (len(vals), vals),
+            '  </distances2hetero>']
+    return xml.replace("</topology>\n", "\n".join(tail) + "\n</topology>\n")
+
+
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
-    for name, fn in (("dgx-like.xml", dgx_like), ("dual-socket.xml", dual_socket), ("nogpu.xml", nogpu)):
+    for name, fn in (("dgx-like.xml", dgx_like), ("dual-socket.xml", dual_socket), ("nogpu.xml", nogpu),
+                     ("nvswitch.xml", nvswitch)):
         with open(os.path.join(here, name), "w") as f:
             f.write(fn())

@@ -229,6 +229,37 @@ static void check_nccl_xml(void)
     free(want);
 }
 
+/* GPUs on an NVSwitch: each <gpu> has one <nvlink> to the switch, with NVSwitch's class. */
+static void check_nvswitch_xml(void)
+{
+    char xml[600], err[512] = "";
+    snprintf(xml, sizeof xml, "%s/tests/topo/nvswitch.xml", srcdir);
+    struct cc_probe_opts o = {xml, sysroot, NULL, 1};
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *mem = open_memstream(&out, &outlen);
+    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
+    fclose(mem);
+    cc_probe_close(p);
+    json_decref(node);
+    static char *ev[256];
+    int n = st == CC_OK && out ? xml_events(out, ev, 256) : -1;
+    ok(n > 0, "nvswitch xml: written and parsed (%d events)", n);
+    is_int(count_prefix(ev, n, "<gpu "), 4, "nvswitch xml: 4 <gpu>");
+    is_int(count_prefix(ev, n, "<nvlink count=\"18\" target=\"0000:80:00.0\" tclass=\"0x068000\">"), 4,
+           "nvswitch xml: each GPU has 18 links to the NVSwitch, class 0x068000");
+    is_int(count_prefix(ev, n, "<pci busid=\"0000:80:00.0\""), 0, "nvswitch xml: the switch is no <pci> of its own");
+    for (int i = 0; i < n; i++)
+        free(ev[i]);
+    free(out);
+}
+
 /* ---- sysfs readers ---------------------------------------------------------------------- */
 
 static void check_sysfs(void)
@@ -424,6 +455,8 @@ int main(void)
     check_golden("dgx-like");
     check_golden("dual-socket");
     check_golden("nogpu");
+    check_golden("nvswitch");
+    check_nvswitch_xml();
     check_nccl_xml();
     check_sysfs();
     check_loader();
