@@ -1,11 +1,267 @@
-/* probe: placeholder until the topology issue lands. */
+/* `ccbench probe`: one rank per node describes its node (src/topo), rank 0 merges the nodes
+ * into one cluster topology, saves it and prints a summary. With --topology it reads a saved
+ * or described topology instead, validates it and prints the same summary (no MPI). */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/opt.h"
+#include "rte/rte.h"
+#include "topo/topo.h"
+
+struct probe_cfg {
+    const char *out, *json, *nccl_topo, *topology, *name;
+    const char *hwloc_xml, *sysfs_root;
+    int no_gpu_libs, quiet;
+};
+
+#define F(x) offsetof(struct probe_cfg, x)
+static const struct cc_opt probe_opts[] = {
+    {"out", 0, CC_OPT_STR, F(out), "ccbench-results", "DIR", "save topology-<UTC time>.json in DIR"},
+    {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "save the cluster topology to FILE instead"},
+    {"nccl-topo", 0, CC_OPT_STR, F(nccl_topo), NULL, "FILE", "write NCCL's topology XML of each node to FILE (%h: hostname)"},
+    {"topology", 0, CC_OPT_STR, F(topology), NULL, "FILE", "read a saved or described topology instead of probing (no MPI)"},
+    {"name", 0, CC_OPT_STR, F(name), "probed", "NAME", "name of the cluster in the saved file"},
+    {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no summary on stdout"},
+    {"hwloc-xml", 0, CC_OPT_STR, F(hwloc_xml), NULL, "FILE", "probe an hwloc XML export instead of this machine"},
+    {"sysfs-root", 0, CC_OPT_STR, F(sysfs_root), "/", "DIR", "read /sys below DIR (tests)", NULL, CC_OPT_HIDDEN},
+    {"no-gpu-libs", 0, CC_OPT_FLAG, F(no_gpu_libs), NULL, NULL, "do not open NVML or the CUDA runtime"},
+    CC_OPT_END,
+};
+#undef F
+
+static void probe_help(FILE *o)
+{
+    fprintf(o, "usage: mpirun -np N ccbench probe [options]\n"
+               "       ccbench probe --topology FILE\n\n"
+               "Describe every node (one rank per node probes: CPUs, NUMA, GPUs, NICs, PCIe and\n"
+               "NVLink paths in NCCL's classes), merge into one cluster topology (JSON, see\n"
+               "docs/topology.md), save it and print a summary with the nodes that differ from\n"
+               "the majority.\n\noptions:\n");
+    cc_opt_help(o, probe_opts);
+    fprintf(o, "\nExit status: 0 ok, 2 bad input (option, unreadable or invalid topology or hwloc\n"
+               "XML), 3 a node could not be probed or the topology not saved.\n");
+}
+
+/* FILE with "%h" replaced by the hostname. */
+static void expand_host(const char *pat, const char *host, char *out, size_t len)
+{
+    size_t k = 0;
+    for (const char *s = pat; *s && k + 1 < len; s++) {
+        if (s[0] == '%' && s[1] == 'h') {
+            k += (size_t)snprintf(out + k, len - k, "%s", host);
+            if (k >= len)
+                k = len - 1;
+            s++;
+        } else {
+            out[k++] = *s;
+        }
+    }
+    out[k] = 0;
+}
+
+/* Probe this node; returns its JSON text (malloc'd), or that of {"hostname", "error",
+ * "status"} when the probe failed. With --hwloc-xml the node is named by the file. */
+static char *probe_here(const struct probe_cfg *cfg, const char *host)
+{
+    struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, cfg->hwloc_xml ? NULL : host,
+                               cfg->no_gpu_libs};
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    char err[1536] = "";
+    cc_status st = cc_probe_open(&p, &po, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    if (st == CC_OK && cfg->nccl_topo) {
+        char path[1024];
+        expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            snprintf(err, sizeof err, "cannot write NCCL topology '%s': %s", path, strerror(errno));
+            st = CC_EIO;
+        } else {
+            st = cc_probe_nccl_xml(p, node, f, err, sizeof err);
+            if (fclose(f) != 0 && st == CC_OK) {
+                snprintf(err, sizeof err, "cannot write NCCL topology '%s'", path);
+                st = CC_EIO;
+            }
+        }
+    }
+    cc_probe_close(p);
+    if (st != CC_OK) {
+        json_decref(node);
+        node = json_pack("{s:s, s:s, s:i}", "hostname", host, "error",
+                         err[0] ? err : cc_status_str(st), "status", (int)st);
+    }
+    char *s = json_dumps(node, JSON_COMPACT);
+    json_decref(node);
+    return s;
+}
+
+static int mkdirs(const char *dir)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Save the topology to --json, or to <out>/topology-<time>.json. Returns 0 or -1. */
+static int save(const struct probe_cfg *cfg, json_t *topo)
+{
+    char path[1024];
+    if (cfg->json) {
+        snprintf(path, sizeof path, "%s", cfg->json);
+    } else {
+        char when[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+        if (mkdirs(cfg->out) != 0) {
+            cc_err("cannot create results directory '%s': %s", cfg->out, strerror(errno));
+            return -1;
+        }
+        snprintf(path, sizeof path, "%s/topology-%s.json", cfg->out, when);
+    }
+    if (json_dump_file(topo, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+        cc_err("cannot write topology '%s'", path);
+        return -1;
+    }
+    cc_info("topology saved to %s", path);
+    return 0;
+}
+
+/* Rank 0: merge the gathered node texts, save, summarize. Returns the exit code. */
+static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
+{
+    json_t **nodes = calloc((size_t)n + 1, sizeof *nodes);
+    int got = 0, rc = 0;
+    for (int i = 0; nodes && i < n; i++) {
+        if (!texts[i] || !texts[i][0])
+            continue; /* not a probing rank */
+        json_error_t je;
+        json_t *o = json_loads(texts[i], 0, &je);
+        const char *e = json_string_value(json_object_get(o, "error"));
+        if (!o || e) {
+            const char *h = json_string_value(json_object_get(o, "hostname"));
+            int code = o ? cc_status_exit((cc_status)json_integer_value(json_object_get(o, "status"))) : 3;
+            cc_err("cannot probe node '%s': %s", h ? h : "?", e ? e : je.text);
+            json_decref(o);
+            if (code > rc)
+                rc = code;
+            continue;
+        }
+        nodes[got++] = o;
+    }
+    if (!nodes || got == 0) {
+        free(nodes);
+        return rc ? rc : 3;
+    }
+    json_t *topo = cc_topo_merge(nodes, got, cfg->name);
+    char err[512];
+    if (cc_topo_validate(topo, "probed", err, sizeof err) != CC_OK) {
+        cc_err("%s", err); /* a defect of the probe: say so rather than save a bad file */
+        rc = 3;
+    } else if (save(cfg, topo) != 0) {
+        rc = 3;
+    }
+    if (!cfg->quiet)
+        cc_topo_print_summary(stdout, topo);
+    json_decref(topo);
+    for (int i = 0; i < got; i++)
+        json_decref(nodes[i]);
+    free(nodes);
+    return rc;
+}
+
+static int show_topology(const struct probe_cfg *cfg)
+{
+    json_t *t = NULL;
+    char err[1024];
+    cc_status st = cc_topo_load(cfg->topology, &t, err, sizeof err);
+    if (st != CC_OK) {
+        cc_err("%s", err);
+        return 2;
+    }
+    if (!cfg->quiet)
+        cc_topo_print_summary(stdout, t);
+    json_decref(t);
+    return 0;
+}
 
 int cc_cmd_probe(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cc_err("probe is not implemented yet");
-    return 2;
+    struct probe_cfg cfg;
+    struct cc_opt_result res = {0};
+    char err[512];
+    struct cc_rte rte;
+    int rc;
+
+    res.pos = calloc((size_t)argc + 1, sizeof *res.pos);
+    if (!res.pos)
+        return 3;
+    cc_status st = cc_opt_parse(probe_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
+    if (res.help) {
+        probe_help(stdout);
+        free(res.pos);
+        return 0;
+    }
+    if (st == CC_OK && res.npos) {
+        snprintf(err, sizeof err, "unexpected argument '%s' (see ccbench probe --help)", res.pos[0]);
+        st = CC_EUSAGE;
+    }
+    free(res.pos);
+    if (st != CC_OK) {
+        cc_err("%s", err);
+        return 2;
+    }
+    if (cfg.topology && (cfg.nccl_topo || cfg.hwloc_xml)) {
+        cc_err("--topology reads a file instead of probing: it cannot be combined with %s",
+               cfg.nccl_topo ? "--nccl-topo" : "--hwloc-xml");
+        return 2;
+    }
+    if (cfg.topology)
+        return show_topology(&cfg);
+
+    if (cc_rte_init(&rte, &argc, &argv) != CC_OK) {
+        cc_err("could not start MPI");
+        return 2;
+    }
+    if (rte.rank != 0)
+        cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
+
+    /* one probe per node: the node's first local rank */
+    char *mine = rte.local_rank == 0 ? probe_here(&cfg, rte.host) : NULL;
+    char **all = NULL;
+    rc = 0;
+    if (cc_rte_gather_str(&rte, mine ? mine : "", &all) != CC_OK) {
+        cc_err("cannot gather the node descriptions");
+        rc = 3;
+    }
+    if (rte.rank == 0 && all) {
+        rc = merge_and_report(&cfg, all, rte.size);
+        for (int i = 0; i < rte.size; i++)
+            free(all[i]);
+        free(all);
+    }
+    free(mine);
+    cc_rte_bcast(&rte, &rc, sizeof rc, 0);
+    cc_rte_fini(&rte);
+    return rc;
 }

@@ -1,0 +1,347 @@
+/* cluster.c - merging probed nodes into a cluster topology, finding the nodes that differ
+ * from the majority, and the human summary. */
+#include "topo/topo.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const aspects[] = {"cpu", "memory", "gpus", "nics", "paths"};
+#define NASPECTS (int)(sizeof aspects / sizeof aspects[0])
+
+static void sig_append(char *buf, size_t len, const char *fmt, const char *s, double v)
+{
+    size_t k = strlen(buf);
+    if (k < len)
+        snprintf(buf + k, len - k, fmt, s ? s : "?", v);
+}
+
+/* One comparable line per aspect of a node ("8x NVIDIA H100 80GB HBM3 80 GiB 18 NVLinks"). */
+static void signature(const json_t *n, int aspect, char *buf, size_t len)
+{
+    size_t i;
+    json_t *x;
+    buf[0] = 0;
+    switch (aspect) {
+    case 0: {
+        json_t *c = json_object_get(n, "cpu");
+        snprintf(buf, len, "%s, %lld sockets, %lld cores, %lld PUs",
+                 json_string_value(json_object_get(c, "model")) ? json_string_value(json_object_get(c, "model")) : "?",
+                 (long long)json_integer_value(json_object_get(c, "sockets")),
+                 (long long)json_integer_value(json_object_get(c, "cores")),
+                 (long long)json_integer_value(json_object_get(c, "pus")));
+        break;
+    }
+    case 1:
+        snprintf(buf, len, "%.0f GiB in %zu NUMA nodes",
+                 (double)json_integer_value(json_object_get(n, "memory_bytes")) / (1 << 30),
+                 json_array_size(json_object_get(n, "numa")));
+        break;
+    case 2:
+        snprintf(buf, len, "%zu GPUs", json_array_size(json_object_get(n, "gpus")));
+        json_array_foreach(json_object_get(n, "gpus"), i, x) {
+            sig_append(buf, len, "; %s", json_string_value(json_object_get(x, "model")), 0);
+            sig_append(buf, len, "%s %.0f GiB", "",
+                       (double)json_integer_value(json_object_get(x, "memory_bytes")) / (1 << 30));
+            sig_append(buf, len, "%s %.0f NVLinks up", "",
+                       (double)json_integer_value(json_object_get(json_object_get(x, "nvlink"), "up")));
+        }
+        break;
+    case 3:
+        snprintf(buf, len, "%zu NICs", json_array_size(json_object_get(n, "nics")));
+        json_array_foreach(json_object_get(n, "nics"), i, x) {
+            sig_append(buf, len, "; %s", json_string_value(json_object_get(x, "kind")), 0);
+            sig_append(buf, len, "%s %.0f Gb/s", "", json_number_value(json_object_get(x, "rate_gbps")));
+        }
+        break;
+    default: {
+        char *s = json_dumps(json_object_get(n, "paths"), JSON_COMPACT | JSON_SORT_KEYS);
+        snprintf(buf, len, "%s", s ? s : "");
+        free(s);
+    }
+    }
+}
+
+/* Index of the most common signature of `aspect` (the first on ties). */
+static int majority(json_t *const *nodes, int n, int aspect)
+{
+    int best = 0, bestc = 0;
+    char a[2048], b[2048];
+    for (int i = 0; i < n; i++) {
+        int c = 0;
+        signature(nodes[i], aspect, a, sizeof a);
+        for (int j = 0; j < n; j++) {
+            signature(nodes[j], aspect, b, sizeof b);
+            c += !strcmp(a, b);
+        }
+        if (c > bestc) {
+            best = i;
+            bestc = c;
+        }
+    }
+    return best;
+}
+
+static json_t *differences(json_t *const *nodes, int n)
+{
+    json_t *d = json_array();
+    char a[2048], m[2048];
+    for (int k = 0; k < NASPECTS; k++) {
+        int maj = majority(nodes, n, k);
+        signature(nodes[maj], k, m, sizeof m);
+        for (int i = 0; i < n; i++) {
+            signature(nodes[i], k, a, sizeof a);
+            if (strcmp(a, m) != 0)
+                json_array_append_new(d, json_pack("{s:O, s:s, s:s, s:s}", "hostname",
+                                                   json_object_get(nodes[i], "hostname"), "aspect",
+                                                   aspects[k], "value", a, "majority", m));
+        }
+    }
+    return d;
+}
+
+static json_t *fabric(json_t *const *nodes, int n)
+{
+    static const char *const kinds[] = {"ib", "roce", "eth"};
+    static const char *const names[] = {"infiniband", "roce", "ethernet"};
+    for (int k = 0; k < 3; k++) {
+        int per_node = -1;
+        double rate = -1;
+        for (int i = 0; i < n; i++) {
+            int c = 0;
+            size_t j;
+            json_t *x;
+            json_array_foreach(json_object_get(nodes[i], "nics"), j, x) {
+                const char *kind = json_string_value(json_object_get(x, "kind"));
+                if (!kind || strcmp(kind, kinds[k]))
+                    continue;
+                double r = json_number_value(json_object_get(x, "rate_gbps"));
+                c++;
+                if (rate < 0 || r < rate)
+                    rate = r;
+            }
+            if (per_node < 0 || c < per_node)
+                per_node = c;
+        }
+        if (per_node > 0)
+            return json_pack("{s:s, s:i, s:f}", "kind", names[k], "nics_per_node", per_node,
+                             "rate_gbps_per_nic", rate);
+    }
+    return json_pack("{s:s, s:i, s:f}", "kind", "none", "nics_per_node", 0, "rate_gbps_per_nic", 0.0);
+}
+
+json_t *cc_topo_merge(json_t *const *nodes, int n, const char *name)
+{
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append(arr, nodes[i]);
+    return json_pack("{s:s, s:s, s:s, s:s, s:[s], s:o, s:o, s:o}", "schema", CC_TOPO_SCHEMA,
+                     "name", name ? name : "probed", "description",
+                     "probed by ccbench probe, one entry per host", "created", when, "sources",
+                     "ccbench probe (hwloc, sysfs, NVML/CUDA when present)", "nodes", arr,
+                     "fabric", fabric(nodes, n), "differences", differences(nodes, n));
+}
+
+/* ---- summary ---------------------------------------------------------------------------- */
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "?";
+}
+
+static long long jint(const json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* PCI bus id, or "" in a described topology that does not give one */
+static const char *bus_or_empty(const json_t *o)
+{
+    const char *s = json_string_value(json_object_get(o, "pci_bus_id"));
+    return s ? s : "";
+}
+
+static const char *numa_str(long long numa)
+{
+    static char buf[24];
+    if (numa < 0)
+        return "-";
+    snprintf(buf, sizeof buf, "%lld", numa);
+    return buf;
+}
+
+static void print_matrix(FILE *out, const json_t *n)
+{
+    json_t *gpus = json_object_get(n, "gpus"), *nics = json_object_get(n, "nics");
+    json_t *paths = json_object_get(n, "paths");
+    size_t ng = json_array_size(gpus), nn = json_array_size(nics), i, j;
+    if (ng == 0)
+        return;
+    fprintf(out, "  affinity (NCCL path classes):\n  %8s", "");
+    for (i = 0; i < ng; i++)
+        fprintf(out, " %6s%zu", "GPU", i);
+    for (j = 0; j < nn; j++)
+        fprintf(out, " %7.7s", jstr(json_array_get(nics, j), "name"));
+    fprintf(out, "  NUMA\n");
+    for (i = 0; i < ng; i++) {
+        fprintf(out, "  GPU%-5zu", i);
+        json_t *row = json_array_get(json_object_get(paths, "gpu_gpu"), i);
+        json_t *nrow = json_array_get(json_object_get(paths, "gpu_nic"), i);
+        for (j = 0; j < ng; j++)
+            fprintf(out, " %7s", json_string_value(json_array_get(row, j)) ? json_string_value(json_array_get(row, j)) : "?");
+        for (j = 0; j < nn; j++)
+            fprintf(out, " %7s", json_string_value(json_array_get(nrow, j)) ? json_string_value(json_array_get(nrow, j)) : "?");
+        json_t *g = json_array_get(gpus, i);
+        if (jint(g, "numa") >= 0)
+            fprintf(out, "  %lld\n", jint(g, "numa"));
+        else
+            fprintf(out, "  -\n");
+    }
+}
+
+/* cc_topo_nearest_nic on a single node object */
+static int nearest_nic(const json_t *n, int gpu)
+{
+    json_t *wrap = json_pack("{s:[O]}", "nodes", n);
+    int r = cc_topo_nearest_nic(wrap, 0, gpu);
+    json_decref(wrap);
+    return r;
+}
+
+static void print_node(FILE *out, const json_t *n)
+{
+    json_t *cpu = json_object_get(n, "cpu");
+    size_t i;
+    json_t *x;
+    long long count = json_object_get(n, "count") ? jint(n, "count") : 1;
+    fprintf(out, "node %s%s", jstr(n, "hostname"), count > 1 ? "" : "\n");
+    if (count > 1)
+        fprintf(out, " (x%lld)\n", count);
+    fprintf(out, "  CPU: %s, %lld socket(s), %lld cores, %lld PUs", jstr(cpu, "model"),
+            jint(cpu, "sockets"), jint(cpu, "cores"), jint(cpu, "pus"));
+    json_t *l3 = json_object_get(cpu, "l3");
+    if (jint(l3, "count") > 0)
+        fprintf(out, ", %lld x %.0f MiB L3", jint(l3, "count"), (double)jint(l3, "bytes") / (1 << 20));
+    fprintf(out, ", %zu NUMA node(s), %.1f GiB\n", json_array_size(json_object_get(n, "numa")),
+            (double)jint(n, "memory_bytes") / (1 << 30));
+    fprintf(out, "  GPUs: %zu\n", json_array_size(json_object_get(n, "gpus")));
+    json_array_foreach(json_object_get(n, "gpus"), i, x) {
+        json_t *nv = json_object_get(x, "nvlink"), *pcie = json_object_get(x, "pcie");
+        fprintf(out, "    GPU%zu %s%s%s", i, bus_or_empty(x), *bus_or_empty(x) ? " " : "", jstr(x, "model"));
+        if (jint(x, "memory_bytes") > 0)
+            fprintf(out, ", %.0f GiB", (double)jint(x, "memory_bytes") / (1 << 30));
+        if (jint(x, "numa") >= 0)
+            fprintf(out, ", NUMA %lld", jint(x, "numa"));
+        if (jint(pcie, "gen") > 0)
+            fprintf(out, ", PCIe Gen%lld x%lld", jint(pcie, "gen"), jint(pcie, "width"));
+        if (jint(pcie, "max_gen") > 0 &&
+            (jint(pcie, "max_gen") != jint(pcie, "gen") || jint(pcie, "max_width") != jint(pcie, "width")))
+            fprintf(out, " (max Gen%lld x%lld)", jint(pcie, "max_gen"), jint(pcie, "max_width"));
+        if (jint(nv, "links") > 0)
+            fprintf(out, ", NVLink %lld/%lld up", jint(nv, "up"), jint(nv, "links"));
+        int nic = nearest_nic(n, (int)i);
+        if (nic >= 0)
+            fprintf(out, ", nearest NIC %s (%s)", jstr(json_array_get(json_object_get(n, "nics"), (size_t)nic), "name"),
+                    json_string_value(json_array_get(json_array_get(json_object_get(json_object_get(n, "paths"), "gpu_nic"), i), (size_t)nic)));
+        fprintf(out, "\n");
+    }
+    fprintf(out, "  NICs: %zu\n", json_array_size(json_object_get(n, "nics")));
+    json_array_foreach(json_object_get(n, "nics"), i, x) {
+        json_t *pt = json_array_get(json_object_get(x, "ports"), 0);
+        fprintf(out, "    %-8s %-4s %s%sNUMA %s, %.0f Gb/s %s%s%s\n", jstr(x, "name"),
+                jstr(x, "kind"), bus_or_empty(x), *bus_or_empty(x) ? " " : "", numa_str(jint(x, "numa")),
+                json_number_value(json_object_get(x, "rate_gbps")), pt ? jstr(pt, "state") : "",
+                json_is_string(json_object_get(x, "netdev")) ? " netdev " : "",
+                json_is_string(json_object_get(x, "netdev")) ? jstr(x, "netdev") : "");
+    }
+    json_t *nd = json_object_get(n, "netdevs");
+    if (json_array_size(nd)) {
+        fprintf(out, "  netdevs:");
+        json_array_foreach(nd, i, x) {
+            long long sp = jint(x, "speed_mbps");
+            fprintf(out, " %s(%s, mtu %lld", jstr(x, "name"), jstr(x, "state"), jint(x, "mtu"));
+            if (sp > 0)
+                fprintf(out, ", %lld Mb/s", sp);
+            fprintf(out, ")");
+        }
+        fprintf(out, "\n");
+    }
+    json_t *exp = json_object_get(n, "expected");
+    if (json_object_size(exp)) {
+        const char *k;
+        json_t *v;
+        fprintf(out, "  expected:");
+        json_object_foreach(exp, k, v) fprintf(out, " %s=%g", k, json_number_value(v));
+        fprintf(out, "\n");
+    }
+    print_matrix(out, n);
+}
+
+void cc_topo_print_summary(FILE *out, const json_t *topo)
+{
+    json_t *nodes = json_object_get(topo, "nodes");
+    size_t nn = json_array_size(nodes), i, j;
+    json_t *fab = json_object_get(topo, "fabric");
+    fprintf(out, "# topology '%s': %d node(s), %zu described\n", jstr(topo, "name"),
+            cc_topo_node_count(topo), nn);
+    if (json_is_string(json_object_get(topo, "description")))
+        fprintf(out, "# %s\n", jstr(topo, "description"));
+    if (fab) {
+        fprintf(out, "# fabric: %s, %lld NIC(s) per node at %.0f Gb/s", jstr(fab, "kind"),
+                jint(fab, "nics_per_node"), json_number_value(json_object_get(fab, "rate_gbps_per_nic")));
+        if (json_is_number(json_object_get(fab, "inter_allreduce_busbw_GBps")))
+            fprintf(out, ", expected all-reduce busbw across nodes %.0f GB/s",
+                    json_number_value(json_object_get(fab, "inter_allreduce_busbw_GBps")));
+        fprintf(out, "\n");
+    }
+    /* Describe each kind of node once (same signature in every aspect: GUIDs, MACs and
+     * addresses differ by host and do not count); list the hosts of the same kind. */
+    char *dumped[nn ? nn : 1];
+    for (i = 0; i < nn; i++) {
+        size_t len = NASPECTS * 2048;
+        dumped[i] = malloc(len);
+        if (!dumped[i])
+            continue;
+        dumped[i][0] = 0;
+        for (int k = 0; k < NASPECTS; k++) {
+            char sig[2048];
+            signature(json_array_get(nodes, i), k, sig, sizeof sig);
+            strncat(dumped[i], sig, len - strlen(dumped[i]) - 2);
+            strcat(dumped[i], "\n");
+        }
+    }
+    for (i = 0; i < nn; i++) {
+        int seen = 0;
+        for (j = 0; j < i && !seen; j++)
+            seen = dumped[i] && dumped[j] && !strcmp(dumped[i], dumped[j]);
+        if (seen)
+            continue;
+        print_node(out, json_array_get(nodes, i));
+        int same = 0;
+        for (j = i + 1; j < nn; j++)
+            if (dumped[i] && dumped[j] && !strcmp(dumped[i], dumped[j]))
+                fprintf(out, "%s%s", same++ ? " " : "  same as this node: ",
+                        jstr(json_array_get(nodes, j), "hostname"));
+        if (same)
+            fprintf(out, "\n");
+    }
+    for (i = 0; i < nn; i++)
+        free(dumped[i]);
+    json_t *diff = json_object_get(topo, "differences");
+    if (!diff)
+        return;
+    if (json_array_size(diff) == 0) {
+        fprintf(out, "# all nodes match the majority\n");
+        return;
+    }
+    json_t *d;
+    json_array_foreach(diff, i, d)
+        fprintf(out, "# differs from the majority: %s %s: %s (majority: %s)\n", jstr(d, "hostname"),
+                jstr(d, "aspect"), jstr(d, "value"), jstr(d, "majority"));
+}

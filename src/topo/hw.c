@@ -1,0 +1,77 @@
+/* hw.c - PCI helpers over hwloc objects and NCCL's path classes (see hw.h). */
+#include "topo/hw.h"
+
+#include <stdio.h>
+
+const struct hwloc_pcidev_attr_s *cc_hw_pci(hwloc_obj_t o)
+{
+    if (o->type == HWLOC_OBJ_PCI_DEVICE)
+        return &o->attr->pcidev;
+    if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)
+        return &o->attr->bridge.upstream.pci;
+    return NULL;
+}
+
+void cc_hw_busid(hwloc_obj_t o, char *buf, size_t len)
+{
+    const struct hwloc_pcidev_attr_s *p = cc_hw_pci(o);
+    if (!p) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    snprintf(buf, len, "%04x:%02x:%02x.%x", p->domain, p->bus, p->dev, p->func);
+}
+
+hwloc_obj_t cc_hw_find_pci(hwloc_topology_t t, const char *busid)
+{
+    unsigned d, b, s, f;
+    if (sscanf(busid, "%x:%x:%x.%x", &d, &b, &s, &f) != 4)
+        return NULL;
+    return hwloc_get_pcidev_by_busid(t, d, b, s, f);
+}
+
+static int is_pci_bridge(hwloc_obj_t o)
+{
+    return o && o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+}
+
+hwloc_obj_t cc_hw_pci_parent(hwloc_obj_t o)
+{
+    hwloc_obj_t p = o->parent;
+    if (!is_pci_bridge(p))
+        return NULL; /* on a host bridge: the CPU */
+    hwloc_obj_t gp = p->parent;
+    return is_pci_bridge(gp) ? gp : NULL;
+}
+
+int cc_hw_numa(hwloc_obj_t o)
+{
+    hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(NULL, o);
+    if (!a || !a->nodeset || hwloc_bitmap_weight(a->nodeset) != 1)
+        return -1;
+    return hwloc_bitmap_first(a->nodeset);
+}
+
+/* NCCL path class over PCI between two devices: count the switches on the path in NCCL's
+ * view of the tree (cc_hw_pci_parent); none shared means the path goes through the CPU. */
+const char *cc_hw_path_class(hwloc_obj_t a, hwloc_obj_t b)
+{
+    if (a == b)
+        return "X";
+    int ia = 0;
+    for (hwloc_obj_t x = cc_hw_pci_parent(a); x; x = cc_hw_pci_parent(x)) {
+        ia++;
+        int ib = 0;
+        for (hwloc_obj_t y = cc_hw_pci_parent(b); y; y = cc_hw_pci_parent(y)) {
+            ib++;
+            if (x == y)
+                return ia + ib - 1 <= 1 ? "PIX" : "PXB";
+        }
+    }
+    hwloc_obj_t ca = hwloc_get_non_io_ancestor_obj(NULL, a);
+    hwloc_obj_t cb = hwloc_get_non_io_ancestor_obj(NULL, b);
+    if (ca && cb && ca->nodeset && cb->nodeset && hwloc_bitmap_intersects(ca->nodeset, cb->nodeset))
+        return "PHB";
+    return "SYS";
+}
+

@@ -1,0 +1,34 @@
+/* hw.h - the opened hwloc topology behind struct cc_probe and the PCI helpers shared by the
+ * probe (probe.c) and the NCCL XML writer (ncclxml.c). Internal to src/topo. */
+#ifndef CC_TOPO_HW_H
+#define CC_TOPO_HW_H
+
+#include <hwloc.h>
+#include "topo/topo.h"
+
+struct cc_probe {
+    hwloc_topology_t t;
+    char root[512];  /* sysfs root */
+    char host[64];
+    int no_gpu_libs;
+    int real;        /* probing the running machine (not an XML file) */
+};
+
+/* PCI attributes of a PCI device or of a bridge's upstream side; NULL for anything else. */
+const struct hwloc_pcidev_attr_s *cc_hw_pci(hwloc_obj_t o);
+/* "0000:07:00.0" */
+void cc_hw_busid(hwloc_obj_t o, char *buf, size_t len);
+/* The PCI device with this bus id, or NULL. */
+hwloc_obj_t cc_hw_find_pci(hwloc_topology_t t, const char *busid);
+/* NCCL's view of the PCI tree: the parent of a device or switch is the PCI-PCI bridge two
+ * levels up (a switch's upstream port; the downstream port in between is skipped); NULL when
+ * that would be a host bridge or beyond, i.e. the device hangs off the CPU. */
+hwloc_obj_t cc_hw_pci_parent(hwloc_obj_t o);
+/* OS index of the NUMA node a device is local to; -1 if unknown (attached to several). */
+int cc_hw_numa(hwloc_obj_t o);
+/* NCCL path class over PCI between two devices: "X" (same), "PIX" (one switch), "PXB"
+ * (several switches), "PHB" (through the CPU, same NUMA node), "SYS" (across NUMA nodes).
+ * NVLink ("NVL") is decided by the caller, which knows the links. */
+const char *cc_hw_path_class(hwloc_obj_t a, hwloc_obj_t b);
+
+#endif

@@ -1,0 +1,326 @@
+/* load.c - reading, validating and querying a cluster topology file (docs/topology.md).
+ * Validation checks what consumers rely on: types, ranges, matrix shapes and path classes;
+ * unknown fields are allowed (descriptions may carry notes). */
+#include "topo/topo.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/log.h"
+
+struct vctx {
+    const char *what;
+    char *err;
+    size_t errlen;
+    int failed;
+};
+
+static int fail(struct vctx *v, const char *place, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct vctx *v, const char *place, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    if (v->failed++)
+        return -1; /* keep the first problem */
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cc_errbuf(v->err, v->errlen, "topology '%s': %s: %s", v->what, place, msg);
+    return -1;
+}
+
+/* Optional member of type `type`; NULL if absent. Complains if present with another type. */
+static json_t *opt_member(struct vctx *v, const json_t *o, const char *place, const char *key, json_type type)
+{
+    json_t *m = json_object_get(o, key);
+    static const char *const names[] = {"an object", "an array", "a string", "an integer",
+                                        "a number", "true", "false", "null"};
+    if (!m)
+        return NULL;
+    int good = json_typeof(m) == type || (type == JSON_REAL && json_is_number(m)) ||
+               (type == JSON_TRUE && json_is_boolean(m));
+    if (!good) {
+        fail(v, place, "'%s' must be %s", key, type == JSON_TRUE ? "a boolean" : names[type]);
+        return NULL;
+    }
+    return m;
+}
+
+static json_t *req_member(struct vctx *v, const json_t *o, const char *place, const char *key, json_type type)
+{
+    if (!json_object_get(o, key)) {
+        fail(v, place, "missing '%s'", key);
+        return NULL;
+    }
+    return opt_member(v, o, place, key, type);
+}
+
+static void nonneg(struct vctx *v, const json_t *o, const char *place, const char *key, int integer)
+{
+    json_t *m = opt_member(v, o, place, key, integer ? JSON_INTEGER : JSON_REAL);
+    if (m && json_number_value(m) < 0 && !(integer && json_integer_value(m) == -1))
+        fail(v, place, "'%s' must be >= 0, not %g", key, json_number_value(m));
+}
+
+int cc_topo_class_rank(const char *cls)
+{
+    static const char *const c[] = {"X", "NVL", "PIX", "PXB", "PHB", "SYS", NULL};
+    for (int i = 0; cls && c[i]; i++)
+        if (!strcmp(cls, c[i]))
+            return i;
+    return -1;
+}
+
+static int is_class(const char *s)
+{
+    return cc_topo_class_rank(s) >= 0;
+}
+
+static void check_matrix(struct vctx *v, const json_t *m, const char *place, size_t rows, size_t cols)
+{
+    char where[160];
+    if (!json_is_array(m)) {
+        fail(v, place, "must be an array of %zu rows", rows);
+        return;
+    }
+    if (json_array_size(m) != rows) {
+        fail(v, place, "has %zu rows for %zu GPUs", json_array_size(m), rows);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        json_t *row = json_array_get(m, r);
+        snprintf(where, sizeof where, "%s[%zu]", place, r);
+        if (!json_is_array(row) || json_array_size(row) != cols) {
+            fail(v, where, "must be an array of %zu path classes", cols);
+            return;
+        }
+        for (size_t c = 0; c < cols; c++) {
+            const char *s = json_string_value(json_array_get(row, c));
+            if (!s || !is_class(s)) {
+                snprintf(where, sizeof where, "%s[%zu][%zu]", place, r, c);
+                fail(v, where, "'%s' is not a path class (X, NVL, PIX, PXB, PHB, SYS)", s ? s : "?");
+                return;
+            }
+        }
+    }
+}
+
+static void check_node(struct vctx *v, const json_t *n, size_t ni)
+{
+    char place[128], sub[160];
+    snprintf(place, sizeof place, "nodes[%zu]", ni);
+    if (!json_is_object(n)) {
+        fail(v, place, "must be an object");
+        return;
+    }
+    req_member(v, n, place, "hostname", JSON_STRING);
+    json_t *count = opt_member(v, n, place, "count", JSON_INTEGER);
+    if (count && json_integer_value(count) < 1)
+        fail(v, place, "'count' must be >= 1, not %lld", (long long)json_integer_value(count));
+    json_t *cpu = opt_member(v, n, place, "cpu", JSON_OBJECT);
+    if (cpu) {
+        snprintf(sub, sizeof sub, "%s.cpu", place);
+        nonneg(v, cpu, sub, "sockets", 1);
+        nonneg(v, cpu, sub, "cores", 1);
+        nonneg(v, cpu, sub, "pus", 1);
+    }
+    nonneg(v, n, place, "memory_bytes", 1);
+    opt_member(v, n, place, "numa", JSON_ARRAY);
+    json_t *gpus = req_member(v, n, place, "gpus", JSON_ARRAY);
+    json_t *nics = opt_member(v, n, place, "nics", JSON_ARRAY);
+    size_t i;
+    json_t *x;
+    json_array_foreach(gpus, i, x) {
+        snprintf(sub, sizeof sub, "%s.gpus[%zu]", place, i);
+        if (!json_is_object(x)) {
+            fail(v, sub, "must be an object");
+            continue;
+        }
+        opt_member(v, x, sub, "model", JSON_STRING);
+        opt_member(v, x, sub, "pci_bus_id", JSON_STRING);
+        nonneg(v, x, sub, "memory_bytes", 1);
+        opt_member(v, x, sub, "numa", JSON_INTEGER);
+        opt_member(v, x, sub, "nvlink", JSON_OBJECT);
+    }
+    json_array_foreach(nics, i, x) {
+        snprintf(sub, sizeof sub, "%s.nics[%zu]", place, i);
+        if (!json_is_object(x)) {
+            fail(v, sub, "must be an object");
+            continue;
+        }
+        req_member(v, x, sub, "name", JSON_STRING);
+        const char *kind = json_string_value(opt_member(v, x, sub, "kind", JSON_STRING));
+        if (kind && strcmp(kind, "ib") && strcmp(kind, "roce") && strcmp(kind, "eth"))
+            fail(v, sub, "'kind' must be ib, roce or eth, not '%s'", kind);
+        nonneg(v, x, sub, "rate_gbps", 0);
+        json_t *ports = opt_member(v, x, sub, "ports", JSON_ARRAY);
+        size_t j;
+        json_t *pt;
+        json_array_foreach(ports, j, pt) {
+            char ps[200];
+            snprintf(ps, sizeof ps, "%s.ports[%zu]", sub, j);
+            if (!json_is_object(pt))
+                fail(v, ps, "must be an object");
+            else
+                nonneg(v, pt, ps, "rate_gbps", 0);
+        }
+    }
+    json_t *paths = opt_member(v, n, place, "paths", JSON_OBJECT);
+    if (paths && !v->failed) {
+        size_t ng = json_array_size(gpus), nn = json_array_size(nics);
+        json_t *m;
+        if ((m = json_object_get(paths, "gpu_gpu"))) {
+            snprintf(sub, sizeof sub, "%s.paths.gpu_gpu", place);
+            check_matrix(v, m, sub, ng, ng);
+        }
+        if ((m = json_object_get(paths, "gpu_nic"))) {
+            snprintf(sub, sizeof sub, "%s.paths.gpu_nic", place);
+            check_matrix(v, m, sub, ng, nn);
+        }
+    }
+    json_t *exp = opt_member(v, n, place, "expected", JSON_OBJECT);
+    if (exp) {
+        const char *k;
+        json_t *val;
+        snprintf(sub, sizeof sub, "%s.expected", place);
+        json_object_foreach(exp, k, val) {
+            if (json_is_number(val))
+                nonneg(v, exp, sub, k, 0);
+        }
+    }
+}
+
+cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size_t errlen)
+{
+    struct vctx v = {what, err, errlen, 0};
+    if (!json_is_object(topo)) {
+        fail(&v, "top level", "must be an object");
+        return CC_EPARSE;
+    }
+    const char *schema = json_string_value(req_member(&v, topo, "top level", "schema", JSON_STRING));
+    if (schema && strcmp(schema, CC_TOPO_SCHEMA) != 0)
+        fail(&v, "schema", "'%s' is not '%s'", schema, CC_TOPO_SCHEMA);
+    json_t *nodes = req_member(&v, topo, "top level", "nodes", JSON_ARRAY);
+    if (nodes && json_array_size(nodes) == 0)
+        fail(&v, "nodes", "must list at least one node");
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n) check_node(&v, n, i);
+    json_t *fab = opt_member(&v, topo, "top level", "fabric", JSON_OBJECT);
+    if (fab) {
+        opt_member(&v, fab, "fabric", "kind", JSON_STRING);
+        nonneg(&v, fab, "fabric", "nics_per_node", 1);
+        nonneg(&v, fab, "fabric", "rate_gbps_per_nic", 0);
+        nonneg(&v, fab, "fabric", "inter_allreduce_busbw_GBps", 0);
+    }
+    return v.failed ? CC_EPARSE : CC_OK;
+}
+
+cc_status cc_topo_load(const char *path, json_t **out, char *err, size_t errlen)
+{
+    json_error_t je;
+    *out = NULL;
+    struct stat sb;
+    FILE *f = fopen(path, "r");
+    if (!f || fstat(fileno(f), &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        cc_errbuf(err, errlen, "cannot read topology '%s': %s", path,
+                  f ? "is a directory" : strerror(errno));
+        if (f)
+            fclose(f);
+        return CC_EIO;
+    }
+    json_t *t = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!t) {
+        cc_errbuf(err, errlen, "cannot read topology '%s': line %d column %d: %s", path, je.line,
+                  je.column, je.text);
+        return CC_EPARSE;
+    }
+    cc_status st = cc_topo_validate(t, path, err, errlen);
+    if (st != CC_OK) {
+        json_decref(t);
+        return st;
+    }
+    *out = t;
+    return CC_OK;
+}
+
+/* ---- accessors -------------------------------------------------------------------------- */
+
+int cc_topo_node_types(const json_t *topo)
+{
+    return (int)json_array_size(json_object_get(topo, "nodes"));
+}
+
+const json_t *cc_topo_node(const json_t *topo, int i)
+{
+    return i < 0 ? NULL : json_array_get(json_object_get(topo, "nodes"), (size_t)i);
+}
+
+int cc_topo_node_count(const json_t *topo)
+{
+    int total = 0;
+    for (int i = 0; i < cc_topo_node_types(topo); i++) {
+        json_t *c = json_object_get(cc_topo_node(topo, i), "count");
+        total += c ? (int)json_integer_value(c) : 1;
+    }
+    return total;
+}
+
+int cc_topo_gpus_per_node(const json_t *topo, int i)
+{
+    return (int)json_array_size(json_object_get(cc_topo_node(topo, i), "gpus"));
+}
+
+int cc_topo_nics_per_node(const json_t *topo, int i)
+{
+    return (int)json_array_size(json_object_get(cc_topo_node(topo, i), "nics"));
+}
+
+long long cc_topo_gpu_memory(const json_t *topo, int i)
+{
+    long long min = 0;
+    size_t k;
+    json_t *g;
+    json_array_foreach(json_object_get(cc_topo_node(topo, i), "gpus"), k, g) {
+        long long m = (long long)json_integer_value(json_object_get(g, "memory_bytes"));
+        if (m > 0 && (min == 0 || m < min))
+            min = m;
+    }
+    return min;
+}
+
+double cc_topo_expected(const json_t *topo, int i, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(cc_topo_node(topo, i), "expected"), key);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+double cc_topo_fabric(const json_t *topo, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(topo, "fabric"), key);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+const char *cc_topo_path(const json_t *topo, int i, const char *matrix, int a, int b)
+{
+    json_t *m = json_object_get(json_object_get(cc_topo_node(topo, i), "paths"), matrix);
+    if (a < 0 || b < 0)
+        return NULL;
+    return json_string_value(json_array_get(json_array_get(m, (size_t)a), (size_t)b));
+}
+
+int cc_topo_nearest_nic(const json_t *topo, int i, int gpu)
+{
+    int best = -1, best_rank = 99;
+    for (int n = 0; n < cc_topo_nics_per_node(topo, i); n++) {
+        int r = cc_topo_class_rank(cc_topo_path(topo, i, "gpu_nic", gpu, n));
+        if (r >= 0 && r < best_rank) {
+            best = n;
+            best_rank = r;
+        }
+    }
+    return best;
+}

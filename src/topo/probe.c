@@ -1,0 +1,524 @@
+/* probe.c - describe one node: hwloc gives CPUs, NUMA nodes and the PCI tree with its GPUs
+ * and NICs; sysfs adds port states and rates; NVML and the CUDA runtime (when present) add
+ * GPU models, memory, CUDA numbers and NVLinks. The result is one "nodes[]" object of the
+ * topology schema (docs/topology.md). */
+#include "topo/topo.h"
+
+#include <ifaddrs.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "topo/gpulib.h"
+#include "topo/hw.h"
+#include "topo/sysfs.h"
+
+/* ---- open / close ----------------------------------------------------------------------- */
+
+cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, char *err, size_t errlen)
+{
+    struct cc_probe *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p)
+        return CC_ENOMEM;
+    snprintf(p->root, sizeof p->root, "%s", o->sysfs_root && *o->sysfs_root ? o->sysfs_root : "/");
+    p->no_gpu_libs = o->no_gpu_libs;
+    p->real = !o->hwloc_xml;
+    if (hwloc_topology_init(&p->t) != 0) {
+        free(p);
+        cc_errbuf(err, errlen, "cannot initialize hwloc");
+        return CC_ESYS;
+    }
+    /* Keep every PCI device and bridge and the OS devices (GPUs, NICs, network interfaces). */
+    hwloc_topology_set_io_types_filter(p->t, HWLOC_TYPE_FILTER_KEEP_ALL);
+    if (o->hwloc_xml && hwloc_topology_set_xml(p->t, o->hwloc_xml) != 0) {
+        cc_errbuf(err, errlen, "cannot read hwloc XML '%s'", o->hwloc_xml);
+        cc_probe_close(p);
+        return CC_EINVAL; /* a bad file given by the user */
+    }
+    if (hwloc_topology_load(p->t) != 0) {
+        cc_errbuf(err, errlen, "cannot load topology%s%s%s", o->hwloc_xml ? " '" : "",
+                  o->hwloc_xml ? o->hwloc_xml : "", o->hwloc_xml ? "'" : "");
+        cc_probe_close(p);
+        return o->hwloc_xml ? CC_EPARSE : CC_ESYS;
+    }
+    const char *xml_host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(p->t), "HostName");
+    if (o->hostname)
+        snprintf(p->host, sizeof p->host, "%s", o->hostname);
+    else if (!p->real && xml_host)
+        snprintf(p->host, sizeof p->host, "%s", xml_host);
+    else if (gethostname(p->host, sizeof p->host) != 0)
+        snprintf(p->host, sizeof p->host, "unknown");
+    p->host[sizeof p->host - 1] = 0;
+    *out = p;
+    return CC_OK;
+}
+
+void cc_probe_close(struct cc_probe *p)
+{
+    if (!p)
+        return;
+    if (p->t)
+        hwloc_topology_destroy(p->t);
+    free(p);
+}
+
+/* ---- CPU and memory --------------------------------------------------------------------- */
+
+static const char *info(hwloc_obj_t o, const char *name)
+{
+    const char *v = o ? hwloc_obj_get_info_by_name(o, name) : NULL;
+    return v ? v : "";
+}
+
+static long long cache_size(struct cc_probe *p, hwloc_obj_type_t type, int *count)
+{
+    hwloc_obj_t c = hwloc_get_obj_by_type(p->t, type, 0);
+    *count = hwloc_get_nbobjs_by_type(p->t, type);
+    return c ? (long long)c->attr->cache.size : 0;
+}
+
+static json_t *probe_cpu(struct cc_probe *p)
+{
+    hwloc_obj_t pkg = hwloc_get_obj_by_type(p->t, HWLOC_OBJ_PACKAGE, 0);
+    hwloc_obj_t root = hwloc_get_root_obj(p->t);
+    int sockets = hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PACKAGE);
+    int nl2, nl3;
+    long long l2 = cache_size(p, HWLOC_OBJ_L2CACHE, &nl2), l3 = cache_size(p, HWLOC_OBJ_L3CACHE, &nl3);
+    json_t *cpu = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}",
+                     "model", info(pkg, "CPUModel"), "vendor", info(pkg, "CPUVendor"),
+                     "arch", info(root, "Architecture"),
+                     "family", atoi(info(pkg, "CPUFamilyNumber")),
+                     "model_number", atoi(info(pkg, "CPUModelNumber")),
+                     "sockets", sockets > 0 ? sockets : 1,
+                     "cores", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_CORE),
+                     "pus", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PU));
+    /* one cache's size and how many there are */
+    json_object_set_new(cpu, "l2", json_pack("{s:I, s:i}", "bytes", (json_int_t)l2, "count", nl2));
+    json_object_set_new(cpu, "l3", json_pack("{s:I, s:i}", "bytes", (json_int_t)l3, "count", nl3));
+    return cpu;
+}
+
+/* Block devices (hwloc reports their size in kB). */
+static json_t *probe_disks(struct cc_probe *p)
+{
+    json_t *a = json_array();
+    hwloc_obj_t o = NULL;
+    while ((o = hwloc_get_next_osdev(p->t, o))) {
+        if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_BLOCK)
+            continue;
+        hwloc_obj_t pci = o->parent;
+        while (pci && !cc_hw_pci(pci))
+            pci = pci->parent;
+        char bus[16] = "";
+        if (pci)
+            cc_hw_busid(pci, bus, sizeof bus);
+        const char *size = hwloc_obj_get_info_by_name(o, "Size");
+        const char *model = hwloc_obj_get_info_by_name(o, "Model");
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:I}", "name", o->name ? o->name : "?",
+                                           "model", model ? model : "", "pci_bus_id", bus,
+                                           "numa", cc_hw_numa(o), "size_bytes",
+                                           (json_int_t)(size ? strtoll(size, NULL, 10) * 1024 : -1)));
+    }
+    return a;
+}
+
+static json_t *probe_numa(struct cc_probe *p, long long *total)
+{
+    json_t *a = json_array();
+    *total = 0;
+    hwloc_obj_t n = NULL;
+    while ((n = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, n))) {
+        char *cpus = NULL;
+        hwloc_bitmap_asprintf(&cpus, n->cpuset);
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(p->t, HWLOC_OBJ_PACKAGE, n);
+        json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:I}", "os_index", (int)n->os_index,
+                                           "cpuset", cpus ? cpus : "", "package",
+                                           pkg ? (int)pkg->logical_index : 0, "memory_bytes",
+                                           (json_int_t)n->attr->numanode.local_memory));
+        *total += (long long)n->attr->numanode.local_memory;
+        free(cpus);
+    }
+    return a;
+}
+
+/* ---- GPUs ------------------------------------------------------------------------------- */
+
+/* A few data-center GPUs by PCI device id, for when no NVIDIA library is there to ask. */
+static const struct { unsigned id; const char *model; int sm; long long mem; } gpu_ids[] = {
+    {0x20b0, "NVIDIA A100-SXM4-40GB", 80, 40LL << 30},
+    {0x20b2, "NVIDIA A100-SXM4-80GB", 80, 80LL << 30},
+    {0x2330, "NVIDIA H100 80GB HBM3", 90, 80LL << 30},
+    {0x2335, "NVIDIA H200", 90, 141LL * 1000000000},
+};
+
+static int is_gpu(hwloc_obj_t o)
+{
+    return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de &&
+           (o->attr->pcidev.class_id == 0x0300 || o->attr->pcidev.class_id == 0x0302);
+}
+
+/* What hwloc's own CUDA/NVML backends recorded on the GPU's OS devices, if they ran. */
+static void gpu_from_hwloc(hwloc_obj_t g, struct cc_gpu_info *gi)
+{
+    for (hwloc_obj_t c = g->io_first_child; c; c = c->next_sibling) {
+        if (c->type != HWLOC_OBJ_OS_DEVICE)
+            continue;
+        const char *m = hwloc_obj_get_info_by_name(c, "GPUModel");
+        if (m && !gi->model[0])
+            snprintf(gi->model, sizeof gi->model, "%s", m);
+        int idx;
+        if (c->name && sscanf(c->name, "cuda%d", &idx) == 1)
+            gi->cuda_index = idx;
+        const char *kb = hwloc_obj_get_info_by_name(c, "CUDAGlobalMemorySize");
+        if (kb)
+            gi->memory_bytes = strtoll(kb, NULL, 10) * 1024;
+    }
+}
+
+/* NVLinks from hwloc's "NVLinkBandwidth" matrix (MB/s between GPU OS devices, filled by
+ * hwloc's NVML backend; also present in saved XML). Links are counted at 25 GB/s each. */
+static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu,
+                                 struct cc_gpu_info *gi)
+{
+    unsigned nr = 1;
+    struct hwloc_distances_s *d = NULL;
+    if (hwloc_distances_get_by_name(p->t, "NVLinkBandwidth", &nr, &d, 0) != 0 || nr < 1)
+        return;
+    int *owner = calloc(d->nbobjs, sizeof *owner);
+    for (unsigned i = 0; owner && i < d->nbobjs; i++) {
+        owner[i] = -1;
+        for (hwloc_obj_t up = d->objs[i]; up; up = up->parent)
+            for (int g = 0; g < ngpu; g++)
+                if (up == gpus[g])
+                    owner[i] = g;
+    }
+    for (unsigned i = 0; owner && i < d->nbobjs; i++) {
+        int g = owner[i];
+        if (g < 0 || gi[g].nvlinks >= 0)
+            continue; /* not a GPU, or NVML already told */
+        gi[g].nvlinks = gi[g].nvlinks_up = 0;
+        for (unsigned j = 0; j < d->nbobjs; j++) {
+            hwloc_uint64_t bw = d->values[i * d->nbobjs + j];
+            if (i == j || bw == 0 || gi[g].npeers >= CC_GPU_MAX_LINKS)
+                continue;
+            struct cc_gpu_link *l = &gi[g].peers[gi[g].npeers++];
+            int count = (int)lround((double)bw / 25000.0);
+            l->count = count > 0 ? count : 1;
+            l->is_switch = owner[j] < 0;
+            hwloc_obj_t peer = NULL; /* the GPU, or the PCI device of a switch */
+            for (hwloc_obj_t up = d->objs[j]; up && !peer; up = up->parent)
+                if (cc_hw_pci(up))
+                    peer = up;
+            if (peer)
+                cc_hw_busid(peer, l->busid, sizeof l->busid);
+            else
+                snprintf(l->busid, sizeof l->busid, "nvswitch");
+            gi[g].nvlinks += l->count;
+            gi[g].nvlinks_up += l->count;
+        }
+    }
+    free(owner);
+    hwloc_distances_release(p->t, d);
+}
+
+static json_t *gpu_json(int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
+{
+    char bus[16];
+    cc_hw_busid(g, bus, sizeof bus);
+    json_t *links = json_array();
+    for (int k = 0; k < gi->npeers; k++)
+        json_array_append_new(links, json_pack("{s:s, s:i, s:s}", "target", gi->peers[k].busid,
+                                               "count", gi->peers[k].count, "kind",
+                                               gi->peers[k].is_switch == 1   ? "nvswitch"
+                                               : gi->peers[k].is_switch == 0 ? "gpu"
+                                                                             : "unknown"));
+    char devid[8];
+    snprintf(devid, sizeof devid, "0x%04x", g->attr->pcidev.device_id);
+    return json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:I, s:i, s:{s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:o}}",
+                     "index", idx, "cuda_index", gi->cuda_index, "model", gi->model,
+                     "pci_bus_id", bus, "pci_device_id", devid, "numa", cc_hw_numa(g),
+                     "memory_bytes", (json_int_t)gi->memory_bytes, "sm", gi->sm,
+                     "pcie", "gen", gi->pcie_gen, "width", gi->pcie_width, "max_gen",
+                     gi->pcie_max_gen, "max_width", gi->pcie_max_width,
+                     "nvlink", "links", gi->nvlinks < 0 ? 0 : gi->nvlinks, "up",
+                     gi->nvlinks_up < 0 ? 0 : gi->nvlinks_up, "peers", links);
+}
+
+/* ---- NICs ------------------------------------------------------------------------------- */
+
+static double first_rate(json_t *ports)
+{
+    size_t i;
+    json_t *pt;
+    double any = 0;
+    json_array_foreach(ports, i, pt) {
+        double r = json_number_value(json_object_get(pt, "rate_gbps"));
+        const char *s = json_string_value(json_object_get(pt, "state"));
+        if (s && (!strcmp(s, "ACTIVE") || !strcmp(s, "up")))
+            return r;
+        if (any == 0)
+            any = r;
+    }
+    return any;
+}
+
+static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwloc_obj_t net)
+{
+    char bus[16], guid[40] = "";
+    cc_hw_busid(pci, bus, sizeof bus);
+    json_t *ports;
+    const char *kind = "eth";
+    char netname[64] = "";
+    if (net && net->name)
+        snprintf(netname, sizeof netname, "%s", net->name);
+    if (ib) {
+        ports = cc_sysfs_ib_ports(p->root, ib->name);
+        kind = "ib";
+        size_t i;
+        json_t *pt;
+        json_array_foreach(ports, i, pt) {
+            const char *ll = json_string_value(json_object_get(pt, "link_layer"));
+            if (ll && !strcmp(ll, "Ethernet"))
+                kind = "roce";
+        }
+        if (cc_sysfs_ib_guid(p->root, ib->name, guid, sizeof guid) != 0) {
+            /* hwloc keeps it as "0c42:a103:..." */
+            const char *h = hwloc_obj_get_info_by_name(ib, "NodeGUID");
+            size_t k = 2;
+            if (h) {
+                snprintf(guid, sizeof guid, "0x");
+                for (; *h && k < sizeof guid - 1; h++)
+                    if (*h != ':')
+                        guid[k++] = *h;
+                guid[k] = 0;
+            }
+        }
+        if (!netname[0])
+            cc_sysfs_ib_netdev(p->root, ib->name, netname, sizeof netname);
+    } else {
+        ports = json_array();
+        json_t *nd = cc_sysfs_netdev(p->root, netname);
+        if (nd) {
+            long long mbps = json_integer_value(json_object_get(nd, "speed_mbps"));
+            json_array_append_new(ports, json_pack("{s:i, s:s, s:f, s:s}", "port", 1, "state",
+                                                   json_string_value(json_object_get(nd, "state")),
+                                                   "rate_gbps", mbps > 0 ? mbps / 1000.0 : 0.0,
+                                                   "link_layer", "Ethernet"));
+            json_decref(nd);
+        }
+    }
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:f, s:o}", "name", ib ? ib->name : netname,
+                          "kind", kind, "pci_bus_id", bus, "numa", cc_hw_numa(pci),
+                          "rate_gbps", first_rate(ports), "ports", ports);
+    json_object_set_new(o, "netdev", netname[0] ? json_string(netname) : json_null());
+    if (guid[0])
+        json_object_set_new(o, "guid", json_string(guid));
+    return o;
+}
+
+/* The NICs in PCI order: each RDMA device (OpenFabrics OS device) is one NIC; a PCI network
+ * interface with no RDMA device is an Ethernet NIC. Virtual interfaces are only netdevs. */
+static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
+{
+    int n = 0, cap = 0;
+    *objs = NULL;
+    hwloc_obj_t pci = NULL;
+    while ((pci = hwloc_get_next_pcidev(p->t, pci))) {
+        hwloc_obj_t net = NULL, ibs[8];
+        int nib = 0;
+        for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+            if (c->type != HWLOC_OBJ_OS_DEVICE)
+                continue;
+            if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && nib < 8)
+                ibs[nib++] = c;
+            else if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && !net)
+                net = c;
+        }
+        for (int k = 0; k < (nib ? nib : net ? 1 : 0); k++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                hwloc_obj_t *nv = realloc(*objs, (size_t)cap * sizeof *nv);
+                if (!nv)
+                    return n;
+                *objs = nv;
+            }
+            (*objs)[n++] = pci;
+            json_array_append_new(nics, nic_json(p, pci, nib ? ibs[k] : NULL, net));
+        }
+    }
+    return n;
+}
+
+/* ---- paths ------------------------------------------------------------------------------ */
+
+static int nvlinked(const struct cc_gpu_info *a, const struct cc_gpu_info *b, const char *bbus)
+{
+    int a_sw = 0, b_sw = 0;
+    for (int k = 0; k < a->npeers; k++) {
+        if (strcmp(a->peers[k].busid, bbus) == 0)
+            return 1;
+        a_sw |= a->peers[k].is_switch == 1;
+    }
+    for (int k = 0; k < b->npeers; k++)
+        b_sw |= b->peers[k].is_switch == 1;
+    return a_sw && b_sw; /* both on the NVSwitch fabric */
+}
+
+/* ---- the node --------------------------------------------------------------------------- */
+
+static json_t *netdevs_with_addresses(struct cc_probe *p)
+{
+    json_t *nd = cc_sysfs_netdevs(p->root);
+    size_t i;
+    json_t *o;
+    json_array_foreach(nd, i, o) json_object_set_new(o, "addresses", json_array());
+    if (!p->real || strcmp(p->root, "/") != 0)
+        return nd; /* a fake tree or a saved topology: the addresses are not this machine's */
+    struct ifaddrs *ifa = NULL;
+    if (getifaddrs(&ifa) != 0)
+        return nd;
+    for (struct ifaddrs *a = ifa; a; a = a->ifa_next) {
+        if (!a->ifa_addr || (a->ifa_addr->sa_family != AF_INET && a->ifa_addr->sa_family != AF_INET6))
+            continue;
+        char host[NI_MAXHOST];
+        socklen_t len = a->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                          : sizeof(struct sockaddr_in6);
+        if (getnameinfo(a->ifa_addr, len, host, sizeof host, NULL, 0, NI_NUMERICHOST) != 0)
+            continue;
+        json_array_foreach(nd, i, o) {
+            if (strcmp(json_string_value(json_object_get(o, "name")), a->ifa_name) == 0)
+                json_array_append_new(json_object_get(o, "addresses"), json_string(host));
+        }
+    }
+    freeifaddrs(ifa);
+    return nd;
+}
+
+cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errlen)
+{
+    hwloc_obj_t g = NULL, *gobj = NULL, *nobj = NULL;
+    int ngpu = 0;
+    struct cc_gpu_info *gi = NULL;
+    (void)err;
+    (void)errlen;
+
+    while ((g = hwloc_get_next_pcidev(p->t, g)))
+        ngpu += is_gpu(g);
+    gobj = calloc((size_t)ngpu + 1, sizeof *gobj);
+    gi = calloc((size_t)ngpu + 1, sizeof *gi);
+    if (!gobj || !gi) {
+        free(gobj);
+        free(gi);
+        return CC_ENOMEM;
+    }
+    int libs = (p->no_gpu_libs || !p->real || ngpu == 0) ? 0 : cc_gpulib_open();
+    ngpu = 0;
+    while ((g = hwloc_get_next_pcidev(p->t, g))) {
+        if (!is_gpu(g))
+            continue;
+        struct cc_gpu_info *x = &gi[ngpu];
+        char bus[16];
+        cc_gpu_info_init(x);
+        gpu_from_hwloc(g, x);
+        cc_hw_busid(g, bus, sizeof bus);
+        if (libs)
+            cc_gpulib_query(bus, x);
+        for (size_t k = 0; k < sizeof gpu_ids / sizeof gpu_ids[0]; k++) {
+            if (gpu_ids[k].id != g->attr->pcidev.device_id)
+                continue;
+            if (!x->model[0])
+                snprintf(x->model, sizeof x->model, "%s", gpu_ids[k].model);
+            if (x->sm < 0)
+                x->sm = gpu_ids[k].sm;
+            if (x->memory_bytes < 0)
+                x->memory_bytes = gpu_ids[k].mem;
+        }
+        if (!x->model[0])
+            snprintf(x->model, sizeof x->model, "NVIDIA GPU 0x%04x", g->attr->pcidev.device_id);
+        if (x->pcie_gen < 0)
+            cc_sysfs_pcie_link(p->root, bus, 0, &x->pcie_gen, &x->pcie_width);
+        if (x->pcie_max_gen < 0)
+            cc_sysfs_pcie_link(p->root, bus, 1, &x->pcie_max_gen, &x->pcie_max_width);
+        gobj[ngpu++] = g;
+    }
+    gpu_links_from_hwloc(p, gobj, ngpu, gi);
+    /* A peer that is none of this node's GPUs is an NVSwitch (drivers too old to say). */
+    for (int i = 0; i < ngpu; i++)
+        for (int k = 0; k < gi[i].npeers; k++) {
+            if (gi[i].peers[k].is_switch >= 0)
+                continue;
+            gi[i].peers[k].is_switch = 1;
+            for (int j = 0; j < ngpu; j++) {
+                char bus[16];
+                cc_hw_busid(gobj[j], bus, sizeof bus);
+                if (!strcmp(bus, gi[i].peers[k].busid))
+                    gi[i].peers[k].is_switch = 0;
+            }
+        }
+
+    json_t *node = json_object();
+    long long mem = 0;
+    json_object_set_new(node, "hostname", json_string(p->host));
+    json_object_set_new(node, "count", json_integer(1));
+    json_object_set_new(node, "cpu", probe_cpu(p));
+    json_object_set_new(node, "numa", probe_numa(p, &mem));
+    json_object_set_new(node, "memory_bytes", json_integer(mem));
+    json_t *gpus = json_array();
+    for (int i = 0; i < ngpu; i++)
+        json_array_append_new(gpus, gpu_json(i, gobj[i], &gi[i]));
+    json_object_set_new(node, "gpus", gpus);
+    json_t *nics = json_array();
+    int nnic = find_nics(p, nics, &nobj);
+    json_object_set_new(node, "nics", nics);
+    json_object_set_new(node, "netdevs", netdevs_with_addresses(p));
+    json_object_set_new(node, "disks", probe_disks(p));
+
+    json_t *gg = json_array(), *gn = json_array();
+    for (int i = 0; i < ngpu; i++) {
+        json_t *row = json_array(), *nrow = json_array();
+        for (int j = 0; j < ngpu; j++) {
+            const char *c = cc_hw_path_class(gobj[i], gobj[j]);
+            if (i != j && nvlinked(&gi[i], &gi[j],
+                                   json_string_value(json_object_get(json_array_get(gpus, (size_t)j), "pci_bus_id"))))
+                c = "NVL";
+            json_array_append_new(row, json_string(c));
+        }
+        for (int j = 0; j < nnic; j++)
+            json_array_append_new(nrow, json_string(cc_hw_path_class(gobj[i], nobj[j])));
+        json_array_append_new(gg, row);
+        json_array_append_new(gn, nrow);
+    }
+    json_object_set_new(node, "paths", json_pack("{s:o, s:o}", "gpu_gpu", gg, "gpu_nic", gn));
+
+    /* What can be expected of the links seen: a NIC moves its port rate, NVLink 25 GB/s per
+     * link and direction (NVLink 3 and 4). */
+    json_t *exp = json_object();
+    double nic = 0;
+    size_t i;
+    json_t *n;
+    json_array_foreach(nics, i, n) {
+        double r = json_number_value(json_object_get(n, "rate_gbps"));
+        if (r > 0 && (nic == 0 || r < nic))
+            nic = r;
+    }
+    if (nic > 0)
+        json_object_set_new(exp, "nic_GBps", json_real(nic / 8.0));
+    int minlinks = -1;
+    for (int k = 0; k < ngpu; k++)
+        if (minlinks < 0 || gi[k].nvlinks_up < minlinks)
+            minlinks = gi[k].nvlinks_up;
+    if (minlinks > 0)
+        json_object_set_new(exp, "nvlink_GBps_per_gpu", json_real(25.0 * minlinks));
+    json_object_set_new(node, "expected", exp);
+
+    free(gobj);
+    free(nobj);
+    free(gi);
+    *out = node;
+    return CC_OK;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# probe-netns.sh - `ccbench probe` across 3 namespace "hosts" (tests/netns/cluster.sh): one
+# probe per host, three nodes merged in host order, every host named, none odd.
+. "$CC_SRCDIR/tests/tap.sh"
+[ -f "$CC_SRCDIR/tests/netns/cluster.sh" ] || skip_all "tests/netns/cluster.sh not in this tree"
+CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
+cl_check || skip_all "$CL_SKIP"
+cl_up 3 1gbit || { ok 1 "cluster set-up"; tap_done; exit 1; }
+j="$CL_DIR/cluster.json"
+cl_mpirun -t 120 "$CCBENCH" probe --no-gpu-libs --json "$j" --nccl-topo "$CL_DIR/nccl-%h.xml" \
+    >"$CL_DIR/out" 2>&1
+ok $? "probe on 3 hosts" "$(tail -5 "$CL_DIR/out")"
+hosts=$(sed -n 's/^      "hostname": "\(.*\)",$/\1/p' "$j" | tr '\n' ' ')
+[ "$hosts" = "$(cl_ns 0) $(cl_ns 1) $(cl_ns 2) " ]; ok $? "three nodes, in host order" "$hosts"
+grep -q "same as this node: $(cl_ns 1) $(cl_ns 2)" "$CL_DIR/out"
+ok $? "summary: identical hosts described once" "$(cat "$CL_DIR/out")"
+grep -q "all nodes match the majority" "$CL_DIR/out"; ok $? "no host differs from the majority"
+n=$(ls "$CL_DIR"/nccl-*.xml 2>/dev/null | wc -l); [ "$n" = 3 ]
+ok $? "--nccl-topo: one file per host (%h)" "$(ls "$CL_DIR")"
+"$CCBENCH" probe --topology "$j" -q; ok $? "the merged file loads back"
+tap_done

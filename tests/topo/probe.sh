@@ -1,0 +1,73 @@
+#!/bin/sh
+# probe.sh - `ccbench probe` end to end: on this machine without and with mpirun (one probe
+# per node), on the hwloc XML fixtures with --nccl-topo, --topology on every file of
+# topologies/, and bad input (exit 2, one line naming the file and the place).
+. "$CC_SRCDIR/tests/tap.sh"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+S="$CC_SRCDIR/tests/topo"
+
+# this machine, no mpirun (MPI singleton)
+"$CCBENCH" probe --no-gpu-libs --json "$T/here.json" >"$T/here.out" 2>&1
+ok $? "probe this machine (singleton)" "$(cat "$T/here.out")"
+# hostnames in a saved topology, one per line (no JSON tool needed)
+hosts() { sed -n 's/^      "hostname": "\(.*\)",$/\1/p' "$1"; }
+"$CCBENCH" probe --topology "$T/here.json" >"$T/back.out" 2>&1
+ok $? "saved topology loads back" "$(cat "$T/back.out")"
+grep -q "^# topology 'probed': 1 node(s)" "$T/back.out" && [ "$(hosts "$T/here.json")" = "$(hostname)" ]
+ok $? "singleton: one node, named by this host" "$(hosts "$T/here.json")"
+
+# default file name: <out>/topology-<UTC time>.json
+"$CCBENCH" probe --no-gpu-libs -q --out "$T/res" >/dev/null 2>&1
+ls "$T/res" | grep -Eq '^topology-[0-9]{8}-[0-9]{6}\.json$'; ok $? "saved under --out with a timestamp" "$(ls "$T/res")"
+
+# two ranks on one node: one probe, one node
+if command -v mpirun >/dev/null 2>&1; then
+    timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" probe --no-gpu-libs --json "$T/np2.json" >"$T/np2.out" 2>&1
+    ok $? "mpirun -np 2 probe" "$(tail -5 "$T/np2.out")"
+    n=$(hosts "$T/np2.json" | wc -l)
+    [ "$n" = 1 ]; ok $? "np2 on one host: one node (one probe per node)" "$(hosts "$T/np2.json")"
+    c=$(grep -c '^node ' "$T/np2.out"); [ "$c" = 1 ]; ok $? "np2: summary shows one node" "$(cat "$T/np2.out")"
+else
+    skip "mpirun -np 2 probe" "no mpirun"
+fi
+
+# fixture with --nccl-topo, %h expanded to the host name
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs \
+    --json "$T/dgx.json" --nccl-topo "$T/nccl-%h.xml" >"$T/dgx.out" 2>&1
+ok $? "probe the DGX-like fixture" "$(cat "$T/dgx.out")"
+cmp -s "$T/nccl-dgx-like.xml" "$S/golden/dgx-like.nccl.xml"
+ok $? "--nccl-topo FILE (%h) matches the expected XML" "$(diff "$T/nccl-dgx-like.xml" "$S/golden/dgx-like.nccl.xml" 2>&1 | head -5)"
+grep -q '^  GPU1 .*NVL .* PXB' "$T/dgx.out"; ok $? "summary prints the affinity matrix" "$(cat "$T/dgx.out")"
+
+# every reference topology validates and summarizes
+for f in "$CC_SRCDIR"/topologies/*.json; do
+    "$CCBENCH" probe --topology "$f" >"$T/t.out" 2>&1
+    ok $? "--topology $(basename "$f") loads" "$(cat "$T/t.out")"
+done
+"$CCBENCH" probe --topology "$CC_SRCDIR/topologies/dgx-a100-64.json" | grep -q "64 node(s)"
+ok $? "dgx-a100-64 has 64 nodes"
+
+# bad input: exit 2, the file and the place in one line
+"$CCBENCH" probe --topology "$S/bad/malformed.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ]; ok $? "malformed topology: exit 2" "rc=$rc"
+grep -q "cannot read topology '$S/bad/malformed.json': line 4 column 36" "$T/bad.out"
+ok $? "malformed topology: error names file, line and column" "$(cat "$T/bad.out")"
+[ "$(wc -l <"$T/bad.out")" -eq 1 ]; ok $? "malformed topology: one line"
+"$CCBENCH" probe --topology "$S/bad/bad-class.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "nodes\[0\].paths.gpu_gpu\[1\]\[0\]: 'NVLINK'" "$T/bad.out"
+ok $? "invalid topology: exit 2 and the JSON place" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --topology "$T/nonexistent.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ]; ok $? "missing topology: exit 2" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ]; ok $? "unknown option: exit 2" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --hwloc-xml "$S/bad/malformed.json" --json "$T/x.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot probe node '.*': cannot read hwloc XML '$S/bad/malformed.json'" "$T/bad.out"
+ok $? "unreadable hwloc XML: exit 2, the node and the file named" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --topology "$CC_SRCDIR/topologies/dgx-h100.json" --nccl-topo "$T/n.xml" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot be combined with --nccl-topo" "$T/bad.out"
+ok $? "--topology with --nccl-topo: exit 2" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --no-gpu-libs --out /proc/nonexistent/x >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 3 ] && grep -q "cannot create results directory '/proc/nonexistent/x'" "$T/bad.out"
+ok $? "unwritable results directory: exit 3, named" "rc=$rc $(cat "$T/bad.out")"
+tap_done

@@ -1,0 +1,467 @@
+/* test_topo.c - the probe on hwloc XML fixtures and a fake /sys tree, checked against golden
+ * JSON and XML written by hand (tests/topo/golden); sysfs readers; the topology loader on
+ * good and bad files; cluster merge and the majority check. No GPU, NIC or MPI needed. */
+#include "topo/topo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "topo/gpulib.h"
+#include "topo/sysfs.h"
+
+static char srcdir[512], sysroot[600];
+
+static void path_of(char *buf, size_t len, const char *rel)
+{
+    snprintf(buf, len, "%s/%s", srcdir, rel);
+}
+
+/* ---- golden comparison: objects are a subset, arrays match in length and order --------- */
+
+static int subset(const json_t *want, const json_t *got, char *where, size_t len)
+{
+    size_t n = strlen(where);
+    if (json_is_object(want)) {
+        const char *k;
+        json_t *v;
+        if (!json_is_object(got))
+            return 0;
+        json_object_foreach((json_t *)want, k, v) {
+            snprintf(where + n, len - n, ".%s", k);
+            if (!subset(v, json_object_get(got, k), where, len))
+                return 0;
+        }
+    } else if (json_is_array(want)) {
+        if (!json_is_array(got) || json_array_size(got) != json_array_size(want))
+            return 0;
+        for (size_t i = 0; i < json_array_size(want); i++) {
+            snprintf(where + n, len - n, "[%zu]", i);
+            if (!subset(json_array_get(want, i), json_array_get(got, i), where, len))
+                return 0;
+        }
+    } else if (json_is_number(want)) {
+        return json_is_number(got) && fabs(json_number_value(want) - json_number_value(got)) < 1e-9;
+    } else if (!json_equal((json_t *)want, (json_t *)got)) {
+        return 0;
+    }
+    where[n] = 0;
+    return 1;
+}
+
+static json_t *probe_fixture(const char *name, json_t **nodeout)
+{
+    char xml[600], err[512] = "";
+    snprintf(xml, sizeof xml, "%s/tests/topo/%s.xml", srcdir, name);
+    struct cc_probe_opts o = {xml, sysroot, NULL, 1};
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    ok(st == CC_OK, "%s: probe of the hwloc XML fixture", name);
+    if (st != CC_OK)
+        diag("%s", err);
+    cc_probe_close(p);
+    *nodeout = node;
+    return node;
+}
+
+static void check_golden(const char *name)
+{
+    char g[600];
+    json_error_t je;
+    json_t *node;
+    snprintf(g, sizeof g, "%s/tests/topo/golden/%s.json", srcdir, name);
+    json_t *want = json_load_file(g, 0, &je);
+    ok(want != NULL, "%s: golden file loads", name);
+    if (!probe_fixture(name, &node) || !want) {
+        json_decref(want);
+        return;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(want, k, v) {
+        char where[256];
+        snprintf(where, sizeof where, "%s", k);
+        int same = subset(v, json_object_get(node, k), where, sizeof where);
+        ok(same, "%s: %s as in the golden file", name, k);
+        if (!same) {
+            char *s = json_dumps(json_object_get(node, k), JSON_COMPACT);
+            diag("first difference at %s; probe says %s", where, s ? s : "(nothing)");
+            free(s);
+        }
+    }
+    char err[512];
+    json_t *one = cc_topo_merge(&node, 1, name);
+    ok(cc_topo_validate(one, name, err, sizeof err) == CC_OK, "%s: probed node passes the schema", name);
+    json_decref(one);
+    json_decref(node);
+    json_decref(want);
+}
+
+/* ---- a tiny XML reader: the document as a list of "<name a=v ...>" and "</name>" -------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Returns the event count; events[i] are malloc'd strings, attributes sorted by name. */
+static int xml_events(const char *s, char **ev, int max)
+{
+    int n = 0;
+    while ((s = strchr(s, '<')) && n < max - 1) {
+        if (s[1] == '?' || s[1] == '!') {
+            s = strchr(s, '>');
+            if (!s)
+                return -1;
+            continue;
+        }
+        if (s[1] == '/') {
+            const char *e = strchr(s, '>');
+            if (!e)
+                return -1;
+            ev[n] = strndup(s, (size_t)(e - s + 1));
+            n++;
+            s = e;
+            continue;
+        }
+        const char *p = s + 1;
+        size_t nl = strcspn(p, " \t\n/>");
+        char *attrs[32];
+        int na = 0;
+        p += nl;
+        for (;;) {
+            p += strspn(p, " \t\n");
+            if (*p == '>' || (*p == '/' && p[1] == '>') || !*p)
+                break;
+            const char *q = strchr(p, '"');
+            const char *q2 = q ? strchr(q + 1, '"') : NULL;
+            if (!q2 || na == 32)
+                return -1;
+            attrs[na++] = strndup(p, (size_t)(q2 - p + 1));
+            p = q2 + 1;
+        }
+        if (!*p)
+            return -1;
+        qsort(attrs, (size_t)na, sizeof *attrs, cmp_str);
+        char buf[2048];
+        size_t k = (size_t)snprintf(buf, sizeof buf, "<%.*s", (int)nl, s + 1);
+        for (int i = 0; i < na; i++) {
+            k += (size_t)snprintf(buf + k, sizeof buf - k, " %s", attrs[i]);
+            free(attrs[i]);
+        }
+        snprintf(buf + k, sizeof buf - k, ">");
+        ev[n++] = strdup(buf);
+        if (*p == '/') {
+            snprintf(buf, sizeof buf, "</%.*s>", (int)nl, s + 1);
+            ev[n++] = strdup(buf);
+        }
+        s = p;
+    }
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+static int count_prefix(char **ev, int n, const char *prefix)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += strncmp(ev[i], prefix, strlen(prefix)) == 0;
+    return c;
+}
+
+static void check_nccl_xml(void)
+{
+    char xml[600], err[512] = "", gold[600];
+    snprintf(xml, sizeof xml, "%s/tests/topo/dgx-like.xml", srcdir);
+    struct cc_probe_opts o = {xml, sysroot, NULL, 1};
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *mem = open_memstream(&out, &outlen);
+    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
+    fclose(mem);
+    ok(st == CC_OK, "nccl xml: written for the DGX-like fixture");
+    cc_probe_close(p);
+    json_decref(node);
+
+    path_of(gold, sizeof gold, "tests/topo/golden/dgx-like.nccl.xml");
+    char *want = slurp(gold);
+    static char *got_ev[512], *want_ev[512];
+    int ng = out ? xml_events(out, got_ev, 512) : -1;
+    int nw = want ? xml_events(want, want_ev, 512) : -1;
+    ok(ng > 0 && nw > 0, "nccl xml: output and expected file parse (%d and %d events)", ng, nw);
+    int i;
+    for (i = 0; i < ng && i < nw; i++)
+        if (strcmp(got_ev[i], want_ev[i]) != 0)
+            break;
+    ok(ng == nw && i == ng, "nccl xml: every element and attribute as expected");
+    if (i < ng || i < nw)
+        diag("element %d: got %s, want %s", i, i < ng ? got_ev[i] : "(end)", i < nw ? want_ev[i] : "(end)");
+    is_int(count_prefix(got_ev, ng, "<system version=\"1\""), 1, "nccl xml: one <system version=1>");
+    is_int(count_prefix(got_ev, ng, "<cpu "), 2, "nccl xml: a <cpu> per NUMA node");
+    is_int(count_prefix(got_ev, ng, "<gpu "), 4, "nccl xml: 4 <gpu>");
+    is_int(count_prefix(got_ev, ng, "<net "), 3, "nccl xml: 3 <net>");
+    is_int(count_prefix(got_ev, ng, "<nvlink "), 2, "nccl xml: 2 <nvlink> (GPU0<->GPU1)");
+    for (i = 0; i < ng; i++)
+        free(got_ev[i]);
+    for (i = 0; i < nw; i++)
+        free(want_ev[i]);
+    free(out);
+    free(want);
+}
+
+/* GPUs on an NVSwitch: each <gpu> has one <nvlink> to the switch, with NVSwitch's class. */
+static void check_nvswitch_xml(void)
+{
+    char xml[600], err[512] = "";
+    snprintf(xml, sizeof xml, "%s/tests/topo/nvswitch.xml", srcdir);
+    struct cc_probe_opts o = {xml, sysroot, NULL, 1};
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *mem = open_memstream(&out, &outlen);
+    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
+    fclose(mem);
+    cc_probe_close(p);
+    json_decref(node);
+    static char *ev[256];
+    int n = st == CC_OK && out ? xml_events(out, ev, 256) : -1;
+    ok(n > 0, "nvswitch xml: written and parsed (%d events)", n);
+    is_int(count_prefix(ev, n, "<gpu "), 4, "nvswitch xml: 4 <gpu>");
+    is_int(count_prefix(ev, n, "<nvlink count=\"18\" target=\"0000:80:00.0\" tclass=\"0x068000\">"), 4,
+           "nvswitch xml: each GPU has 18 links to the NVSwitch, class 0x068000");
+    is_int(count_prefix(ev, n, "<pci busid=\"0000:80:00.0\""), 0, "nvswitch xml: the switch is no <pci> of its own");
+    for (int i = 0; i < n; i++)
+        free(ev[i]);
+    free(out);
+}
+
+/* ---- sysfs readers ---------------------------------------------------------------------- */
+
+static void check_sysfs(void)
+{
+    json_t *ports = cc_sysfs_ib_ports(sysroot, "mlx5_0");
+    json_t *p1 = json_array_get(ports, 0);
+    is_int(json_array_size(ports), 1, "sysfs: mlx5_0 has 1 port");
+    is_str(json_string_value(json_object_get(p1, "state")), "ACTIVE", "sysfs: port state without its number");
+    is_near(json_number_value(json_object_get(p1, "rate_gbps")), 400, 0, "sysfs: NDR rate 400 Gb/s");
+    is_str(json_string_value(json_object_get(p1, "width")), "4X", "sysfs: width from the rate");
+    is_int(json_array_size(json_object_get(p1, "gids")), 1, "sysfs: unused (zero) GIDs left out");
+    json_decref(ports);
+
+    ports = cc_sysfs_ib_ports(sysroot, "mlx5_2");
+    json_t *gids = json_object_get(json_array_get(ports, 0), "gids");
+    is_int(json_array_size(gids), 2, "sysfs: RoCE port has 2 GIDs");
+    is_int(json_integer_value(json_object_get(json_array_get(gids, 1), "index")), 3, "sysfs: GID index kept");
+    is_str(json_string_value(json_object_get(json_array_get(gids, 1), "type")), "RoCE v2", "sysfs: GID type");
+    json_decref(ports);
+
+    ports = cc_sysfs_ib_ports(sysroot, "mlx5_9");
+    is_int(json_array_size(ports), 0, "sysfs: absent device has no ports");
+    json_decref(ports);
+
+    char buf[64] = "";
+    ok(cc_sysfs_ib_guid(sysroot, "mlx5_0", buf, sizeof buf) == 0 && !strcmp(buf, "0x0c42a10300653c5a"),
+       "sysfs: node GUID as NCCL writes it (got %s)", buf);
+    ok(cc_sysfs_ib_netdev(sysroot, "mlx5_0", buf, sizeof buf) == 0 && !strcmp(buf, "ib0"),
+       "sysfs: netdev of an RDMA device (got %s)", buf);
+    ok(cc_sysfs_ib_netdev(sysroot, "mlx5_1", buf, sizeof buf) != 0, "sysfs: RDMA device without netdev entry");
+
+    json_t *nd = cc_sysfs_netdev(sysroot, "eth2");
+    is_int(json_integer_value(json_object_get(nd, "mtu")), 9000, "sysfs: netdev MTU");
+    is_int(json_integer_value(json_object_get(nd, "speed_mbps")), 200000, "sysfs: netdev speed");
+    is_str(json_string_value(json_object_get(nd, "state")), "up", "sysfs: netdev state");
+    json_decref(nd);
+    nd = cc_sysfs_netdev(sysroot, "ens1f0");
+    is_int(json_integer_value(json_object_get(nd, "speed_mbps")), -1, "sysfs: no speed file is -1");
+    json_decref(nd);
+    ok(cc_sysfs_netdev(sysroot, "nosuch0") == NULL, "sysfs: absent netdev");
+    nd = cc_sysfs_netdevs(sysroot);
+    is_int(json_array_size(nd), 7, "sysfs: every interface listed");
+    is_str(json_string_value(json_object_get(json_array_get(nd, 0), "name")), "eno1", "sysfs: sorted by name");
+    json_decref(nd);
+
+    int gen, width;
+    cc_sysfs_pcie_link(sysroot, "0000:03:00.0", 0, &gen, &width);
+    ok(gen == 5 && width == 16, "sysfs: PCIe 32 GT/s x16 is Gen5 x16 (got %d x%d)", gen, width);
+    cc_sysfs_pcie_link(sysroot, "0000:07:00.0", 0, &gen, &width);
+    ok(gen == 1 && width == 8, "sysfs: current link 2.5 GT/s x8 is Gen1 x8 (got %d x%d)", gen, width);
+    cc_sysfs_pcie_link(sysroot, "0000:07:00.0", 1, &gen, &width);
+    ok(gen == 4 && width == 16, "sysfs: max link 16 GT/s x16 is Gen4 x16 (got %d x%d)", gen, width);
+    cc_sysfs_pcie_link(sysroot, "0000:ff:00.0", 0, &gen, &width);
+    ok(gen == -1 && width == -1, "sysfs: unknown PCIe link");
+    ok(cc_sysfs_gdr_loaded(sysroot) == 1, "sysfs: nvidia_peermem seen");
+    ok(cc_sysfs_gdr_loaded("/nonexistent") == 0, "sysfs: no peermem module");
+}
+
+/* ---- loader ----------------------------------------------------------------------------- */
+
+static void check_bad(const char *file, cc_status want, const char *msg)
+{
+    char path[600], err[1024] = "", expect[1200];
+    json_t *t = (json_t *)1;
+    snprintf(path, sizeof path, "%s/tests/topo/bad/%s", srcdir, file);
+    cc_status st = cc_topo_load(path, &t, err, sizeof err);
+    snprintf(expect, sizeof expect, msg, path);
+    ok(st == want && t == NULL, "load %s fails with %s", file, cc_status_name(want));
+    is_str(err, expect, "load %s: error names the file and the place", file);
+}
+
+static void check_loader(void)
+{
+    check_bad("malformed.json", CC_EPARSE,
+              "cannot read topology '%s': line 4 column 36: string or '}' expected near '}'");
+    check_bad("bad-class.json", CC_EPARSE,
+              "topology '%s': nodes[0].paths.gpu_gpu[1][0]: 'NVLINK' is not a path class (X, NVL, PIX, PXB, PHB, SYS)");
+    check_bad("bad-count.json", CC_EPARSE, "topology '%s': nodes[0]: 'count' must be >= 1, not 0");
+    check_bad("bad-schema.json", CC_EPARSE,
+              "topology '%s': schema: 'ccbench.topology.v0' is not 'ccbench.topology.v1'");
+    check_bad("bad-shape.json", CC_EPARSE, "topology '%s': nodes[0].paths.gpu_nic: has 1 rows for 2 GPUs");
+    check_bad("bad-type.json", CC_EPARSE, "topology '%s': nodes[0].gpus[0]: 'memory_bytes' must be an integer");
+    check_bad("nonexistent.json", CC_EIO, "cannot read topology '%s': No such file or directory");
+    check_bad("", CC_EIO, "cannot read topology '%s': is a directory");
+
+    char path[600], err[1024] = "";
+    json_t *t = NULL;
+    path_of(path, sizeof path, "topologies/dgx-a100-64.json");
+    cc_status st = cc_topo_load(path, &t, err, sizeof err);
+    ok(st == CC_OK, "load topologies/dgx-a100-64.json");
+    if (st != CC_OK)
+        diag("%s", err);
+    is_int(cc_topo_node_count(t), 64, "dgx-a100-64: 64 nodes");
+    is_int(cc_topo_gpus_per_node(t, 0), 8, "dgx-a100-64: 8 GPUs per node");
+    is_int(cc_topo_nics_per_node(t, 0), 8, "dgx-a100-64: 8 NICs per node");
+    is_int(cc_topo_gpu_memory(t, 0), 85899345920LL, "dgx-a100-64: 80 GiB per GPU");
+    is_near(cc_topo_expected(t, 0, "nvlink_GBps_per_gpu"), 300, 0, "dgx-a100-64: NVLink3 300 GB/s per GPU");
+    is_near(cc_topo_expected(t, 0, "nic_GBps"), 25, 0, "dgx-a100-64: HDR 25 GB/s per NIC");
+    is_near(cc_topo_fabric(t, "rate_gbps_per_nic"), 200, 0, "dgx-a100-64: fabric HDR 200 Gb/s");
+    is_str(cc_topo_path(t, 0, "gpu_gpu", 0, 7), "NVL", "dgx-a100-64: GPU0-GPU7 over NVLink");
+    is_str(cc_topo_path(t, 0, "gpu_nic", 0, 0), "PXB", "dgx-a100-64: GPU0-mlx5_0 behind switches");
+    ok(cc_topo_nearest_nic(t, 0, 0) == 0 && cc_topo_nearest_nic(t, 0, 5) == 4,
+       "dgx-a100-64: nearest NIC of GPU0 is mlx5_0, of GPU5 mlx5_4 (first on ties)");
+    ok(cc_topo_expected(t, 0, "nosuch") == -1 && cc_topo_path(t, 0, "gpu_gpu", 0, 8) == NULL &&
+       cc_topo_node(t, 5) == NULL, "accessors: absent things are -1 / NULL");
+    json_decref(t);
+}
+
+/* ---- merge and majority ----------------------------------------------------------------- */
+
+static void check_merge(void)
+{
+    json_t *a, *b, *c;
+    probe_fixture("dgx-like", &a);
+    probe_fixture("dgx-like", &b);
+    probe_fixture("dgx-like", &c);
+    if (!a || !b || !c)
+        return;
+    json_object_set_new(b, "hostname", json_string("dgx-2"));
+    /* another host of the same kind has its own GUIDs and MACs */
+    json_object_set_new(json_array_get(json_object_get(b, "nics"), 0), "guid", json_string("0x0c42a10300650000"));
+    json_object_set_new(json_array_get(json_object_get(b, "netdevs"), 0), "mac", json_string("02:00:00:00:00:02"));
+    json_object_set_new(c, "hostname", json_string("dgx-3"));
+    /* dgx-3 lost a NIC port's rate: trained down to 100 Gb/s */
+    json_t *nic = json_array_get(json_object_get(c, "nics"), 0);
+    json_object_set_new(nic, "rate_gbps", json_real(100));
+    json_t *nodes[3] = {a, b, c};
+    json_t *t = cc_topo_merge(nodes, 3, "three");
+    char err[512];
+    ok(cc_topo_validate(t, "merged", err, sizeof err) == CC_OK, "merge: result passes the schema");
+    is_int(cc_topo_node_count(t), 3, "merge: 3 nodes");
+    int near[4];
+    for (int g = 0; g < 4; g++)
+        near[g] = cc_topo_nearest_nic(t, 0, g);
+    ok(near[0] == 0 && near[1] == 0 && near[2] == 1 && near[3] == 1,
+       "nearest NIC per GPU from the probed paths (got %d %d %d %d, want 0 0 1 1)", near[0], near[1],
+       near[2], near[3]);
+    is_int(cc_topo_class_rank("PIX"), 2, "class rank: PIX after X and NVL");
+    is_int(cc_topo_class_rank("NODE"), -1, "class rank: not a class");
+    json_t *d = json_object_get(t, "differences");
+    is_int(json_array_size(d), 1, "merge: one difference from the majority");
+    is_str(json_string_value(json_object_get(json_array_get(d, 0), "hostname")), "dgx-3", "merge: the odd node is named");
+    is_str(json_string_value(json_object_get(json_array_get(d, 0), "aspect")), "nics", "merge: the odd aspect is its NICs");
+    is_str(json_string_value(json_object_get(json_object_get(t, "fabric"), "kind")), "infiniband", "merge: fabric kind");
+    is_int(json_integer_value(json_object_get(json_object_get(t, "fabric"), "nics_per_node")), 2, "merge: 2 IB NICs per node");
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cc_topo_print_summary(mem, t);
+    fclose(mem);
+    ok(text && strstr(text, "same as this node: dgx-2") && strstr(text, "differs from the majority: dgx-3 nics"),
+       "summary: identical hosts grouped, the odd one reported");
+    ok(text && strstr(text, "GPU1         NVL       X     SYS     SYS     PXB"), "summary: affinity matrix row");
+    free(text);
+    json_decref(t);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+
+static void check_bad_xml(void)
+{
+    char err[512] = "", path[600];
+    struct cc_probe *p = NULL;
+    path_of(path, sizeof path, "tests/topo/bad/malformed.json");
+    struct cc_probe_opts o = {path, sysroot, NULL, 1};
+    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
+    ok(st == CC_EINVAL && p == NULL && strstr(err, path), "probe: a non-hwloc XML file is refused by name (%s)", err);
+}
+
+/* NVML and the CUDA runtime are optional: opening them where they are absent (or where
+ * there is no driver) must work, and a bus id that is no GPU stays unknown everywhere. */
+static void check_gpulib(void)
+{
+    struct cc_gpu_info gi;
+    int mask = cc_gpulib_open();
+    diag("NVIDIA libraries usable here: NVML %s, CUDA runtime %s", mask & 1 ? "yes" : "no",
+         mask & 2 ? "yes" : "no");
+    cc_gpu_info_init(&gi);
+    cc_gpulib_query("0000:ff:1f.7", &gi);
+    ok(gi.cuda_index == -1 && gi.memory_bytes == -1 && gi.sm == -1 && gi.model[0] == 0 &&
+       gi.nvlinks == -1 && gi.npeers == 0, "gpulib: a bus id that is no GPU stays unknown");
+    ok(cc_gpulib_open() == mask, "gpulib: opening twice gives the same answer");
+    cc_gpulib_close();
+}
+
+int main(void)
+{
+    const char *s = getenv("CC_SRCDIR");
+    snprintf(srcdir, sizeof srcdir, "%s", s && *s ? s : ".");
+    snprintf(sysroot, sizeof sysroot, "%s/tests/topo/sysfs", srcdir);
+    check_golden("dgx-like");
+    check_golden("dual-socket");
+    check_golden("nogpu");
+    check_golden("nvswitch");
+    check_nvswitch_xml();
+    check_nccl_xml();
+    check_sysfs();
+    check_loader();
+    check_merge();
+    check_bad_xml();
+    check_gpulib();
+    return tap_done();
+}
