@@ -51,7 +51,7 @@ static const struct cc_opt layout_opts[] = {
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
-    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.62", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.64", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
@@ -118,11 +118,11 @@ static int validate(const struct layout_cfg *cfg)
     char cmd[128];
     cc_megatron_habits(&hb, cfg->efficiency);
     cc_status st = cc_megatron_validate(&hb, k);
-    snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron%s",
-             cfg->efficiency != 0.62 ? " --efficiency ..." : "");
-    if (cfg->efficiency != 0.62)
+    if (cfg->efficiency != 0.64) /* the documented default */
         snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron --efficiency %g",
                  cfg->efficiency);
+    else
+        snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
     cc_layout_print_megatron(stdout, k, cc_megatron_nrows, &hb, cmd);
     return st == CC_OK ? 0 : 1;
 }
@@ -198,6 +198,11 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         c->intra_busbw_Bps = c->p2p_intra_Bps = cfg->intra_GBps * 1e9;
     if (cfg->inter_GBps > 0)
         c->inter_node_Bps = cfg->inter_GBps * 1e9;
+    if (c->peak_flops[m->prec] <= 0) {
+        cc_errbuf(err, errlen, "GPU '%s' has no %s peak in the table (give --peak-tflops or "
+                  "another --precision)", c->gpu_name, cc_prec_names[m->prec]);
+        return CC_EUSAGE;
+    }
     if (c->mem_bytes <= 0) {
         cc_errbuf(err, errlen, "GPU memory unknown for '%s' (give --gpu-mem-gb)", c->gpu_name);
         return CC_EUSAGE;
@@ -266,13 +271,16 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         puts(s);
         free(s);
         json_decref(o);
-        return 0;
+    } else {
+        cc_layout_print_context(stdout, m, c, hb);
+        cc_layout_print_explain(stdout, m, c, &l, &e);
+        if (e.feasible)
+            cc_layout_print_args(stdout, m, c, hb, &l, &e);
     }
-    cc_layout_print_context(stdout, m, c, hb);
-    cc_layout_print_explain(stdout, m, c, &l, &e);
     if (e.feasible)
-        cc_layout_print_args(stdout, m, c, hb, &l, &e);
-    return 0;
+        return 0;
+    cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
+    return 2;
 }
 
 int cc_cmd_layout(int argc, char **argv)

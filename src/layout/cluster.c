@@ -2,6 +2,7 @@
 #include "layout/cluster.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -261,8 +262,8 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     cc_status st = CC_OK;
 
     if (!f) {
-        cc_errbuf(err, errlen, "cannot read results '%s': cannot open file", path);
-        return CC_EIO;
+        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
+        return CC_EINVAL;
     }
     while (getline(&line, &cap, f) > 0) {
         lineno++;

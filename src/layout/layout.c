@@ -24,7 +24,7 @@
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
-    hb->efficiency = 0.62;
+    hb->efficiency = 0.64;
     hb->mem_margin = 0.10;
     hb->bucket_bytes = 25u << 20;
     hb->grad_bytes = 4;
@@ -209,11 +209,12 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     double Pl = cc_model_layer_params(m);
     double embed = cc_model_embed_params(m), outp = V * h;
     double p_first, p_last;
+    double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
     if (pp == 1) {
-        p_first = p_last = L * Pl + embed + (m->tied_embed ? 0 : outp);
+        p_first = p_last = cc_model_params(m);
     } else {
         p_first = L * Pl + embed;
-        p_last = L * Pl + outp; /* tied: the last stage keeps its own copy */
+        p_last = L * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
     p_first /= tp, p_last /= tp;
     int shard = dp * cp;
