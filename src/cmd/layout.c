@@ -26,7 +26,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_accum, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -55,6 +55,7 @@ static const struct cc_opt layout_opts[] = {
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
+    {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
@@ -115,14 +116,16 @@ static int validate(const struct layout_cfg *cfg)
 {
     struct cc_habits hb;
     struct cc_megatron_check k[32];
-    char cmd[128];
+    char cmd[160];
+    size_t n;
     cc_megatron_habits(&hb, cfg->efficiency);
+    hb.vpp_max = cfg->vpp_max;
     cc_status st = cc_megatron_validate(&hb, k);
-    if (cfg->efficiency != 0.64) /* the documented default */
-        snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron --efficiency %g",
-                 cfg->efficiency);
-    else
-        snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
+    n = (size_t)snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
+    if (cfg->efficiency != 0.64) /* the documented defaults */
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %g", cfg->efficiency);
+    if (cfg->vpp_max != 8 && n < sizeof cmd)
+        snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
     cc_layout_print_megatron(stdout, k, cc_megatron_nrows, &hb, cmd);
     return st == CC_OK ? 0 : 1;
 }
@@ -232,6 +235,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)
                                            : (cfg->grad_reduce == 3 ? 4 : 2);
     hb->grad_accum = cfg->grad_accum;
+    hb->main_grad_bytes = cfg->grad_copy;
     if (cfg->zero > 0)
         hb->zero_min = hb->zero_max = cfg->zero - 1;
     hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;

@@ -98,6 +98,8 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
         for (int j = 0; j < 2; j++) {
             int x = j ? i2 : i1;
             double d = po[x].t - pb[x].t;
+            if (j && fabs(d) < 0.01 * fabs(po[i1].t - pb[i1].t))
+                break; /* one component explains it */
             fprintf(out, "%s%.3f s %s %s", j ? ", " : "", fabs(d), d >= 0 ? "less" : "more",
                     pb[x].name);
         }
