@@ -12,5 +12,5 @@ tests_layout_test_layout_LDADD = $(CC_UNIT_LIBS)
 TESTS += tests/layout/test_layout tests/layout/cli.sh
 EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100x2-nics.json \
 	tests/layout/bad-nogpu.json tests/layout/model-small.json tests/layout/model-badheads.json \
-	tests/layout/bench-intra.jsonl
+	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl
 dist_doc_DATA += docs/layout.md

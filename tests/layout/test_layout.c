@@ -189,6 +189,23 @@ static void test_inputs(void)
     REL(cc_comm_time(&c, CC_ALLREDUCE, 8, 8, 1e9), 5e-6 + 1.75e9 / 100e9, 1e-4,
         "the fit replaces the table rate");
 
+    /* across 2 nodes, 8 per node: allreduce 20 us + x / 50 GB/s, allgather 15 us + x / 40 */
+    path(p, sizeof p, "bench-inter.jsonl");
+    is_int(cc_cluster_load_results(&c, p, err, sizeof err), CC_OK, "read bench-inter.jsonl");
+    is_int(c.nfits[CC_ALLGATHER][CC_SCOPE_INTER], 1, "allgather fitted across nodes");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 50e9, 1e-4,
+        "inter-node all-reduce from the fit");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 32, 8, 1e9), 20e-6 + 1e9 * 62 / 32 / 50e9, 1e-4,
+        "nearest measured group size used for 32 ranks");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 1, 1e9), 20e-6 + 1e9 * 30 / 16 / (50e9 / 8), 1e-4,
+        "one member per node gets an eighth of the measured rate");
+    REL(cc_comm_time(&c, CC_ALLGATHER, 16, 8, 1e9), 15e-6 + 1e9 * 15 / 16 / 40e9, 1e-4,
+        "allgather from its own fit");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 8, 8, 1e9), 5e-6 + 1.75e9 / 100e9, 1e-4,
+        "intra-node fit unchanged by the inter-node file");
+    is_int(cc_cluster_load_results(&c, "/nonexistent.jsonl", err, sizeof err), CC_EINVAL,
+           "missing results file");
+
     path(p, sizeof p, "model-small.json");
     is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read model-small.json");
     ok(m.layers == 12 && m.hidden == 768 && m.ffn == 3072 && m.kv_heads == 12 &&
