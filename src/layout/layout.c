@@ -145,26 +145,29 @@ static int per_node(const struct cc_cluster *c, int n, int stride)
     return k < n ? k : n;
 }
 
-void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
-                    const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e)
-{
-    memset(e, 0, sizeof *e);
-    e->feasible = 1;
-    int tp = l->tp, pp = l->pp, dp = l->dp, cp = l->cp, mb = l->mb;
-    int v = l->vpp > 0 ? l->vpp : 1, sp = l->sp && tp > 1;
-    enum cc_recompute rc = l->rc;
-    long long N = (long long)tp * pp * dp * cp;
-    int gpn = c->gpus_per_node;
-    int tp_max = hb->tp_max > 0 ? hb->tp_max : gpn;
-    double peak = c->peak_flops[m->prec];
+/* Shared quantities of one evaluation. */
+struct ctx {
+    const struct cc_model *m;
+    const struct cc_cluster *c;
+    const struct cc_habits *hb;
+    int tp, pp, dp, cp, mb, v, sp, zero, shard;
+    enum cc_recompute rc;
+    long long N;
+    double L, mm, s_loc, peak;
+    double p_first, p_last; /* parameters per GPU of the first and last stage */
+    double logits;          /* logit bytes per micro-batch per GPU */
+};
 
-    /* ---- structure -------------------------------------------------------------------- */
-    if (tp < 1 || pp < 1 || dp < 1 || cp < 1 || mb < 1) {
-        why(e, "tp, pp, dp, cp and mb must all be at least 1");
-        return;
-    }
-    if (N != c->gpus)
-        why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", N, c->gpus);
+/* Divisibility and support rules; every failure is a reason (the first one is kept). */
+static void check_structure(struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    int gpn = x->c->gpus_per_node;
+    int tp_max = x->hb->tp_max > 0 ? x->hb->tp_max : gpn;
+    int tp = x->tp, pp = x->pp, v = x->v;
+
+    if (x->N != x->c->gpus)
+        why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
     if (m->heads % tp)
         why(e, "tp %d does not divide the %d attention heads", tp, m->heads);
     if (m->kv_heads % tp)
@@ -175,14 +178,11 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         why(e, "tp %d is larger than %d (a node has %d GPUs; see --tp-max)", tp, tp_max, gpn);
     if (m->layers % pp)
         why(e, "pp %d does not divide the %d layers", pp, m->layers);
-    if (m->seq_len % cp)
-        why(e, "cp %d does not divide the sequence length %d", cp, m->seq_len);
-    if (m->global_batch % ((long long)dp * mb))
+    if (m->seq_len % x->cp)
+        why(e, "cp %d does not divide the sequence length %d", x->cp, m->seq_len);
+    if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
-            (long long)dp * mb);
-    double L = (double)m->layers / pp;           /* layers per stage */
-    double mm = (double)m->global_batch / ((double)dp * mb); /* micro-batches */
-    e->m = (long long)mm;
+            (long long)x->dp * x->mb);
     if (v > 1 && pp < 2)
         why(e, "an interleaved schedule (v=%d) needs pp > 1", v);
     if (v > 1 && m->layers % (pp * v))
@@ -190,50 +190,52 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     if (v > 1 && e->m % pp)
         why(e, "an interleaved schedule needs the micro-batch count (%lld) to be a multiple of "
             "pp %d", e->m, pp);
-    if (hb->grad_accum > 0 && e->m != hb->grad_accum)
-        why(e, "%lld micro-batches per step, but --grad-accum is %d", e->m, hb->grad_accum);
-    if (l->zero >= 2 && pp > 1)
+    if (x->hb->grad_accum > 0 && e->m != x->hb->grad_accum)
+        why(e, "%lld micro-batches per step, but --grad-accum is %d", e->m, x->hb->grad_accum);
+    if (x->zero >= 2 && pp > 1)
         why(e, "ZeRO stage %d with pipeline parallelism is not supported (DeepSpeed, "
-            "Megatron-LM)", l->zero);
-    if (peak <= 0) {
+            "Megatron-LM)", x->zero);
+    if (x->peak <= 0) {
         why(e, "%s has no %s peak (choose another --precision or give --peak-tflops)",
-            c->gpu_name, cc_prec_names[m->prec]);
-        peak = 1e12; /* keep the numbers finite */
+            x->c->gpu_name, cc_prec_names[m->prec]);
+        x->peak = 1e12; /* keep the numbers finite */
     }
-    if (rc == CC_RC_AUTO)
-        rc = CC_RC_FULL;
+}
 
-    /* ---- memory ------------------------------------------------------------------------ */
-    double s_loc = (double)m->seq_len / cp;
-    double h = m->hidden, V = m->vocab;
+/* Weights, gradients, optimizer state and activations of the fuller of the first and last
+ * pipeline stages. */
+static void eval_memory(struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    int tp = x->tp, pp = x->pp, v = x->v;
+    double L = x->L, V = m->vocab;
     double Pl = cc_model_layer_params(m);
-    double embed = cc_model_embed_params(m), outp = V * h;
-    double p_first, p_last;
+    double embed = cc_model_embed_params(m), outp = V * m->hidden;
     double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
     if (pp == 1) {
-        p_first = p_last = cc_model_params(m);
+        x->p_first = x->p_last = cc_model_params(m);
     } else {
-        p_first = L * Pl + embed;
-        p_last = L * Pl + outp + norm; /* tied: the last stage keeps its own copy */
+        x->p_first = L * Pl + embed;
+        x->p_last = L * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
-    p_first /= tp, p_last /= tp;
-    int shard = dp * cp;
-    double act_layer = cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, rc);
-    double work = rc == CC_RC_FULL ? cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, CC_RC_NONE)
-                                   : 0.0;
-    double logits = mb * s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
+    x->p_first /= tp, x->p_last /= tp;
+    double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
+    double work = x->rc == CC_RC_FULL
+                      ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
+                      : 0.0;
+    x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
     double inflight; /* layers' worth of activations held by the first stage */
     if (pp == 1)
         inflight = L;
     else if (v == 1)
-        inflight = L * fmin(pp, mm);
+        inflight = L * fmin(pp, x->mm);
     else
-        inflight = fmin(L * pp * (1.0 + (pp - 1.0) / (pp * (double)v)), L * mm);
-    double act_first = act_layer * inflight + work + (pp == 1 ? logits : 0.0);
-    double act_last = act_layer * L + work + logits;
+        inflight = fmin(L * pp * (1.0 + (pp - 1.0) / (pp * (double)v)), L * x->mm);
+    double act_first = act_layer * inflight + work + (pp == 1 ? x->logits : 0.0);
+    double act_last = act_layer * L + work + x->logits;
     double wf, gf, of, wl, gl, ol;
-    cc_state_bytes(m, hb, p_first, l->zero, shard, &wf, &gf, &of);
-    cc_state_bytes(m, hb, p_last, l->zero, shard, &wl, &gl, &ol);
+    cc_state_bytes(m, x->hb, x->p_first, x->zero, x->shard, &wf, &gf, &of);
+    cc_state_bytes(m, x->hb, x->p_last, x->zero, x->shard, &wl, &gl, &ol);
     double tot_first = wf + gf + of + act_first, tot_last = wl + gl + ol + act_last;
     e->mem_stage = (pp > 1 && tot_last > tot_first);
     e->mem_weights = e->mem_stage ? wl : wf;
@@ -241,32 +243,41 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->mem_optim = e->mem_stage ? ol : of;
     e->mem_act = e->mem_stage ? act_last : act_first;
     e->mem_total = fmax(tot_first, tot_last);
-    e->mem_limit = c->mem_bytes * (1.0 - hb->mem_margin);
+    e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
     if (e->mem_total > e->mem_limit)
         why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
             "%.0f%% margin)", e->mem_total / 1e9, e->mem_stage ? "last" : "first",
-            e->mem_limit / 1e9, c->mem_bytes / 1e9, hb->mem_margin * 100);
+            e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
+}
 
-    /* ---- time per micro-batch on the slowest stage -------------------------------------- */
-    double rate = peak * hb->efficiency;
+/* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer. */
+static void eval_time(const struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    const struct cc_cluster *c = x->c;
+    const struct cc_habits *hb = x->hb;
+    int tp = x->tp, pp = x->pp, cp = x->cp, v = x->v, sp = x->sp, shard = x->shard;
+    double L = x->L, mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
+    double rate = x->peak * hb->efficiency;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
-    double passes = 3.0 + (rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
+    double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
+
+    /* compute per micro-batch */
     double f_layer = cc_model_layer_fwd_flops(m, mb) / ((double)tp * cp);
-    double f_extra = rc == CC_RC_SELECTIVE ? 4.0 * mb * s_loc * m->seq_len * h / tp : 0.0;
+    double f_extra = x->rc == CC_RC_SELECTIVE ? 4.0 * mb * s_loc * m->seq_len * h / tp : 0.0;
     double ew_layer = ELEMWISE_TRAFFIC * passes *
                       cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, CC_RC_NONE) / hbm;
     double t_layer = (f_layer * passes + f_extra) / rate + ew_layer;
     double t_logit = 3.0 * cc_model_logit_fwd_flops(m, mb) / ((double)tp * cp) / rate +
-                     ELEMWISE_TRAFFIC * 3.0 * logits / hbm;
-    double comp_first = L * t_layer + (pp == 1 ? t_logit : 0.0);
-    double comp_last = L * t_layer + t_logit;
-    double comp = fmax(comp_first, comp_last);
+                     ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
+    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0), L * t_layer + t_logit);
 
+    /* communication per micro-batch */
     double tp_mb = 0, cp_mb = 0, pp_mb = 0, z3_mb = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
         int pn = per_node(c, tp, 1);
-        double nar = rc == CC_RC_FULL ? 6.0 : 4.0; /* 2 fwd, 2 bwd, 2 recomputed fwd */
+        double nar = x->rc == CC_RC_FULL ? 6.0 : 4.0; /* 2 fwd, 2 bwd, 2 recomputed fwd */
         double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
@@ -275,20 +286,20 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     if (cp > 1) {
         double kv = mb * s_loc * 2.0 * (m->kv_heads * (h / m->heads)) * 2.0; /* K and V */
         int pn = per_node(c, cp, tp);
-        double nag = rc == CC_RC_FULL ? 2.0 : 1.0;
+        double nag = x->rc == CC_RC_FULL ? 2.0 : 1.0;
         cp_mb = L * (nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
                      cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp));
     }
     if (pp > 1) {
         double S = mb * s_loc * h * 2.0 / tp; /* scatter/gather across the TP ranks */
-        long long stride = (long long)tp * cp * dp;
-        int pn = stride < gpn ? 2 : 1;
+        long long stride = (long long)tp * cp * x->dp;
+        int pn = stride < c->gpus_per_node ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
     }
-    double dp_bytes_g = fmax(p_first, p_last) * hb->grad_bytes;
-    double dp_bytes_w = fmax(p_first, p_last) * 2.0;
+    double dp_bytes_g = fmax(x->p_first, x->p_last) * hb->grad_bytes;
+    double dp_bytes_w = fmax(x->p_first, x->p_last) * 2.0;
     int pn_dp = per_node(c, shard, tp);
-    if (l->zero == 3 && shard > 1) { /* gather weights for fwd and bwd, scatter grads */
+    if (x->zero == 3 && shard > 1) { /* gather weights for fwd and bwd, scatter grads */
         double z3 = 2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w) +
                     cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g);
         z3_mb = fmax(0.0, z3 - comp); /* prefetching hides it behind compute */
@@ -302,23 +313,46 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->t_bubble = cc_bubble_time(pp, v, t_mb);
     e->t_dp = mm * z3_mb;
 
-    /* ---- gradient reduction once per step (ZeRO 0-2) --------------------------------- */
-    if (l->zero < 3 && shard > 1) {
+    /* gradient reduction once per step (ZeRO 0-2), in buckets */
+    if (x->zero < 3 && shard > 1) {
         double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
-        double red = l->zero == 0
+        double red = x->zero == 0
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
                          : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
                                  cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
         double window = hb->dp_overlap ? 2.0 / passes * comp : 0.0; /* last backward */
         e->t_dp += fmax(red / nb, red - window);
     }
-    double p_opt = fmax(p_first, p_last) / (l->zero >= 1 ? shard : 1);
+    double p_opt = fmax(x->p_first, x->p_last) / (x->zero >= 1 ? shard : 1);
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
-    e->mfu = cc_model_step_flops(m) / ((double)N * peak * e->t_step);
-    e->hw_tflops = cc_model_step_hw_flops(m, rc) / ((double)N * e->t_step) / 1e12;
+    e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
+    e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;
+}
+
+void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
+                    const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e)
+{
+    struct ctx x = {m, c, hb, l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp > 0 ? l->vpp : 1,
+                    l->sp && l->tp > 1, l->zero, l->dp * l->cp,
+                    l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc};
+    memset(e, 0, sizeof *e);
+    e->feasible = 1;
+    if (x.tp < 1 || x.pp < 1 || x.dp < 1 || x.cp < 1 || x.mb < 1) {
+        why(e, "tp, pp, dp, cp and mb must all be at least 1");
+        return;
+    }
+    x.N = (long long)x.tp * x.pp * x.dp * x.cp;
+    x.L = (double)m->layers / x.pp;                             /* layers per stage */
+    x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
+    x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
+    x.peak = c->peak_flops[m->prec];
+    e->m = (long long)x.mm;
+    check_structure(&x, e);
+    eval_memory(&x, e);
+    eval_time(&x, e);
 }
 
 /* ---- search ----------------------------------------------------------------------------- */
