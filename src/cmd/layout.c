@@ -1,11 +1,383 @@
-/* layout: placeholder until the layout issue lands. */
+/* `ccbench layout`: rank data/tensor/pipeline-parallel layouts by estimated step time. Pure
+ * computation (no MPI): parse options, build the model, cluster and habits, call the engine
+ * in src/layout/, print. */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/opt.h"
+#include "layout/layout.h"
+#include "layout/megatron.h"
+#include "layout/report.h"
+
+struct layout_cfg {
+    const char *model, *topology, *results, *explain;
+    int gpus, gpn;
+    const char *gpu_model;
+    double gpu_mem_gb, peak_tflops, intra_GBps, inter_GBps;
+    int seq_len;
+    long long global_batch;
+    const char *precision, *optimizer, *recompute;
+    double efficiency, mem_margin;
+    size_t bucket;
+    int grad_reduce, grad_copy, grad_accum, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int top, json, validate, list_models, list_gpus;
+};
+
+static const char *const grad_names[] = {"auto", "bf16", "fp16", "fp32", NULL};
+static const char *const zero_names[] = {"auto", "0", "1", "2", "3", NULL};
+static const char *const sp_names[] = {"auto", "off", "on", NULL};
+
+#define F(x) offsetof(struct layout_cfg, x)
+static const struct cc_opt layout_opts[] = {
+    {"model", 'm', CC_OPT_STR, F(model), NULL, "NAME|FILE", "model preset (see --list-models) or JSON spec file"},
+    {"topology", 't', CC_OPT_STR, F(topology), NULL, "FILE", "cluster topology JSON (docs/topology.md)"},
+    {"gpus", 'g', CC_OPT_INT, F(gpus), "0", "N", "quick cluster: number of GPUs (instead of --topology)", NULL, CC_OPT_RANGE, 0, 16777216},
+    {"gpus-per-node", 0, CC_OPT_INT, F(gpn), "8", "N", "quick cluster: GPUs per node", NULL, CC_OPT_RANGE, 1, 1024},
+    {"gpu-model", 0, CC_OPT_STR, F(gpu_model), "h100-sxm", "ID", "quick cluster: GPU (see --list-gpus)"},
+    {"gpu-mem-gb", 0, CC_OPT_DOUBLE, F(gpu_mem_gb), "0", "GB", "override GPU memory (GB, 1e9 bytes; 0: table/topology)", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"peak-tflops", 0, CC_OPT_DOUBLE, F(peak_tflops), "0", "TF", "override dense peak TFLOP/s of the chosen precision", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines"},
+    {"seq-len", 0, CC_OPT_INT, F(seq_len), "0", "N", "override the model's sequence length", NULL, CC_OPT_RANGE, 0, 1e8},
+    {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences)", NULL, CC_OPT_RANGE, 0, 1e12},
+    {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
+    {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
+    {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
+    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.64", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
+    {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
+    {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
+    {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
+    {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
+    {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
+    {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
+    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1", "overlap the gradient reduction with the last backward", NULL, CC_OPT_RANGE, 0, 1},
+    {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
+    {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
+    {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},
+    {"mb-max", 0, CC_OPT_INT, F(mb_max), "16", "N", "largest micro-batch searched", NULL, CC_OPT_RANGE, 1, 4096},
+    {"top", 'k', CC_OPT_INT, F(top), "5", "K", "layouts shown", NULL, CC_OPT_RANGE, 1, 10000},
+    {"explain", 'x', CC_OPT_STR, F(explain), NULL, "LAYOUT", "full breakdown of one layout, e.g. tp=8,pp=8,dp=16,mb=1"},
+    {"json", 'j', CC_OPT_FLAG, F(json), NULL, NULL, "print JSON instead of text"},
+    {"validate-megatron", 0, CC_OPT_FLAG, F(validate), NULL, NULL, "compare with Megatron-LM SC'21 Table 1 (Markdown; exit 1 if a row fails)"},
+    {"list-models", 0, CC_OPT_FLAG, F(list_models), NULL, NULL, "list model presets"},
+    {"list-gpus", 0, CC_OPT_FLAG, F(list_gpus), NULL, NULL, "list the built-in GPU table"},
+    CC_OPT_END,
+};
+#undef F
+
+static void layout_help(FILE *o)
+{
+    fprintf(o, "usage: ccbench layout --model NAME|FILE (--topology FILE | --gpus N) [options]\n\n"
+               "Rank data/tensor/pipeline-parallel layouts of a training job by estimated step\n"
+               "time: memory per GPU, compute, communication, pipeline bubble (docs/layout.md).\n"
+               "Runs without mpirun.\n\noptions:\n");
+    cc_opt_help(o, layout_opts);
+    fprintf(o, "\nExit status: 0 ok, 1 --validate-megatron found a failing row, 2 bad input or\n"
+               "no layout fits.\n");
+}
+
+static int list_models(void)
+{
+    for (int i = 0; i < cc_model_preset_count(); i++) {
+        const struct cc_model *m = cc_model_preset_at(i);
+        printf("%-16s %7.1fB  l=%-3d h=%-5d a=%-3d kv=%-3d ffn=%-5d V=%-6d s=%-5d batch=%-5lld %s\n"
+               "%18s%s\n", m->name, cc_model_params(m) / 1e9, m->layers, m->hidden, m->heads,
+               m->kv_heads, m->ffn, m->vocab, m->seq_len, m->global_batch,
+               cc_prec_names[m->prec], "", m->source);
+    }
+    return 0;
+}
+
+static int list_gpus(void)
+{
+    printf("%-10s %-24s %8s %8s %8s %6s %8s %8s %8s\n", "id", "name", "bf16", "fp16", "fp8",
+           "GB", "HBM GB/s", "intra", "inter");
+    for (int i = 0; cc_gpu_table[i].id; i++) {
+        const struct cc_gpu_spec *g = &cc_gpu_table[i];
+        printf("%-10s %-24s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f\n", g->id, g->name,
+               g->tflops[0], g->tflops[1], g->tflops[2], g->mem_gb, g->hbm_GBps, g->intra_GBps,
+               g->inter_GBps);
+    }
+    printf("(TFLOP/s dense; intra/inter: expected all-reduce busbw GB/s within a node and "
+           "across nodes)\n");
+    return 0;
+}
+
+static int validate(const struct layout_cfg *cfg)
+{
+    struct cc_habits hb;
+    struct cc_megatron_check k[32];
+    char cmd[160];
+    size_t n;
+    cc_megatron_habits(&hb, cfg->efficiency);
+    hb.vpp_max = cfg->vpp_max;
+    cc_status st = cc_megatron_validate(&hb, k);
+    n = (size_t)snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
+    if (cfg->efficiency != 0.64) /* the documented defaults */
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %g", cfg->efficiency);
+    if (cfg->vpp_max != 8 && n < sizeof cmd)
+        snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
+    cc_layout_print_megatron(stdout, k, cc_megatron_nrows, &hb, cmd);
+    return st == CC_OK ? 0 : 1;
+}
+
+static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, char *err,
+                             size_t errlen)
+{
+    cc_status st;
+    if (!cfg->model) {
+        cc_errbuf(err, errlen, "no model given (--model NAME|FILE; see --list-models)");
+        return CC_EUSAGE;
+    }
+    if (cc_model_preset(cfg->model, m) != CC_OK) {
+        if (!strchr(cfg->model, '/') && !strstr(cfg->model, ".json")) {
+            cc_errbuf(err, errlen, "unknown model '%s' (a preset from --list-models or a "
+                      "JSON file)", cfg->model);
+            return CC_EUSAGE;
+        }
+        if ((st = cc_model_load(cfg->model, m, err, errlen)) != CC_OK)
+            return st;
+    }
+    if (cfg->seq_len)
+        m->seq_len = cfg->seq_len;
+    if (cfg->global_batch)
+        m->global_batch = cfg->global_batch;
+    const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {
+        {"precision", cfg->precision, cc_prec_names, (int *)&m->prec},
+        {"optimizer", cfg->optimizer, cc_optim_names, (int *)&m->optim}};
+    for (int i = 0; i < 2; i++) {
+        if (!ch[i].val)
+            continue;
+        int x = cc_choice_index(ch[i].names, ch[i].val);
+        if (x < 0) {
+            char list[64];
+            cc_errbuf(err, errlen, "unknown --%s '%s' (one of %s)", ch[i].opt, ch[i].val,
+                      cc_choice_join(ch[i].names, list, sizeof list));
+            return CC_EUSAGE;
+        }
+        *ch[i].field = x;
+    }
+    return cc_model_check(m, err, errlen);
+}
+
+static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_model *m,
+                               struct cc_cluster *c, char *err, size_t errlen)
+{
+    cc_status st;
+    if (cfg->topology && cfg->gpus) {
+        cc_errbuf(err, errlen, "give either --topology or --gpus, not both");
+        return CC_EUSAGE;
+    }
+    if (cfg->topology) {
+        if ((st = cc_cluster_load_topology(c, cfg->topology, cfg->peak_tflops > 0, err,
+                                           errlen)) != CC_OK)
+            return st;
+    } else if (cfg->gpus) {
+        const struct cc_gpu_spec *g = cc_gpu_lookup(cfg->gpu_model);
+        if (!g) {
+            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (see --list-gpus)", cfg->gpu_model);
+            return CC_EUSAGE;
+        }
+        if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
+            return st;
+    } else {
+        cc_errbuf(err, errlen, "no cluster given (--topology FILE or --gpus N)");
+        return CC_EUSAGE;
+    }
+    if (cfg->gpu_mem_gb > 0)
+        c->mem_bytes = cfg->gpu_mem_gb * 1e9;
+    if (cfg->peak_tflops > 0)
+        c->peak_flops[m->prec] = cfg->peak_tflops * 1e12;
+    if (cfg->intra_GBps > 0)
+        c->intra_busbw_Bps = c->p2p_intra_Bps = cfg->intra_GBps * 1e9;
+    if (cfg->inter_GBps > 0)
+        c->inter_node_Bps = cfg->inter_GBps * 1e9;
+    if (c->peak_flops[m->prec] <= 0) {
+        cc_errbuf(err, errlen, "GPU '%s' has no %s peak in the table (give --peak-tflops or "
+                  "another --precision)", c->gpu_name, cc_prec_names[m->prec]);
+        return CC_EUSAGE;
+    }
+    if (c->mem_bytes <= 0) {
+        cc_errbuf(err, errlen, "GPU memory unknown for '%s' (give --gpu-mem-gb)", c->gpu_name);
+        return CC_EUSAGE;
+    }
+    if (cfg->results) {
+        char buf[4096];
+        char *save = NULL;
+        if (strlen(cfg->results) >= sizeof buf) {
+            cc_errbuf(err, errlen, "--results list is too long");
+            return CC_EUSAGE;
+        }
+        strcpy(buf, cfg->results);
+        for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
+            if ((st = cc_cluster_load_results(c, p, err, errlen)) != CC_OK)
+                return st;
+    }
+    return CC_OK;
+}
+
+static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
+                         struct cc_habits *hb)
+{
+    cc_habits_default(hb);
+    hb->efficiency = cfg->efficiency;
+    hb->mem_margin = cfg->mem_margin;
+    hb->bucket_bytes = cfg->bucket;
+    hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)
+                                           : (cfg->grad_reduce == 3 ? 4 : 2);
+    hb->grad_accum = cfg->grad_accum;
+    hb->main_grad_bytes = cfg->grad_copy;
+    if (cfg->zero > 0)
+        hb->zero_min = hb->zero_max = cfg->zero - 1;
+    hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;
+    hb->dp_overlap = cfg->dp_overlap;
+    hb->tp_max = cfg->tp_max;
+    hb->cp_max = cfg->cp_max;
+    hb->vpp_max = cfg->vpp_max;
+    hb->mb_max = cfg->mb_max;
+    hb->recompute = (enum cc_recompute)cc_choice_index(cc_recompute_names, cfg->recompute);
+    if (strcmp(cfg->recompute, "model") == 0)
+        hb->recompute = m->recompute;
+}
+
+/* --explain: the named layout with unspecified knobs at plain defaults. */
+static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
+                   const struct cc_cluster *c, const struct cc_habits *hb)
+{
+    char err[256];
+    int dp_given;
+    struct cc_layout l = {1, 1, 0, 1, 1, 1, 0, hb->zero_min,
+                          hb->recompute == CC_RC_AUTO ? m->recompute : hb->recompute};
+    l.sp = -1;
+    if (cc_layout_parse(cfg->explain, &l, &dp_given, err, sizeof err) != CC_OK) {
+        cc_err("%s", err);
+        return 2;
+    }
+    if (l.sp < 0)
+        l.sp = l.tp > 1 && hb->sp != 0;
+    if (!dp_given)
+        l.dp = c->gpus / (l.tp * l.pp * l.cp) > 0 ? c->gpus / (l.tp * l.pp * l.cp) : 1;
+    struct cc_eval e;
+    cc_layout_eval(m, c, hb, &l, &e);
+    if (cfg->json) {
+        json_t *o = cc_layout_context_json(m, c, hb);
+        json_object_set_new(o, "explain", cc_layout_ranked_json(m, hb, &l, &e));
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        puts(s);
+        free(s);
+        json_decref(o);
+    } else {
+        cc_layout_print_context(stdout, m, c, hb);
+        cc_layout_print_explain(stdout, m, c, &l, &e);
+        if (e.feasible)
+            cc_layout_print_args(stdout, m, c, hb, &l, &e);
+    }
+    if (e.feasible)
+        return 0;
+    cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
+    return 2;
+}
 
 int cc_cmd_layout(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cc_err("layout is not implemented yet");
-    return 2;
+    struct layout_cfg cfg;
+    struct cc_opt_result res;
+    char *pos[argc > 0 ? argc : 1];
+    char err[512];
+    struct cc_model m;
+    struct cc_cluster *c = NULL;
+    struct cc_habits hb;
+    struct cc_search s = {0};
+    int rc = 2;
+
+    res.pos = pos;
+    res.given = NULL;
+    if (cc_opt_parse(layout_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err) != CC_OK) {
+        cc_err("%s", err);
+        return 2;
+    }
+    if (res.help) {
+        layout_help(stdout);
+        return 0;
+    }
+    if (res.npos) {
+        cc_err("unexpected argument '%s' (see --help)", res.pos[0]);
+        return 2;
+    }
+    if (cfg.list_models)
+        return list_models();
+    if (cfg.list_gpus)
+        return list_gpus();
+    if (cfg.validate)
+        return validate(&cfg);
+    if (cc_choice_index(cc_recompute_names, cfg.recompute) < 0 &&
+        strcmp(cfg.recompute, "model") != 0) {
+        cc_err("unknown --recompute '%s' (one of none|selective|full|auto|model)", cfg.recompute);
+        return 2;
+    }
+    cc_status st = build_model(&cfg, &m, err, sizeof err);
+    if (st != CC_OK) {
+        cc_err("%s", err);
+        return cc_status_exit(st);
+    }
+    c = malloc(sizeof *c); /* the fit tables make it large */
+    if (!c) {
+        cc_err("out of memory");
+        return 3;
+    }
+    if ((st = build_cluster(&cfg, &m, c, err, sizeof err)) != CC_OK) {
+        cc_err("%s", err);
+        rc = cc_status_exit(st);
+        goto done;
+    }
+    build_habits(&cfg, &m, &hb);
+    if (cfg.explain) {
+        rc = explain(&cfg, &m, c, &hb);
+        goto done;
+    }
+    st = cc_layout_search(&m, c, &hb, &s);
+    if (st == CC_ENOMEM) {
+        cc_err("out of memory");
+        rc = 3;
+        goto done;
+    }
+    if (cfg.json) {
+        json_t *o = cc_layout_context_json(&m, c, &hb);
+        json_t *top = json_array();
+        json_object_set_new(o, "evaluated", json_integer(s.evaluated));
+        json_object_set_new(o, "feasible", json_integer(s.feasible));
+        for (int i = 0; i < s.nbest && i < cfg.top; i++)
+            json_array_append_new(top, cc_layout_ranked_json(&m, &hb, &s.best[i].layout,
+                                                             &s.best[i].eval));
+        json_object_set_new(o, "top", top);
+        if (st != CC_OK)
+            json_object_set_new(o, "error", json_string(s.why_none));
+        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        puts(txt);
+        free(txt);
+        json_decref(o);
+    } else if (st == CC_OK) {
+        cc_layout_print_context(stdout, &m, c, &hb);
+        cc_layout_print_table(stdout, &m, c, &s, cfg.top);
+        cc_layout_print_args(stdout, &m, c, &hb, &s.best[0].layout, &s.best[0].eval);
+    }
+    if (st != CC_OK) {
+        cc_err("model '%s' on %d GPUs: %s", m.name, c->gpus, s.why_none);
+        rc = 2;
+        goto done;
+    }
+    rc = 0;
+done:
+    cc_search_free(&s);
+    free(c);
+    return rc;
 }

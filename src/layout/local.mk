@@ -1,1 +1,16 @@
 # fragment of Makefile.am (owned by this part of the tree)
+# layout: pure computation (no MPI, no hardware), so it lives in libcccore.
+libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
+	src/layout/cluster.c src/layout/cluster.h \
+	src/layout/layout.c src/layout/layout.h \
+	src/layout/megatron.c src/layout/megatron.h \
+	src/layout/report.c src/layout/report.h
+
+check_PROGRAMS += tests/layout/test_layout
+tests_layout_test_layout_SOURCES = tests/layout/test_layout.c
+tests_layout_test_layout_LDADD = $(CC_UNIT_LIBS)
+TESTS += tests/layout/test_layout tests/layout/cli.sh
+EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100x2-nics.json \
+	tests/layout/bad-nogpu.json tests/layout/model-small.json tests/layout/model-badheads.json \
+	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl
+dist_doc_DATA += docs/layout.md

@@ -1,0 +1,395 @@
+/* cluster.c - GPU table, topology reader, bench-result fits and the communication model. */
+#include "layout/cluster.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+/* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
+ * MI300X AMD). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
+ * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
+ * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); see docs/layout.md. */
+const struct cc_gpu_spec cc_gpu_table[] = {
+    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370},
+    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370},
+    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185},
+    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185},
+    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370},
+    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25},
+    {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45},
+    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370},
+    {"mi250x", "mi250", NULL, "AMD Instinct MI250X", {383, 383, 0}, 128, 3200, 150, 90},
+    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0},
+};
+
+static void normalise(const char *in, char *out, size_t len)
+{
+    size_t j = 0;
+    for (; *in && j + 1 < len; in++)
+        if (isalnum((unsigned char)*in))
+            out[j++] = (char)tolower((unsigned char)*in);
+    out[j] = 0;
+}
+
+const struct cc_gpu_spec *cc_gpu_lookup(const char *text)
+{
+    char n[128], id[32];
+    if (!text)
+        return NULL;
+    normalise(text, n, sizeof n);
+    for (int i = 0; cc_gpu_table[i].id; i++) {
+        normalise(cc_gpu_table[i].id, id, sizeof id);
+        if (strcmp(n, id) == 0)
+            return &cc_gpu_table[i];
+    }
+    for (int i = 0; cc_gpu_table[i].id; i++) {
+        const struct cc_gpu_spec *g = &cc_gpu_table[i];
+        if (strstr(n, g->must) && (!g->also || strstr(n, g->also)))
+            return g;
+    }
+    return NULL;
+}
+
+static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
+{
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", g->name);
+    for (int p = 0; p < CC_PREC_COUNT; p++)
+        c->peak_flops[p] = g->tflops[p] * 1e12;
+    c->mem_bytes = g->mem_gb * 1e9;
+    c->hbm_Bps = g->hbm_GBps * 1e9;
+    c->intra_busbw_Bps = g->intra_GBps * 1e9;
+    c->inter_node_Bps = g->inter_GBps * 1e9;
+}
+
+static void init_common(struct cc_cluster *c)
+{
+    memset(c, 0, sizeof *c);
+    c->lat_intra_s = 10e-6; /* NCCL small-message all-reduce within a node, order of */
+    c->lat_inter_s = 30e-6; /* ... and across nodes */
+    c->hbm_Bps = 2e12;
+}
+
+cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
+                           const struct cc_gpu_spec *gpu, char *err, size_t errlen)
+{
+    init_common(c);
+    if (gpus < 1 || gpus_per_node < 1) {
+        cc_errbuf(err, errlen, "--gpus '%d' and --gpus-per-node '%d' must be positive", gpus,
+                  gpus_per_node);
+        return CC_EINVAL;
+    }
+    if (gpus > gpus_per_node && gpus % gpus_per_node) {
+        cc_errbuf(err, errlen, "--gpus '%d' is not a multiple of --gpus-per-node %d", gpus,
+                  gpus_per_node);
+        return CC_EINVAL;
+    }
+    if (gpus < gpus_per_node)
+        gpus_per_node = gpus;
+    set_gpu(c, gpu);
+    c->gpus = gpus;
+    c->gpus_per_node = gpus_per_node;
+    c->nodes = gpus / gpus_per_node;
+    c->p2p_intra_Bps = c->intra_busbw_Bps;
+    snprintf(c->name, sizeof c->name, "%d x %s (%d nodes of %d)", gpus, gpu->id, c->nodes,
+             gpus_per_node);
+    snprintf(c->bw_source, sizeof c->bw_source, "built-in table for %s", gpu->id);
+    return CC_OK;
+}
+
+/* ---- topology ------------------------------------------------------------------------------ */
+
+static double num(json_t *o, const char *key)
+{
+    json_t *x = json_object_get(o, key);
+    return json_is_number(x) ? json_number_value(x) : 0.0;
+}
+
+cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
+                                   char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    cc_status st = CC_EPARSE;
+    const char *model = NULL;
+    double mem = 0, intra = 0, nvl = 0;
+    int gpn = 0, hetero = 0;
+
+    init_common(c);
+    if (!root) {
+        cc_errbuf(err, errlen, "cannot read topology '%s': line %d: %s", path, je.line, je.text);
+        return CC_EPARSE;
+    }
+    json_t *nodes = json_object_get(root, "nodes");
+    if (!json_is_array(nodes) || json_array_size(nodes) == 0) {
+        cc_errbuf(err, errlen, "topology '%s': \"nodes\" must be a non-empty array", path);
+        goto done;
+    }
+    size_t i;
+    json_t *nd;
+    json_array_foreach(nodes, i, nd) {
+        json_t *gpus = json_object_get(nd, "gpus");
+        json_t *cnt = json_object_get(nd, "count");
+        long long count = cnt ? (json_is_integer(cnt) ? json_integer_value(cnt) : -1) : 1;
+        int ng = json_is_array(gpus) ? (int)json_array_size(gpus) : 0;
+        if (count < 0 || count > 1000000) {
+            cc_errbuf(err, errlen, "topology '%s': nodes[%zu].count must be a non-negative "
+                      "integer", path, i);
+            goto done;
+        }
+        if (ng == 0 || count == 0)
+            continue; /* a node type without GPUs (login, storage) */
+        json_t *g0 = json_array_get(gpus, 0);
+        const char *m = json_string_value(json_object_get(g0, "model"));
+        double gm = num(g0, "memory_bytes");
+        json_t *exp = json_object_get(nd, "expected");
+        if (gpn && (ng != gpn || (m && model && strcmp(m, model) != 0)))
+            hetero = 1;
+        if (!gpn || ng < gpn)
+            gpn = ng;
+        if (!model)
+            model = m;
+        if (gm > 0 && (mem == 0 || gm < mem))
+            mem = gm;
+        if (num(exp, "intra_allreduce_busbw_GBps") > 0 &&
+            (intra == 0 || num(exp, "intra_allreduce_busbw_GBps") < intra))
+            intra = num(exp, "intra_allreduce_busbw_GBps");
+        if (num(exp, "nvlink_GBps_per_gpu") > 0)
+            nvl = num(exp, "nvlink_GBps_per_gpu");
+        c->nodes += (int)count;
+        c->gpus += (int)count * ng;
+    }
+    if (!c->gpus) {
+        cc_errbuf(err, errlen, "topology '%s': no GPUs described (nodes[].gpus is empty)", path);
+        st = CC_EINVAL;
+        goto done;
+    }
+    const struct cc_gpu_spec *g = cc_gpu_lookup(model);
+    if (g)
+        set_gpu(c, g);
+    else if (!allow_unknown) {
+        cc_errbuf(err, errlen, "topology '%s': unknown GPU model '%s' (give --peak-tflops, "
+                  "or see --list-gpus)", path, model ? model : "(none)");
+        st = CC_EINVAL;
+        goto done;
+    } else
+        snprintf(c->gpu_name, sizeof c->gpu_name, "%s", model ? model : "unknown");
+    if (hetero)
+        cc_warn("topology '%s': node types differ; planning with %d GPUs per node", path, gpn);
+    c->gpus_per_node = gpn;
+    c->gpus = c->nodes * gpn;
+    if (mem > 0)
+        c->mem_bytes = mem;
+    if (intra > 0)
+        c->intra_busbw_Bps = intra * 1e9;
+    c->p2p_intra_Bps = nvl > 0 ? nvl * 1e9 : c->intra_busbw_Bps;
+    json_t *fab = json_object_get(root, "fabric");
+    double inter = num(fab, "inter_allreduce_busbw_GBps");
+    if (inter <= 0 && num(fab, "nics_per_node") > 0)
+        inter = num(fab, "nics_per_node") * num(fab, "rate_gbps_per_nic") / 8.0;
+    if (inter > 0)
+        c->inter_node_Bps = inter * 1e9;
+    if (c->nodes > 1 && c->inter_node_Bps <= 0) {
+        cc_errbuf(err, errlen, "topology '%s': %d nodes but no inter-node rate (fabric."
+                  "inter_allreduce_busbw_GBps or nics_per_node and rate_gbps_per_nic)", path,
+                  c->nodes);
+        st = CC_EINVAL;
+        goto done;
+    }
+    const char *nm = json_string_value(json_object_get(root, "name"));
+    snprintf(c->name, sizeof c->name, "%s: %d x %s (%d nodes of %d)", nm ? nm : path, c->gpus,
+             g ? g->id : c->gpu_name, c->nodes, gpn);
+    snprintf(c->bw_source, sizeof c->bw_source, "expected rates of topology '%s'", path);
+    st = CC_OK;
+done:
+    json_decref(root);
+    return st;
+}
+
+/* ---- bench results ------------------------------------------------------------------------ */
+
+struct pt { int coll, scope, n, per_node; double x, t; };
+
+/* Weighted least squares of t = alpha + x/bw with weights 1/t^2 (relative error), so small
+ * messages set the latency and large ones the bandwidth. */
+static int fit_points(const struct pt *p, int np, struct cc_fit *f)
+{
+    double sw = 0, sx = 0, st = 0, sxx = 0, sxt = 0, xmin = INFINITY, xmax = 0;
+    for (int i = 0; i < np; i++) {
+        double w = 1.0 / (p[i].t * p[i].t);
+        sw += w, sx += w * p[i].x, st += w * p[i].t;
+        sxx += w * p[i].x * p[i].x, sxt += w * p[i].x * p[i].t;
+        xmin = fmin(xmin, p[i].x), xmax = fmax(xmax, p[i].x);
+    }
+    double den = sw * sxx - sx * sx;
+    double slope = (np >= 2 && xmax > xmin && den > 0) ? (sw * sxt - sx * st) / den : 0;
+    double alpha = (st - slope * sx) / sw;
+    if (slope <= 0) { /* flat: take the best bandwidth seen, no latency */
+        double best = 0;
+        for (int i = 0; i < np; i++)
+            best = fmax(best, p[i].x / p[i].t);
+        if (best <= 0)
+            return -1;
+        slope = 1.0 / best, alpha = 0;
+    }
+    if (alpha < 0) { /* refit through the origin */
+        alpha = 0;
+        slope = sxt / sxx;
+    }
+    f->alpha_s = alpha;
+    f->busbw_Bps = 1.0 / slope;
+    f->points = np;
+    return 0;
+}
+
+cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
+                                  size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    int nnodes = 0, npts = 0, ptcap = 0, nfit = 0;
+    struct pt *pts = NULL;
+    cc_status st = CC_OK;
+
+    if (!f) {
+        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
+        return CC_EINVAL;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '#')
+            continue;
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        if (!json_is_object(o)) {
+            cc_errbuf(err, errlen, "cannot read results '%s': line %ld: %s", path, lineno,
+                      o ? "not a JSON object" : je.text);
+            json_decref(o);
+            st = CC_EPARSE;
+            goto done;
+        }
+        const char *type = json_string_value(json_object_get(o, "type"));
+        if (type && strcmp(type, "header") == 0)
+            nnodes = (int)json_integer_value(json_object_get(o, "nnodes"));
+        if (type && strcmp(type, "result") == 0 && json_is_number(json_object_get(o, "time_us"))) {
+            const struct cc_coll *cl =
+                cc_coll_find(json_string_value(json_object_get(o, "collective")) ?: "");
+            int n = (int)json_integer_value(json_object_get(o, "nranks"));
+            double bytes = num(o, "bytes"), t = num(o, "time_us") * 1e-6;
+            if (!nnodes) {
+                cc_errbuf(err, errlen, "cannot read results '%s': line %ld: result before the "
+                          "header (no nnodes)", path, lineno);
+                json_decref(o);
+                st = CC_EPARSE;
+                goto done;
+            }
+            if (cl && n >= 2 && bytes > 0 && t > 0) {
+                if (npts == ptcap) {
+                    ptcap = ptcap ? 2 * ptcap : 256;
+                    struct pt *np = realloc(pts, (size_t)ptcap * sizeof *pts);
+                    if (!np) {
+                        json_decref(o);
+                        st = CC_ENOMEM;
+                        goto done;
+                    }
+                    pts = np;
+                }
+                pts[npts++] = (struct pt){(int)cl->id, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA,
+                                          n, (n + nnodes - 1) / nnodes,
+                                          bytes * cl->busbw_factor(n), t};
+            }
+        }
+        json_decref(o);
+    }
+    /* group by (collective, scope, nranks) and fit each group */
+    for (int i = 0; i < npts; i++) {
+        if (pts[i].coll < 0)
+            continue;
+        struct pt key = pts[i];
+        int k = 0;
+        for (int j = i; j < npts; j++)
+            if (pts[j].coll == key.coll && pts[j].scope == key.scope && pts[j].n == key.n) {
+                struct pt tmp = pts[j];
+                pts[j] = pts[i + k];
+                pts[i + k] = tmp;
+                k++;
+            }
+        struct cc_fit fit = {key.n, key.per_node, 0, 0, 0};
+        int *nf = &c->nfits[key.coll][key.scope];
+        if (fit_points(pts + i, k, &fit) == 0 && *nf < CC_FIT_MAX) {
+            c->fits[key.coll][key.scope][(*nf)++] = fit;
+            nfit++;
+        }
+        for (int j = i; j < i + k; j++)
+            pts[j].coll = -1;
+        i += k - 1;
+    }
+    if (!nfit) {
+        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines", path);
+        st = CC_EINVAL;
+        goto done;
+    }
+    size_t len = strlen(c->bw_source);
+    snprintf(c->bw_source + len, sizeof c->bw_source - len, "%sfitted from '%s'",
+             len ? "; " : "", path);
+done:
+    free(pts);
+    free(line);
+    fclose(f);
+    return st;
+}
+
+/* ---- communication model -------------------------------------------------------------------- */
+
+static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll_id coll,
+                                        int scope, int n)
+{
+    const struct cc_fit *best = NULL;
+    double bd = INFINITY;
+    for (int i = 0; i < c->nfits[coll][scope]; i++) {
+        double d = fabs(log((double)c->fits[coll][scope][i].nranks / n));
+        if (d < bd) /* first of equals wins: order of the file, deterministic */
+            bd = d, best = &c->fits[coll][scope][i];
+    }
+    return best;
+}
+
+double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
+                    double bytes)
+{
+    if (bytes <= 0 || (n < 2 && coll != CC_SENDRECV))
+        return 0.0;
+    int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+    int scope = per_node >= n ? CC_SCOPE_INTRA : CC_SCOPE_INTER;
+    double share = per_node < gpn ? (double)per_node / gpn : 1.0;
+    double factor = coll == CC_SENDRECV ? 1.0 : cc_coll_get(coll)->busbw_factor(n);
+    double alpha, bw;
+    const struct cc_fit *f = nearest_fit(c, coll, scope, n);
+
+    if (f) {
+        alpha = f->alpha_s;
+        bw = f->busbw_Bps;
+        if (scope == CC_SCOPE_INTER && per_node < f->per_node)
+            bw *= (double)per_node / f->per_node;
+    } else if (scope == CC_SCOPE_INTRA) {
+        alpha = c->lat_intra_s;
+        bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
+    } else {
+        alpha = c->lat_inter_s;
+        bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
+                                                                      : INFINITY);
+    }
+    if (bw <= 0)
+        return INFINITY;
+    return alpha + bytes * factor / bw;
+}

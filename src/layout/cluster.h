@@ -1,0 +1,88 @@
+/* cluster.h - the machine `ccbench layout` plans for: GPUs (count, memory, peak FLOP/s from a
+ * built-in table), nodes, and a communication model time = alpha + bytes*factor(n)/busbw per
+ * collective and scope (within a node, across nodes), either fitted from ccbench bench JSON
+ * Lines or taken from a topology's expected rates.
+ *
+ * Units: bytes, seconds, FLOP/s, bytes/s (the JSON inputs use GB/s = 1e9 B/s and Gbps).
+ */
+#ifndef CC_LAYOUT_CLUSTER_H
+#define CC_LAYOUT_CLUSTER_H
+
+#include <stddef.h>
+#include "coll/coll.h"
+#include "core/status.h"
+#include "layout/model.h"
+
+/* One row of the built-in GPU table (dense peaks, no sparsity; vendor data sheets). */
+struct cc_gpu_spec {
+    const char *id;       /* short name for --gpu-model: "a100-80g" */
+    const char *must;     /* substring of a normalised model name that selects this row */
+    const char *also;     /* second required substring, or NULL */
+    const char *name;     /* marketing name */
+    double tflops[CC_PREC_COUNT]; /* bf16, fp16, fp8 dense TFLOP/s; 0: not supported */
+    double mem_gb;        /* GPU memory, GB (1e9) */
+    double hbm_GBps;      /* memory bandwidth */
+    double intra_GBps;    /* expected all-reduce busbw across the GPUs of a node */
+    double inter_GBps;    /* expected all-reduce busbw across nodes (typical NICs of the era) */
+};
+
+/* Find a row by id or by a model string such as "NVIDIA A100-SXM4-80GB" (case and
+ * punctuation ignored). NULL if none matches. */
+const struct cc_gpu_spec *cc_gpu_lookup(const char *text);
+/* The table, for listing: rows until id == NULL. */
+extern const struct cc_gpu_spec cc_gpu_table[];
+
+enum cc_scope { CC_SCOPE_INTRA, CC_SCOPE_INTER };
+
+/* A fitted latency-bandwidth model of one collective in one scope at one group size. */
+struct cc_fit {
+    int nranks;        /* group size measured */
+    int per_node;      /* ranks per node in the measurement */
+    int points;        /* measurements used */
+    double alpha_s;    /* latency */
+    double busbw_Bps;  /* bus bandwidth (nccl-tests convention) */
+};
+
+#define CC_FIT_MAX 32
+
+struct cc_cluster {
+    char name[128];
+    char gpu_name[96];
+    int nodes, gpus_per_node, gpus;
+    double mem_bytes;                  /* per GPU */
+    double peak_flops[CC_PREC_COUNT];  /* per GPU; 0: precision not supported */
+    double hbm_Bps;
+    double intra_busbw_Bps;            /* all-reduce busbw, all GPUs of one node */
+    double inter_node_Bps;             /* all-reduce busbw across nodes, whole node: the
+                                          node's inter-node bandwidth, shared by its GPUs */
+    double p2p_intra_Bps;              /* send/recv between two GPUs of a node */
+    double lat_intra_s, lat_inter_s;   /* per-collective latency when nothing is fitted */
+    char bw_source[160];               /* where the rates come from (for the report) */
+    struct cc_fit fits[CC_COLL_COUNT][2][CC_FIT_MAX];
+    int nfits[CC_COLL_COUNT][2];
+};
+
+/* A cluster of `gpus` GPUs, `gpus_per_node` per node, of the table row `gpu`; rates from the
+ * table. CC_EINVAL with a message if gpus is not a multiple of gpus_per_node (when larger). */
+cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
+                           const struct cc_gpu_spec *gpu, char *err, size_t errlen);
+
+/* Read the fields layout needs from a ccbench topology JSON (docs/topology.md: nodes[].count,
+ * nodes[].gpus[], nodes[].expected, fabric). Unknown GPU models are an error unless
+ * allow_unknown (the caller then sets peak_flops itself). */
+cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
+                                   char *err, size_t errlen);
+
+/* Fit alpha + x/busbw to the "type":"result" lines of ccbench bench JSON Lines (x = bytes *
+ * busbw factor); scope from the header's nnodes (1: within a node). Adds to c->fits. */
+cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
+                                  size_t errlen);
+
+/* Time in seconds of one collective over a group of n GPUs of which per_node share a node
+ * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
+ * nodes, a node's bandwidth is shared evenly by its GPUs: a group with k members per node
+ * gets inter_node_Bps * k / gpus_per_node. CC_SENDRECV is a point-to-point transfer. */
+double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
+                    double bytes);
+
+#endif

@@ -1,0 +1,492 @@
+/* layout.c - memory and step time of one layout; the search over all layouts. */
+#include "layout/layout.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/opt.h"
+
+/* Bytes of memory traffic per activation byte and pass (one write, one read): the element-wise
+ * work (norms, activations, softmax, dropout, residuals) runs at memory speed. Fixed a priori,
+ * not fitted; see docs/layout.md. */
+#ifndef ELEMWISE_TRAFFIC
+#define ELEMWISE_TRAFFIC 2.0
+#endif
+/* Optimizer update, bytes read+written per parameter besides the gradient: Adam reads and
+ * writes fp32 master, m, v (24) and writes the 16-bit weight (2); SGD with momentum 16 + 2. */
+#define ADAM_STEP_BYTES 26.0
+#define SGD_STEP_BYTES 18.0
+
+void cc_habits_default(struct cc_habits *hb)
+{
+    memset(hb, 0, sizeof *hb);
+    hb->efficiency = 0.64;
+    hb->mem_margin = 0.10;
+    hb->bucket_bytes = 25u << 20;
+    hb->grad_bytes = 4;
+    hb->zero_min = 0;
+    hb->zero_max = 3;
+    hb->sp = -1;
+    hb->dp_overlap = 1;
+    hb->tp_max = 0; /* GPUs per node */
+    hb->cp_max = 1;
+    hb->vpp_max = 8;
+    hb->mb_max = 16;
+    hb->recompute = CC_RC_AUTO;
+}
+
+const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s", l->tp, l->pp,
+             l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc]);
+    return buf;
+}
+
+cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
+                          size_t errlen)
+{
+    char buf[256];
+    char *save = NULL;
+    *dp_given = 0;
+    if (strlen(text) >= sizeof buf) {
+        cc_errbuf(err, errlen, "layout '%.40s...' is too long", text);
+        return CC_EUSAGE;
+    }
+    strcpy(buf, text);
+    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            cc_errbuf(err, errlen, "layout '%s': '%s' is not key=value", text, kv);
+            return CC_EUSAGE;
+        }
+        *eq = 0;
+        const char *key = kv, *val = eq + 1;
+        if (strcmp(key, "rc") == 0) {
+            int i = cc_choice_index(cc_recompute_names, val);
+            if (i < 0 || i == CC_RC_AUTO) {
+                cc_errbuf(err, errlen, "layout '%s': unknown rc '%s' (none|selective|full)",
+                          text, val);
+                return CC_EUSAGE;
+            }
+            l->rc = (enum cc_recompute)i;
+            continue;
+        }
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (end == val || *end || v < 0 || v > 1000000) {
+            cc_errbuf(err, errlen, "layout '%s': %s needs a non-negative integer, got '%s'",
+                      text, key, val);
+            return CC_EUSAGE;
+        }
+        int iv = (int)v;
+        if (strcmp(key, "tp") == 0) l->tp = iv;
+        else if (strcmp(key, "pp") == 0) l->pp = iv;
+        else if (strcmp(key, "dp") == 0) l->dp = iv, *dp_given = 1;
+        else if (strcmp(key, "cp") == 0) l->cp = iv;
+        else if (strcmp(key, "mb") == 0) l->mb = iv;
+        else if (strcmp(key, "v") == 0 || strcmp(key, "vpp") == 0) l->vpp = iv;
+        else if (strcmp(key, "sp") == 0) l->sp = iv != 0;
+        else if (strcmp(key, "zero") == 0) l->zero = iv;
+        else {
+            cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
+                      "zero, rc)", text, key);
+            return CC_EUSAGE;
+        }
+        if (iv == 0 && strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0) {
+            cc_errbuf(err, errlen, "layout '%s': %s must be at least 1", text, key);
+            return CC_EUSAGE;
+        }
+    }
+    if (l->zero > 3) {
+        cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
+        return CC_EUSAGE;
+    }
+    return CC_OK;
+}
+
+double cc_bubble_time(int pp, int vpp, double t_mb)
+{
+    return pp > 1 ? (double)(pp - 1) / (vpp > 0 ? vpp : 1) * t_mb : 0.0;
+}
+
+void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
+                    int zero, int shard, double *w, double *g, double *o)
+{
+    double opt = m->optim == CC_OPTIM_ADAM ? 12.0 : 8.0; /* fp32 master + moment(s) */
+    double sh = shard > 0 ? shard : 1;
+    *w = params * 2.0 / (zero >= 3 ? sh : 1.0);
+    *g = params * (hb->grad_bytes + hb->main_grad_bytes) / (zero >= 2 ? sh : 1.0);
+    *o = params * opt / (zero >= 1 ? sh : 1.0);
+}
+
+static void why(struct cc_eval *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why(struct cc_eval *e, const char *fmt, ...)
+{
+    if (!e->feasible)
+        return; /* keep the first reason */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->why, sizeof e->why, fmt, ap);
+    va_end(ap);
+    e->feasible = 0;
+}
+
+/* Members of a group with `stride` between consecutive ranks that share one node. */
+static int per_node(const struct cc_cluster *c, int n, int stride)
+{
+    int gpn = c->gpus_per_node;
+    if (stride >= gpn)
+        return 1;
+    int k = gpn / stride;
+    return k < n ? k : n;
+}
+
+/* Shared quantities of one evaluation. */
+struct ctx {
+    const struct cc_model *m;
+    const struct cc_cluster *c;
+    const struct cc_habits *hb;
+    int tp, pp, dp, cp, mb, v, sp, zero, shard;
+    enum cc_recompute rc;
+    long long N;
+    double L, mm, s_loc, peak;
+    double p_first, p_last; /* parameters per GPU of the first and last stage */
+    double logits;          /* logit bytes per micro-batch per GPU */
+};
+
+/* Divisibility and support rules; every failure is a reason (the first one is kept). */
+static void check_structure(struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    int gpn = x->c->gpus_per_node;
+    int tp_max = x->hb->tp_max > 0 ? x->hb->tp_max : gpn;
+    int tp = x->tp, pp = x->pp, v = x->v;
+
+    if (x->N != x->c->gpus)
+        why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
+    if (m->heads % tp)
+        why(e, "tp %d does not divide the %d attention heads", tp, m->heads);
+    if (m->kv_heads % tp)
+        why(e, "tp %d does not divide the %d KV heads", tp, m->kv_heads);
+    if (tp < gpn && gpn % tp)
+        why(e, "tp %d does not divide the %d GPUs of a node", tp, gpn);
+    if (tp > tp_max)
+        why(e, "tp %d is larger than %d (a node has %d GPUs; see --tp-max)", tp, tp_max, gpn);
+    if (m->layers % pp)
+        why(e, "pp %d does not divide the %d layers", pp, m->layers);
+    if (m->seq_len % x->cp)
+        why(e, "cp %d does not divide the sequence length %d", x->cp, m->seq_len);
+    if (m->global_batch % ((long long)x->dp * x->mb))
+        why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
+            (long long)x->dp * x->mb);
+    if (v > 1 && pp < 2)
+        why(e, "an interleaved schedule (v=%d) needs pp > 1", v);
+    if (v > 1 && m->layers % (pp * v))
+        why(e, "v %d does not divide the %d layers per stage", v, m->layers / pp);
+    if (v > 1 && e->m % pp)
+        why(e, "an interleaved schedule needs the micro-batch count (%lld) to be a multiple of "
+            "pp %d", e->m, pp);
+    if (x->hb->grad_accum > 0 && e->m != x->hb->grad_accum)
+        why(e, "%lld micro-batches per step, but --grad-accum is %d", e->m, x->hb->grad_accum);
+    if (x->zero >= 2 && pp > 1)
+        why(e, "ZeRO stage %d with pipeline parallelism is not supported (DeepSpeed, "
+            "Megatron-LM)", x->zero);
+    if (x->peak <= 0) {
+        why(e, "%s has no %s peak (choose another --precision or give --peak-tflops)",
+            x->c->gpu_name, cc_prec_names[m->prec]);
+        x->peak = 1e12; /* keep the numbers finite */
+    }
+}
+
+/* Weights, gradients, optimizer state and activations of the fuller of the first and last
+ * pipeline stages. */
+static void eval_memory(struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    int tp = x->tp, pp = x->pp, v = x->v;
+    double L = x->L, V = m->vocab;
+    double Pl = cc_model_layer_params(m);
+    double embed = cc_model_embed_params(m), outp = V * m->hidden;
+    double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
+    if (pp == 1) {
+        x->p_first = x->p_last = cc_model_params(m);
+    } else {
+        x->p_first = L * Pl + embed;
+        x->p_last = L * Pl + outp + norm; /* tied: the last stage keeps its own copy */
+    }
+    x->p_first /= tp, x->p_last /= tp;
+    double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
+    double work = x->rc == CC_RC_FULL
+                      ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
+                      : 0.0;
+    x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
+    double inflight; /* layers' worth of activations held by the first stage */
+    if (pp == 1)
+        inflight = L;
+    else if (v == 1)
+        inflight = L * fmin(pp, x->mm);
+    else
+        inflight = fmin(L * pp * (1.0 + (pp - 1.0) / (pp * (double)v)), L * x->mm);
+    double act_first = act_layer * inflight + work + (pp == 1 ? x->logits : 0.0);
+    double act_last = act_layer * L + work + x->logits;
+    double wf, gf, of, wl, gl, ol;
+    cc_state_bytes(m, x->hb, x->p_first, x->zero, x->shard, &wf, &gf, &of);
+    cc_state_bytes(m, x->hb, x->p_last, x->zero, x->shard, &wl, &gl, &ol);
+    double tot_first = wf + gf + of + act_first, tot_last = wl + gl + ol + act_last;
+    e->mem_stage = (pp > 1 && tot_last > tot_first);
+    e->mem_weights = e->mem_stage ? wl : wf;
+    e->mem_grads = e->mem_stage ? gl : gf;
+    e->mem_optim = e->mem_stage ? ol : of;
+    e->mem_act = e->mem_stage ? act_last : act_first;
+    e->mem_total = fmax(tot_first, tot_last);
+    e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
+    if (e->mem_total > e->mem_limit)
+        why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
+            "%.0f%% margin)", e->mem_total / 1e9, e->mem_stage ? "last" : "first",
+            e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
+}
+
+/* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer. */
+static void eval_time(const struct ctx *x, struct cc_eval *e)
+{
+    const struct cc_model *m = x->m;
+    const struct cc_cluster *c = x->c;
+    const struct cc_habits *hb = x->hb;
+    int tp = x->tp, pp = x->pp, cp = x->cp, v = x->v, sp = x->sp, shard = x->shard;
+    double L = x->L, mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
+    double rate = x->peak * hb->efficiency;
+    double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
+    double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
+
+    /* compute per micro-batch */
+    double f_layer = cc_model_layer_fwd_flops(m, mb) / ((double)tp * cp);
+    double f_extra = x->rc == CC_RC_SELECTIVE ? 4.0 * mb * s_loc * m->seq_len * h / tp : 0.0;
+    double ew_layer = ELEMWISE_TRAFFIC * passes *
+                      cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, CC_RC_NONE) / hbm;
+    double t_layer = (f_layer * passes + f_extra) / rate + ew_layer;
+    double t_logit = 3.0 * cc_model_logit_fwd_flops(m, mb) / ((double)tp * cp) / rate +
+                     ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
+    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0), L * t_layer + t_logit);
+
+    /* communication per micro-batch */
+    double tp_mb = 0, cp_mb = 0, pp_mb = 0, z3_mb = 0;
+    if (tp > 1) {
+        double S = mb * s_loc * h * 2.0; /* 16-bit activations */
+        int pn = per_node(c, tp, 1);
+        double nar = x->rc == CC_RC_FULL ? 6.0 : 4.0; /* 2 fwd, 2 bwd, 2 recomputed fwd */
+        double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
+                              cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
+                        : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
+        tp_mb = L * nar * one;
+    }
+    if (cp > 1) {
+        double kv = mb * s_loc * 2.0 * (m->kv_heads * (h / m->heads)) * 2.0; /* K and V */
+        int pn = per_node(c, cp, tp);
+        double nag = x->rc == CC_RC_FULL ? 2.0 : 1.0;
+        cp_mb = L * (nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
+                     cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp));
+    }
+    if (pp > 1) {
+        double S = mb * s_loc * h * 2.0 / tp; /* scatter/gather across the TP ranks */
+        long long stride = (long long)tp * cp * x->dp;
+        int pn = stride < c->gpus_per_node ? 2 : 1;
+        pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
+    }
+    double dp_bytes_g = fmax(x->p_first, x->p_last) * hb->grad_bytes;
+    double dp_bytes_w = fmax(x->p_first, x->p_last) * 2.0;
+    int pn_dp = per_node(c, shard, tp);
+    if (x->zero == 3 && shard > 1) { /* gather weights for fwd and bwd, scatter grads */
+        double z3 = 2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w) +
+                    cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g);
+        z3_mb = fmax(0.0, z3 - comp); /* prefetching hides it behind compute */
+    }
+    double t_mb = comp + tp_mb + cp_mb + pp_mb + z3_mb;
+
+    e->t_compute = mm * comp;
+    e->t_tp = mm * tp_mb;
+    e->t_cp = mm * cp_mb;
+    e->t_pp = mm * pp_mb;
+    e->t_bubble = cc_bubble_time(pp, v, t_mb);
+    e->t_dp = mm * z3_mb;
+
+    /* gradient reduction once per step (ZeRO 0-2), in buckets */
+    if (x->zero < 3 && shard > 1) {
+        double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
+        double red = x->zero == 0
+                         ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
+                         : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
+                                 cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
+        double window = hb->dp_overlap ? 2.0 / passes * comp : 0.0; /* last backward */
+        e->t_dp += fmax(red / nb, red - window);
+    }
+    double p_opt = fmax(x->p_first, x->p_last) / (x->zero >= 1 ? shard : 1);
+    e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
+                        hb->grad_bytes) / hbm;
+    e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
+    e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
+    e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
+    e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;
+}
+
+void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
+                    const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e)
+{
+    struct ctx x = {m, c, hb, l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp > 0 ? l->vpp : 1,
+                    l->sp && l->tp > 1, l->zero, l->dp * l->cp,
+                    l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc};
+    memset(e, 0, sizeof *e);
+    e->feasible = 1;
+    if (x.tp < 1 || x.pp < 1 || x.dp < 1 || x.cp < 1 || x.mb < 1) {
+        why(e, "tp, pp, dp, cp and mb must all be at least 1");
+        return;
+    }
+    x.N = (long long)x.tp * x.pp * x.dp * x.cp;
+    x.L = (double)m->layers / x.pp;                             /* layers per stage */
+    x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
+    x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
+    x.peak = c->peak_flops[m->prec];
+    e->m = (long long)x.mm;
+    check_structure(&x, e);
+    eval_memory(&x, e);
+    eval_time(&x, e);
+}
+
+/* ---- search ----------------------------------------------------------------------------- */
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct cc_ranked *x = a, *y = b;
+    if (x->eval.t_step < y->eval.t_step) return -1;
+    if (x->eval.t_step > y->eval.t_step) return 1;
+    const int kx[] = {x->layout.tp, x->layout.pp, x->layout.cp};
+    const int ky[] = {y->layout.tp, y->layout.pp, y->layout.cp};
+    for (int i = 0; i < 3; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+void cc_search_free(struct cc_search *s)
+{
+    free(s->best);
+    s->best = NULL;
+    s->nbest = 0;
+}
+
+int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp)
+{
+    for (int i = 0; i < s->nbest; i++)
+        if (s->best[i].layout.tp == tp && s->best[i].layout.pp == pp &&
+            s->best[i].layout.dp == dp)
+            return i;
+    return -1;
+}
+
+cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_habits *hb, struct cc_search *s)
+{
+    int cap = 64;
+    int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
+    double closest_ratio = INFINITY;
+    char first_why[192] = "";
+    enum cc_recompute rcs[3];
+    int nrc = 0;
+
+    memset(s, 0, sizeof *s);
+    if (hb->recompute == CC_RC_AUTO)
+        rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL, nrc = 3;
+    else
+        rcs[nrc++] = hb->recompute;
+    s->best = malloc((size_t)cap * sizeof *s->best);
+    if (!s->best)
+        return CC_ENOMEM;
+    for (int tp = 1; tp <= tp_max && tp <= c->gpus; tp++) {
+        if (m->heads % tp || m->kv_heads % tp || c->gpus % tp ||
+            (tp < c->gpus_per_node && c->gpus_per_node % tp))
+            continue;
+        for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {
+            if (m->seq_len % cp || c->gpus % (tp * cp))
+                continue;
+            for (int pp = 1; pp <= m->layers; pp++) {
+                if (m->layers % pp || c->gpus % (tp * cp * pp))
+                    continue;
+                int dp = c->gpus / (tp * cp * pp);
+                struct cc_ranked best = {{0}, {0}};
+                int have = 0;
+                if (m->global_batch % dp) {
+                    if (!first_why[0])
+                        snprintf(first_why, sizeof first_why, "global batch %lld is not a "
+                                 "multiple of dp %d (tp=%d, pp=%d)", m->global_batch, dp, tp, pp);
+                    continue;
+                }
+                long long per_dp = m->global_batch / dp;
+                for (int mb = 1; mb <= hb->mb_max && mb <= per_dp; mb++) {
+                    if (per_dp % mb)
+                        continue;
+                    for (int r = 0; r < nrc; r++)
+                        for (int sp = (tp > 1 && hb->sp != 0); sp >= (tp > 1 && hb->sp == 1 ? 1 : 0);
+                             sp--)
+                            for (int z = hb->zero_min; z <= hb->zero_max; z++) {
+                                if (z >= 2 && pp > 1)
+                                    continue;
+                                for (int v = 1; v <= hb->vpp_max; v++) {
+                                    if (v > 1 && (pp < 2 || (m->layers / pp) % v ||
+                                                  (per_dp / mb) % pp))
+                                        continue;
+                                    struct cc_ranked cand = {
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r]}, {0}};
+                                    cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
+                                    s->evaluated++;
+                                    if (!cand.eval.feasible) {
+                                        double ratio = cand.eval.mem_total / cand.eval.mem_limit;
+                                        if (ratio > 1 && ratio < closest_ratio) {
+                                            closest_ratio = ratio;
+                                            s->closest = cand;
+                                        }
+                                        if (!first_why[0])
+                                            snprintf(first_why, sizeof first_why, "%s",
+                                                     cand.eval.why);
+                                        continue;
+                                    }
+                                    s->feasible++;
+                                    if (!have || cand.eval.t_step <
+                                                     best.eval.t_step * (1 - 1e-9)) {
+                                        best = cand;
+                                        have = 1;
+                                    }
+                                }
+                            }
+                }
+                if (!have)
+                    continue;
+                if (s->nbest == cap) {
+                    struct cc_ranked *nb = realloc(s->best, (size_t)(cap *= 2) * sizeof *nb);
+                    if (!nb) {
+                        cc_search_free(s);
+                        return CC_ENOMEM;
+                    }
+                    s->best = nb;
+                }
+                s->best[s->nbest++] = best;
+            }
+        }
+    }
+    qsort(s->best, (size_t)s->nbest, sizeof *s->best, cmp_ranked);
+    if (s->nbest)
+        return CC_OK;
+    if (isfinite(closest_ratio)) {
+        char lb[128];
+        snprintf(s->why_none, sizeof s->why_none,
+                 "no layout fits in memory: the smallest footprint is %.1f GB per GPU (%s), "
+                 "limit %.1f GB", s->closest.eval.mem_total / 1e9,
+                 cc_layout_format(&s->closest.layout, lb, sizeof lb),
+                 s->closest.eval.mem_limit / 1e9);
+    } else
+        snprintf(s->why_none, sizeof s->why_none, "no valid layout: %s",
+                 first_why[0] ? first_why : "nothing to enumerate");
+    return CC_EINFEASIBLE;
+}

@@ -1,0 +1,106 @@
+/* layout.h - the layout engine of `ccbench layout`: evaluate one parallel layout (memory per
+ * GPU and step time) and search all layouts of a cluster for the fastest.
+ *
+ * A layout is tp x cp x dp x pp = GPUs, with rank order tp (innermost), cp, dp, pp as
+ * Megatron-LM places them. Times in seconds, memory in bytes. The formulas, with sources, are
+ * in docs/layout.md; each is one small function here or in model.c so tests can check it.
+ */
+#ifndef CC_LAYOUT_LAYOUT_H
+#define CC_LAYOUT_LAYOUT_H
+
+#include <stddef.h>
+#include "core/status.h"
+#include "layout/cluster.h"
+#include "layout/model.h"
+
+/* Training habits and search limits (what the user sets; defaults in the command). */
+struct cc_habits {
+    double efficiency;     /* achieved / peak FLOP/s of the matrix multiplies (0..1] */
+    double mem_margin;     /* fraction of GPU memory kept free (allocator, NCCL, context) */
+    size_t bucket_bytes;   /* gradient bucket (DDP: 25 MB) */
+    int grad_bytes;        /* bytes per gradient element reduced: 2 (bf16/fp16) or 4 (fp32) */
+    int main_grad_bytes;   /* fp32 gradient copy the optimizer keeps besides the reduced
+                              gradients (Megatron-LM's fp16 optimizer: 4), bytes/param */
+    int grad_accum;        /* fixed accumulation steps (0: any) */
+    int zero_min, zero_max;/* ZeRO stages searched (1 = distributed optimizer) */
+    int sp;                /* sequence parallel: -1 search, 0 off, 1 on (when tp > 1) */
+    int dp_overlap;        /* overlap gradient reduction with the last backward */
+    int tp_max;            /* largest TP (default: GPUs per node) */
+    int cp_max;            /* largest context-parallel degree (1: off) */
+    int vpp_max;           /* largest interleaving degree (1: off) */
+    int mb_max;            /* largest micro-batch */
+    enum cc_recompute recompute; /* CC_RC_AUTO searches all three */
+};
+
+/* Fill habits with the defaults documented in docs/layout.md. */
+void cc_habits_default(struct cc_habits *hb);
+
+struct cc_layout {
+    int tp, pp, dp, cp;
+    int mb;      /* micro-batch, sequences */
+    int vpp;     /* interleaved schedule: model chunks per GPU (1: plain 1F1B) */
+    int sp;      /* sequence parallel */
+    int zero;    /* 0..3 (1: distributed optimizer) */
+    enum cc_recompute rc;
+};
+
+/* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full". */
+const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above; dp may be omitted). Keys not
+ * given stay as in *l on entry. CC_EUSAGE with a message on a bad key or value. */
+cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
+                          size_t errlen);
+
+/* Everything known about one layout. */
+struct cc_eval {
+    int feasible;
+    char why[192];         /* empty if feasible; else the first reason it is not */
+    long long m;           /* micro-batches per step per pipeline (grad accumulation) */
+    /* memory on the fullest pipeline stage, bytes per GPU */
+    double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
+    int mem_stage;         /* 0: first stage, 1: last stage */
+    /* per step, seconds (critical path of the slowest stage) */
+    double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;
+    double tokens_per_s;
+    double mfu;            /* model FLOPs / (GPUs * peak * step) */
+    double hw_tflops;      /* executed FLOP/s per GPU incl. recomputation, TFLOP/s */
+};
+
+/* Evaluate one layout. Never fails: infeasible layouts still get every number that can be
+ * computed, with feasible = 0 and the reason. */
+void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
+                    const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e);
+
+/* Pieces of the model, exposed for tests. */
+/* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
+double cc_bubble_time(int pp, int vpp, double t_mb);
+/* Weights, gradients, optimizer bytes per GPU for `params` parameters on this GPU's stage
+ * (already divided by tp), sharded over `shard` ranks by ZeRO stage `zero`. */
+void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
+                    int zero, int shard, double *w, double *g, double *o);
+
+struct cc_ranked {
+    struct cc_layout layout;
+    struct cc_eval eval;
+};
+
+struct cc_search {
+    long long evaluated, feasible;
+    int nbest;                 /* entries in best[] (one per tp/pp/cp/dp, fastest first) */
+    struct cc_ranked *best;    /* malloc'd; free with cc_search_free */
+    struct cc_ranked closest;  /* if nothing fits: the layout needing the least memory */
+    char why_none[256];        /* if nothing is feasible: why (one line) */
+};
+
+/* Enumerate tp (divides heads and kv heads, <= tp_max), pp (divides layers), cp (divides s),
+ * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
+ * tp/pp/cp/dp, sorted by step time (ties: smaller tp, pp, cp, zero, vpp, then larger mb).
+ * CC_EINFEASIBLE (with why_none) if no layout fits. */
+cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_habits *hb, struct cc_search *s);
+void cc_search_free(struct cc_search *s);
+
+/* Position (0-based) of the layout with these tp, pp, dp in a search, or -1. */
+int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp);
+
+#endif

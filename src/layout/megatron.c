@@ -1,0 +1,72 @@
+/* megatron.c - Table 1 of the Megatron-LM SC'21 paper and the check against it. */
+#include "layout/megatron.h"
+
+#include <math.h>
+#include <string.h>
+
+/* preset, params (B), t, p, GPUs, achieved TFLOP/s per GPU, % of peak (Table 1). The
+ * shapes (heads, hidden, layers) and batch sizes are in the presets (model.c). */
+const struct cc_megatron_row cc_megatron_rows[] = {
+    {"megatron-1.7b", 1.7, 1, 1, 32, 137, 44},
+    {"megatron-3.6b", 3.6, 2, 1, 64, 138, 44},
+    {"megatron-7.5b", 7.5, 4, 1, 128, 142, 46},
+    {"megatron-18.4b", 18.4, 8, 1, 256, 135, 43},
+    {"megatron-39.1b", 39.1, 8, 2, 512, 138, 44},
+    {"megatron-76.1b", 76.1, 8, 4, 1024, 140, 45},
+    {"megatron-145.6b", 145.6, 8, 8, 1536, 148, 47},
+    {"megatron-310.1b", 310.1, 8, 16, 1920, 155, 50},
+    {"megatron-529.6b", 529.6, 8, 35, 2520, 163, 52},
+    {"megatron-1t", 1008.0, 8, 64, 3072, 163, 52},
+};
+const int cc_megatron_nrows = (int)(sizeof cc_megatron_rows / sizeof cc_megatron_rows[0]);
+
+void cc_megatron_habits(struct cc_habits *hb, double efficiency)
+{
+    cc_habits_default(hb);
+    hb->efficiency = efficiency;
+    hb->grad_bytes = 2;
+    hb->main_grad_bytes = 4;
+    hb->zero_min = hb->zero_max = 0;
+    hb->sp = 0;
+    hb->dp_overlap = 0;
+    hb->recompute = CC_RC_FULL;
+}
+
+cc_status cc_megatron_validate(const struct cc_habits *hb, struct cc_megatron_check *out)
+{
+    cc_status all = CC_OK;
+    for (int i = 0; i < cc_megatron_nrows; i++) {
+        const struct cc_megatron_row *r = &cc_megatron_rows[i];
+        struct cc_megatron_check *k = &out[i];
+        struct cc_model m;
+        struct cc_cluster c;
+        struct cc_search s;
+        char err[256];
+
+        memset(k, 0, sizeof *k);
+        k->row = r;
+        k->rank = -1;
+        if (cc_model_preset(r->preset, &m) != CC_OK ||
+            cc_cluster_quick(&c, r->gpus, 8, cc_gpu_lookup("a100-80g"), err, sizeof err) != CC_OK) {
+            all = CC_EFAIL;
+            continue;
+        }
+        int dp = r->gpus / (r->tp * r->pp);
+        if (cc_layout_search(&m, &c, hb, &s) == CC_OK) {
+            k->top = s.best[0];
+            k->rank = cc_search_rank(&s, r->tp, r->pp, dp);
+            if (k->rank >= 0)
+                k->published = s.best[k->rank];
+        }
+        cc_search_free(&s);
+        if (k->rank >= 0) {
+            k->pred_tflops = cc_model_megatron_flops(&m) /
+                             ((double)r->gpus * k->published.eval.t_step) / 1e12;
+            k->err_pct = (k->pred_tflops - r->tflops) / r->tflops * 100.0;
+        }
+        k->pass = k->rank >= 0 && k->rank < 3 && fabs(k->err_pct) <= 15.0;
+        if (!k->pass)
+            all = CC_EFAIL;
+    }
+    return all;
+}

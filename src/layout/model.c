@@ -1,0 +1,298 @@
+/* model.c - model presets, the JSON spec, parameter/FLOP/activation formulas. */
+#include "layout/model.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/log.h"
+
+const char *const cc_prec_names[] = {"bf16", "fp16", "fp8", NULL};
+const char *const cc_optim_names[] = {"adam", "sgd", NULL};
+const char *const cc_recompute_names[] = {"none", "selective", "full", "auto", NULL};
+const char *const cc_mlp_names[] = {"gelu", "swiglu", NULL};
+
+#define GPT(nm, src, l, h, a, B)                                                              \
+    {nm, src, l, h, a, a, 4 * (h), 51200, 2048, B, CC_PREC_FP16, CC_OPTIM_ADAM, CC_RC_FULL,     \
+     CC_MLP_GELU, 0, 1}
+#define MEGATRON_SRC "Narayanan et al., SC'21, arXiv 2104.04473, Table 1 (s=2048, V=51200)"
+#define LLAMA2_SRC "Touvron et al. 2023, arXiv 2307.09288 (Llama 2), Table 1 and Sec. 2.2: s=4096, 4M-token batches"
+#define LLAMA3_SRC "Llama Team 2024, arXiv 2407.21783 (The Llama 3 Herd of Models), Table 3; s=8192"
+
+static const struct cc_model presets[] = {
+    {"gpt3-175b", "Brown et al. 2020, arXiv 2005.14165, Table 2.1 (V padded to 51200 as Megatron does)",
+     96, 12288, 96, 96, 4 * 12288, 51200, 2048, 1536, CC_PREC_BF16, CC_OPTIM_ADAM,
+     CC_RC_SELECTIVE, CC_MLP_GELU, 1, 1},
+    {"llama2-7b", LLAMA2_SRC, 32, 4096, 32, 32, 11008, 32000, 4096, 1024, CC_PREC_BF16,
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    {"llama2-13b", LLAMA2_SRC, 40, 5120, 40, 40, 13824, 32000, 4096, 1024, CC_PREC_BF16,
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    {"llama2-70b", LLAMA2_SRC, 80, 8192, 64, 8, 28672, 32000, 4096, 1024, CC_PREC_BF16,
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    {"llama3-8b", LLAMA3_SRC "; global batch assumed 4M tokens", 32, 4096, 32, 8, 14336, 128256,
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    {"llama3-70b", LLAMA3_SRC "; global batch assumed 4M tokens", 80, 8192, 64, 8, 28672, 128256,
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    {"llama3-405b", LLAMA3_SRC "; 16M-token batches (Sec. 3.4)", 126, 16384, 128, 8, 53248,
+     128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+    GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
+    GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
+    GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),
+    GPT("megatron-18.4b", MEGATRON_SRC, 40, 6144, 48, 1024),
+    GPT("megatron-39.1b", MEGATRON_SRC, 48, 8192, 64, 1536),
+    GPT("megatron-76.1b", MEGATRON_SRC, 60, 10240, 80, 1792),
+    GPT("megatron-145.6b", MEGATRON_SRC, 80, 12288, 96, 2304),
+    GPT("megatron-310.1b", MEGATRON_SRC, 96, 16384, 128, 2160),
+    GPT("megatron-529.6b", MEGATRON_SRC, 105, 20480, 128, 2520),
+    GPT("megatron-1t", MEGATRON_SRC, 128, 25600, 160, 3072),
+};
+#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
+
+
+int cc_model_preset_count(void) { return NPRESETS; }
+
+const struct cc_model *cc_model_preset_at(int i)
+{
+    return i >= 0 && i < NPRESETS ? &presets[i] : NULL;
+}
+
+cc_status cc_model_preset(const char *name, struct cc_model *m)
+{
+    for (int i = 0; i < NPRESETS; i++)
+        if (strcasecmp(presets[i].name, name) == 0) {
+            *m = presets[i];
+            return CC_OK;
+        }
+    return CC_EINVAL;
+}
+
+cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
+{
+    const struct { const char *name; long long v; } pos[] = {
+        {"layers", m->layers}, {"hidden", m->hidden}, {"heads", m->heads},
+        {"kv_heads", m->kv_heads}, {"ffn", m->ffn}, {"vocab", m->vocab},
+        {"seq_len", m->seq_len}, {"global_batch", m->global_batch}};
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+        if (pos[i].v <= 0) {
+            cc_errbuf(err, errlen, "model '%s': %s must be positive, got '%lld'", m->name,
+                      pos[i].name, pos[i].v);
+            return CC_EINVAL;
+        }
+    if (m->hidden % m->heads) {
+        cc_errbuf(err, errlen, "model '%s': heads '%d' do not divide hidden size %d", m->name,
+                  m->heads, m->hidden);
+        return CC_EINVAL;
+    }
+    if (m->heads % m->kv_heads) {
+        cc_errbuf(err, errlen, "model '%s': kv_heads '%d' do not divide heads %d", m->name,
+                  m->kv_heads, m->heads);
+        return CC_EINVAL;
+    }
+    return CC_OK;
+}
+
+/* ---- JSON spec ---------------------------------------------------------------------------- */
+
+static cc_status get_int(json_t *o, const char *key, long long *v, const char *path, char *err,
+                         size_t errlen)
+{
+    json_t *x = json_object_get(o, key);
+    if (!x)
+        return CC_OK;
+    if (!json_is_integer(x)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be an integer", path, key);
+        return CC_EINVAL;
+    }
+    *v = json_integer_value(x);
+    return CC_OK;
+}
+
+static cc_status get_choice(json_t *o, const char *key, const char *const *names, int *v,
+                            const char *path, char *err, size_t errlen)
+{
+    json_t *x = json_object_get(o, key);
+    if (!x)
+        return CC_OK;
+    const char *s = json_string_value(x);
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(names[i], s) == 0) {
+            *v = i;
+            return CC_OK;
+        }
+    cc_errbuf(err, errlen, "model spec '%s': unknown \"%s\" '%s'", path, key,
+              s ? s : "(not a string)");
+    return CC_EINVAL;
+}
+
+cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    cc_status st = CC_OK;
+    long long v[8];
+    int c[4];
+
+    if (!root) {
+        cc_errbuf(err, errlen, "cannot read model spec '%s': line %d: %s", path, je.line, je.text);
+        return CC_EPARSE;
+    }
+    if (!json_is_object(root)) {
+        cc_errbuf(err, errlen, "model spec '%s': top level must be an object", path);
+        st = CC_EPARSE;
+        goto done;
+    }
+    memset(m, 0, sizeof *m);
+    m->kv_heads = 0;
+    m->prec = CC_PREC_BF16;
+    m->optim = CC_OPTIM_ADAM;
+    m->recompute = CC_RC_SELECTIVE;
+    m->flash_attn = 1;
+    json_t *pre = json_object_get(root, "preset");
+    if (pre) {
+        if (!json_is_string(pre) || cc_model_preset(json_string_value(pre), m) != CC_OK) {
+            cc_errbuf(err, errlen, "model spec '%s': unknown preset '%s'", path,
+                      json_is_string(pre) ? json_string_value(pre) : "(not a string)");
+            st = CC_EINVAL;
+            goto done;
+        }
+    }
+    json_t *nm = json_object_get(root, "name");
+    snprintf(m->name, sizeof m->name, "%s", json_is_string(nm) ? json_string_value(nm)
+                                            : (m->name[0] ? m->name : path));
+    json_t *src = json_object_get(root, "source");
+    if (json_is_string(src))
+        snprintf(m->source, sizeof m->source, "%s", json_string_value(src));
+    else if (!pre)
+        snprintf(m->source, sizeof m->source, "%s", path);
+
+    static const char *const ikeys[] = {"layers", "hidden", "heads", "kv_heads", "ffn",
+                                        "vocab", "seq_len", "global_batch"};
+    int *iptr[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn, &m->vocab,
+                   &m->seq_len};
+    for (int i = 0; i < 8; i++) {
+        v[i] = i < 7 ? *iptr[i] : m->global_batch;
+        if ((st = get_int(root, ikeys[i], &v[i], path, err, errlen)) != CC_OK)
+            goto done;
+        if (i < 7 && (v[i] < 0 || v[i] > 1000000000LL)) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range", path,
+                      ikeys[i], v[i]);
+            st = CC_EINVAL;
+            goto done;
+        }
+    }
+    for (int i = 0; i < 7; i++)
+        *iptr[i] = (int)v[i];
+    m->global_batch = v[7];
+    if (!m->kv_heads)
+        m->kv_heads = m->heads;
+    c[0] = m->prec, c[1] = m->optim, c[2] = m->recompute, c[3] = m->mlp;
+    if ((st = get_choice(root, "precision", cc_prec_names, &c[0], path, err, errlen)) ||
+        (st = get_choice(root, "optimizer", cc_optim_names, &c[1], path, err, errlen)) ||
+        (st = get_choice(root, "recompute", cc_recompute_names, &c[2], path, err, errlen)) ||
+        (st = get_choice(root, "mlp", cc_mlp_names, &c[3], path, err, errlen)))
+        goto done;
+    m->prec = c[0], m->optim = c[1], m->recompute = c[2], m->mlp = c[3];
+    if (!m->ffn && m->hidden)
+        m->ffn = 4 * m->hidden;
+    json_t *fa = json_object_get(root, "flash_attention");
+    if (fa)
+        m->flash_attn = json_is_true(fa);
+    json_t *te = json_object_get(root, "tied_embeddings");
+    if (te)
+        m->tied_embed = json_is_true(te);
+    st = cc_model_check(m, err, errlen);
+done:
+    json_decref(root);
+    return st;
+}
+
+/* ---- counts ------------------------------------------------------------------------------ */
+
+static double kv_dim(const struct cc_model *m)
+{
+    return (double)m->kv_heads * (m->hidden / m->heads);
+}
+
+double cc_model_layer_matmul_params(const struct cc_model *m)
+{
+    double h = m->hidden, f = m->ffn;
+    double attn = 2.0 * h * h + 2.0 * h * kv_dim(m); /* Q, O; K, V */
+    double mlp = (m->mlp == CC_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
+    return attn + mlp;
+}
+
+double cc_model_layer_params(const struct cc_model *m)
+{
+    double h = m->hidden, f = m->ffn;
+    double small = m->mlp == CC_MLP_GELU
+                       ? (h + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
+                       : 2.0 * h;                                   /* 2 RMSNorms */
+    return cc_model_layer_matmul_params(m) + small;
+}
+
+double cc_model_embed_params(const struct cc_model *m)
+{
+    double e = (double)m->vocab * m->hidden;
+    if (m->mlp == CC_MLP_GELU)
+        e += (double)m->seq_len * m->hidden; /* learned positions */
+    return e;
+}
+
+double cc_model_params(const struct cc_model *m)
+{
+    return m->layers * cc_model_layer_params(m) + cc_model_embed_params(m) +
+           (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) +
+           (m->mlp == CC_MLP_GELU ? 2.0 : 1.0) * m->hidden;
+}
+
+double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
+{
+    double s = m->seq_len;
+    return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * m->hidden;
+}
+
+double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
+{
+    return 2.0 * b * m->seq_len * (double)m->hidden * m->vocab;
+}
+
+double cc_model_step_flops(const struct cc_model *m)
+{
+    double B = (double)m->global_batch;
+    return 3.0 * (m->layers * cc_model_layer_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
+}
+
+double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
+{
+    double B = (double)m->global_batch, s = m->seq_len;
+    double f = cc_model_step_flops(m);
+    if (rc == CC_RC_FULL)
+        f += m->layers * cc_model_layer_fwd_flops(m, B);
+    else if (rc == CC_RC_SELECTIVE)
+        f += m->layers * 4.0 * B * s * s * m->hidden;
+    return f;
+}
+
+double cc_model_megatron_flops(const struct cc_model *m)
+{
+    double B = (double)m->global_batch, s = m->seq_len, l = m->layers, h = m->hidden,
+           V = m->vocab;
+    return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+}
+
+double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
+                                enum cc_recompute rc)
+{
+    double h = m->hidden, a = m->heads, sbh = s * b * h;
+    if (rc == CC_RC_FULL)
+        return sp ? 2.0 * sbh / t : 2.0 * sbh;
+    /* Per token: 10h bytes outside the tensor-parallel region (LayerNorm inputs, QKV and MLP
+     * inputs, dropout masks); inside it Q and K/V (2h + 4*kv), the projection input (2h),
+     * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. */
+    double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
+    double scores = (rc == CC_RC_NONE && !m->flash_attn) ? 5.0 * a * s * s * b : 0.0;
+    if (sp)
+        return (10.0 * sbh + par * s * b + scores) / t;
+    return 10.0 * sbh + (par * s * b + scores) / t;
+}

@@ -1,0 +1,86 @@
+/* model.h - a transformer model for `ccbench layout`: its shape, presets with sources, the
+ * JSON spec, and the closed-form counts the layout engine builds on.
+ *
+ * Units: parameters and FLOPs are plain counts; memory in bytes. b is the micro-batch size
+ * (sequences), s the sequence length, h the hidden size, a the attention heads, l the layers,
+ * V the vocabulary, t the tensor-parallel degree. Formulas and their sources: docs/layout.md.
+ */
+#ifndef CC_LAYOUT_MODEL_H
+#define CC_LAYOUT_MODEL_H
+
+#include <stddef.h>
+#include "core/status.h"
+
+enum cc_prec { CC_PREC_BF16, CC_PREC_FP16, CC_PREC_FP8, CC_PREC_COUNT };
+enum cc_optim { CC_OPTIM_ADAM, CC_OPTIM_SGD };
+enum cc_recompute { CC_RC_NONE, CC_RC_SELECTIVE, CC_RC_FULL, CC_RC_AUTO };
+enum cc_mlp { CC_MLP_GELU, CC_MLP_SWIGLU };
+
+extern const char *const cc_prec_names[];      /* "bf16", "fp16", "fp8" */
+extern const char *const cc_optim_names[];     /* "adam", "sgd" */
+extern const char *const cc_recompute_names[]; /* "none", "selective", "full", "auto" */
+extern const char *const cc_mlp_names[];       /* "gelu", "swiglu" */
+
+struct cc_model {
+    char name[64];
+    char source[256];     /* where the shape comes from */
+    int layers;           /* l */
+    int hidden;           /* h */
+    int heads;            /* a */
+    int kv_heads;         /* KV heads (grouped-query attention); = heads for MHA */
+    int ffn;              /* MLP inner size */
+    int vocab;            /* V (padded as trained) */
+    int seq_len;          /* s */
+    long long global_batch; /* sequences per optimizer step */
+    enum cc_prec prec;
+    enum cc_optim optim;
+    enum cc_recompute recompute;
+    enum cc_mlp mlp;      /* gelu: 2 matrices with biases and LayerNorm; swiglu: 3, no biases */
+    int flash_attn;       /* 1: attention scores never stored (no 5as^2b term) */
+    int tied_embed;       /* 1: input embedding and output layer share weights */
+};
+
+/* Presets: lookup by name (case-insensitive); CC_EINVAL if unknown. */
+cc_status cc_model_preset(const char *name, struct cc_model *m);
+/* Number of presets and the i-th one (for listing). */
+int cc_model_preset_count(void);
+const struct cc_model *cc_model_preset_at(int i);
+
+/* Load a JSON spec file (fields in docs/layout.md); a "preset" field starts from a preset.
+ * Errors: CC_EIO/CC_EPARSE/CC_EINVAL with a one-line message in err. */
+cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen);
+/* Check the shape (positive sizes, heads divide hidden, kv heads divide heads). */
+cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen);
+
+/* Parameters of one transformer layer (weights, biases, norms). */
+double cc_model_layer_params(const struct cc_model *m);
+/* Parameters in the layer matrices only (what the matmul FLOPs see). */
+double cc_model_layer_matmul_params(const struct cc_model *m);
+/* Embedding parameters: V*h (+ s*h learned positions for gelu models). */
+double cc_model_embed_params(const struct cc_model *m);
+/* Whole model: l layers, embedding, untied output layer, final norm. */
+double cc_model_params(const struct cc_model *m);
+
+/* Forward FLOPs of one layer for b sequences: 2*b*s*P_matmul + 4*b*s^2*h. */
+double cc_model_layer_fwd_flops(const struct cc_model *m, double b);
+/* Forward FLOPs of the output layer (logits) for b sequences: 2*b*s*h*V. */
+double cc_model_logit_fwd_flops(const struct cc_model *m, double b);
+/* Model FLOPs per optimizer step (3x forward, no recomputation): the MFU numerator. For a
+ * GPT shape this is 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) (Korthikanti et al. 2022). */
+double cc_model_step_flops(const struct cc_model *m);
+/* FLOPs executed per step with recomputation mode rc (full: + one forward of every layer;
+ * selective: + the attention score products). With full recompute and a GPT shape this is
+ * 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Narayanan et al. 2021). */
+double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc);
+/* The paper's formula itself, for comparison with published figures. */
+double cc_model_megatron_flops(const struct cc_model *m);
+
+/* Activation bytes of one layer for one micro-batch of b sequences of s tokens on one GPU
+ * (Korthikanti et al. 2022, generalised to GQA and the MLP size): with no recomputation
+ * s*b*h*(10 + 24/t + 5*a*s/(h*t)) for a GPT shape; sequence parallel divides everything by
+ * t; selective drops the 5as/h term (as flash attention does); full keeps 2*s*b*h (/t
+ * with sp). s here is the per-GPU sequence length (divide by the context-parallel degree). */
+double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
+                                enum cc_recompute rc);
+
+#endif

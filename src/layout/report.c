@@ -1,0 +1,337 @@
+/* report.c - text, arguments, JSON and Markdown output of `ccbench layout`. */
+#include "layout/report.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GB 1e9
+
+static const char *short_layout(const struct cc_layout *l, char *buf, size_t len)
+{
+    if (l->cp > 1)
+        snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d", l->tp, l->pp, l->dp, l->cp);
+    else
+        snprintf(buf, len, "tp=%d,pp=%d,dp=%d", l->tp, l->pp, l->dp);
+    return buf;
+}
+
+void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                             const struct cc_habits *hb)
+{
+    fprintf(out, "# model   %s: %.1fB parameters, l=%d h=%d a=%d kv=%d ffn=%d V=%d s=%d, "
+                 "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, m->layers,
+            m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len, m->global_batch,
+            cc_prec_names[m->prec], cc_optim_names[m->optim]);
+    if (m->source[0])
+        fprintf(out, "#         source: %s\n", m->source);
+    fprintf(out, "# cluster %s, %.0f GB and %.0f TFLOP/s (%s) per GPU\n", c->name,
+            c->mem_bytes / GB, c->peak_flops[m->prec] / 1e12, cc_prec_names[m->prec]);
+    fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
+                 "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
+    fprintf(out, "# habits  efficiency %.2f, memory margin %.0f%%, bucket %.0f MB, gradients "
+                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s\n", hb->efficiency,
+            hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes, hb->zero_min,
+            hb->zero_max, cc_recompute_names[hb->recompute], hb->dp_overlap ? "on" : "off");
+}
+
+struct part { const char *name; double t; };
+
+static void parts(const struct cc_eval *e, struct part p[7])
+{
+    p[0] = (struct part){"compute", e->t_compute};
+    p[1] = (struct part){"tensor-parallel communication", e->t_tp};
+    p[2] = (struct part){"context-parallel communication", e->t_cp};
+    p[3] = (struct part){"pipeline sends", e->t_pp};
+    p[4] = (struct part){"pipeline bubble", e->t_bubble};
+    p[5] = (struct part){"data-parallel gradient reduction", e->t_dp};
+    p[6] = (struct part){"optimizer step", e->t_opt};
+}
+
+void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_search *s, int k)
+{
+    char lb[128];
+    (void)c;
+    fprintf(out, "# searched %lld settings, %lld fit; %d layouts (tp,pp,dp) ranked, best "
+                 "setting of each shown\n\n", s->evaluated, s->feasible, s->nbest);
+    fprintf(out, "%3s  %-52s %8s %9s %10s %6s  %s\n", "#", "layout", "mem/GPU", "step(s)",
+            "tokens/s", "MFU", "compute/tp/cp/pp/bubble/dp/opt (% of step)");
+    for (int i = 0; i < s->nbest && i < k; i++) {
+        const struct cc_eval *e = &s->best[i].eval;
+        struct part p[7];
+        parts(e, p);
+        fprintf(out, "%3d  %-52s %5.1f GB %9.3f %10.4g %5.1f%%  ", i + 1,
+                cc_layout_format(&s->best[i].layout, lb, sizeof lb), e->mem_total / GB,
+                e->t_step, e->tokens_per_s, e->mfu * 100);
+        for (int j = 0; j < 7; j++)
+            fprintf(out, "%s%.1f", j ? "/" : "", p[j].t / e->t_step * 100);
+        fputc('\n', out);
+    }
+    if (!s->nbest)
+        return;
+    const struct cc_eval *b = &s->best[0].eval;
+    double comm = b->t_tp + b->t_cp + b->t_pp + b->t_dp;
+    fprintf(out, "\nbest: %s, %.3f s per step, %.4g tokens/s, MFU %.1f%%, %.1f GB of %.1f GB "
+                 "usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb), b->t_step,
+            b->tokens_per_s, b->mfu * 100, b->mem_total / GB, b->mem_limit / GB);
+    fprintf(out, "  GPUs wait %.1f%% of the step: communication %.1f%% (tp %.1f, cp %.1f, pp "
+                 "%.1f, dp %.1f), bubble %.1f%%\n",
+            (comm + b->t_bubble) / b->t_step * 100, comm / b->t_step * 100,
+            b->t_tp / b->t_step * 100, b->t_cp / b->t_step * 100, b->t_pp / b->t_step * 100,
+            b->t_dp / b->t_step * 100, b->t_bubble / b->t_step * 100);
+    for (int i = 1; i < s->nbest && i < 4; i++) {
+        const struct cc_eval *o = &s->best[i].eval;
+        struct part pb[7], po[7];
+        parts(b, pb);
+        parts(o, po);
+        int i1 = -1, i2 = -1;
+        for (int j = 0; j < 7; j++) { /* the two components that differ most */
+            double d = fabs(po[j].t - pb[j].t);
+            if (i1 < 0 || d > fabs(po[i1].t - pb[i1].t))
+                i2 = i1, i1 = j;
+            else if (i2 < 0 || d > fabs(po[i2].t - pb[i2].t))
+                i2 = j;
+        }
+        char other[64];
+        fprintf(out, "  beats %s by %.1f%%: ", short_layout(&s->best[i].layout, other, sizeof other),
+                (o->t_step / b->t_step - 1) * 100);
+        for (int j = 0; j < 2; j++) {
+            int x = j ? i2 : i1;
+            double d = po[x].t - pb[x].t;
+            if (j && fabs(d) < 0.01 * fabs(po[i1].t - pb[i1].t))
+                break; /* one component explains it */
+            fprintf(out, "%s%.3f s %s %s", j ? ", " : "", fabs(d), d >= 0 ? "less" : "more",
+                    pb[x].name);
+        }
+        fprintf(out, "%s\n", o->mem_total < b->mem_total ? " (it needs less memory)" : "");
+    }
+    (void)m;
+}
+
+void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                             const struct cc_layout *l, const struct cc_eval *e)
+{
+    char lb[128];
+    struct part p[7];
+    fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
+    if (e->feasible)
+        fprintf(out, "feasible yes\n");
+    else
+        fprintf(out, "feasible no: %s\n", e->why);
+    fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %g\n",
+            e->m, (double)m->layers / l->pp);
+    fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
+                 "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
+            e->mem_stage ? "last" : "first", e->mem_weights / GB, e->mem_grads / GB,
+            e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
+            c->mem_bytes / GB);
+    parts(e, p);
+    fprintf(out, "time per step %.4f s:\n", e->t_step);
+    for (int j = 0; j < 7; j++)
+        fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
+                e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
+    fprintf(out, "tokens/s %.4g, MFU %.1f%%, executed %.1f TFLOP/s per GPU (with "
+                 "recomputation)\n", e->tokens_per_s, e->mfu * 100, e->hw_tflops);
+}
+
+const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
+                                    const struct cc_layout *l, char *buf, size_t len)
+{
+    size_t n = 0;
+#define PUT(...) do { int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); \
+                      if (w_ > 0) n += (size_t)w_; } while (0)
+    buf[0] = 0;
+    PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
+    if (l->vpp > 1)
+        PUT(" --num-layers-per-virtual-pipeline-stage %d", m->layers / (l->pp * l->vpp));
+    if (l->cp > 1)
+        PUT(" --context-parallel-size %d", l->cp);
+    if (l->sp)
+        PUT(" --sequence-parallel");
+    PUT(" --micro-batch-size %d --global-batch-size %lld", l->mb, m->global_batch);
+    if (l->zero >= 1)
+        PUT(" --use-distributed-optimizer");
+    if (l->rc == CC_RC_FULL)
+        PUT(" --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    else if (l->rc == CC_RC_SELECTIVE)
+        PUT(" --recompute-granularity selective");
+    PUT(" --num-layers %d --hidden-size %d --ffn-hidden-size %d --num-attention-heads %d",
+        m->layers, m->hidden, m->ffn, m->heads);
+    if (m->kv_heads != m->heads)
+        PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
+    PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
+    if (m->mlp == CC_MLP_SWIGLU)
+        PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope");
+    if (!m->tied_embed)
+        PUT(" --untie-embeddings-and-output-weights");
+    PUT(m->prec == CC_PREC_FP16 ? " --fp16" : " --bf16");
+    if (m->prec == CC_PREC_FP8)
+        PUT(" --fp8-format hybrid");
+    if (m->flash_attn)
+        PUT(" --use-flash-attn");
+    if (hb->grad_bytes == 4 && m->prec == CC_PREC_FP16)
+        PUT(" --accumulate-allreduce-grads-in-fp32");
+    if (hb->dp_overlap && l->dp * l->cp > 1)
+        PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
+#undef PUT
+    return buf;
+}
+
+void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                          const struct cc_habits *hb, const struct cc_layout *l,
+                          const struct cc_eval *e)
+{
+    char args[2048];
+    cc_layout_megatron_args(m, hb, l, args, sizeof args);
+    fprintf(out, "\nMegatron-LM arguments:\n  %s\n", args);
+    if (l->zero >= 2)
+        fprintf(out, "  # ZeRO stage %d is not a Megatron-LM option: use the DeepSpeed fragment "
+                     "(or FSDP) for the data-parallel part\n", l->zero);
+    fprintf(out, "\ntorchrun (run on each of the %d nodes):\n  torchrun --nnodes %d "
+                 "--nproc-per-node %d --rdzv-backend c10d --rdzv-endpoint $MASTER_ADDR:29500 "
+                 "pretrain_gpt.py %s\n", c->nodes, c->nodes, c->gpus_per_node, args);
+    fprintf(out, "\nDeepSpeed config fragment:\n"
+                 "  {\n    \"train_batch_size\": %lld,\n"
+                 "    \"train_micro_batch_size_per_gpu\": %d,\n"
+                 "    \"gradient_accumulation_steps\": %lld,\n"
+                 "    \"%s\": {\"enabled\": true},\n"
+                 "    \"communication_data_type\": \"%s\",\n"
+                 "    \"zero_optimization\": {\"stage\": %d, \"overlap_comm\": %s, "
+                 "\"contiguous_gradients\": true, \"reduce_bucket_size\": %zu, "
+                 "\"allgather_bucket_size\": %zu},\n"
+                 "    \"activation_checkpointing\": {\"partition_activations\": %s}\n  }\n",
+            m->global_batch / l->cp, l->mb, e->m, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
+            hb->grad_bytes == 4 ? "fp32" : (m->prec == CC_PREC_FP16 ? "fp16" : "bf16"), l->zero,
+            hb->dp_overlap ? "true" : "false", hb->bucket_bytes, hb->bucket_bytes,
+            l->sp ? "true" : "false");
+    if (l->pp > 1)
+        fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d); "
+                     "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp, l->tp);
+}
+
+json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
+                              const struct cc_layout *l, const struct cc_eval *e)
+{
+    char args[2048];
+    json_t *o = json_object(), *lay = json_object(), *mem = json_object(), *t = json_object();
+    json_object_set_new(lay, "tp", json_integer(l->tp));
+    json_object_set_new(lay, "pp", json_integer(l->pp));
+    json_object_set_new(lay, "dp", json_integer(l->dp));
+    json_object_set_new(lay, "cp", json_integer(l->cp));
+    json_object_set_new(lay, "micro_batch", json_integer(l->mb));
+    json_object_set_new(lay, "interleave", json_integer(l->vpp));
+    json_object_set_new(lay, "sequence_parallel", json_boolean(l->sp));
+    json_object_set_new(lay, "zero", json_integer(l->zero));
+    json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
+    json_object_set_new(lay, "grad_accum", json_integer(e->m));
+    json_object_set_new(o, "layout", lay);
+    json_object_set_new(o, "feasible", json_boolean(e->feasible));
+    if (!e->feasible)
+        json_object_set_new(o, "why", json_string(e->why));
+    json_object_set_new(mem, "stage", json_string(e->mem_stage ? "last" : "first"));
+    json_object_set_new(mem, "weights", json_real(e->mem_weights));
+    json_object_set_new(mem, "gradients", json_real(e->mem_grads));
+    json_object_set_new(mem, "optimizer", json_real(e->mem_optim));
+    json_object_set_new(mem, "activations", json_real(e->mem_act));
+    json_object_set_new(mem, "total", json_real(e->mem_total));
+    json_object_set_new(mem, "limit", json_real(e->mem_limit));
+    json_object_set_new(o, "memory_bytes", mem);
+    json_object_set_new(t, "compute", json_real(e->t_compute));
+    json_object_set_new(t, "tp_comm", json_real(e->t_tp));
+    json_object_set_new(t, "cp_comm", json_real(e->t_cp));
+    json_object_set_new(t, "pp_send", json_real(e->t_pp));
+    json_object_set_new(t, "bubble", json_real(e->t_bubble));
+    json_object_set_new(t, "dp_reduce", json_real(e->t_dp));
+    json_object_set_new(t, "optimizer", json_real(e->t_opt));
+    json_object_set_new(t, "step", json_real(e->t_step));
+    json_object_set_new(o, "time_s", t);
+    json_object_set_new(o, "tokens_per_s", json_real(e->tokens_per_s));
+    json_object_set_new(o, "mfu", json_real(e->mfu));
+    json_object_set_new(o, "hw_tflops_per_gpu", json_real(e->hw_tflops));
+    json_object_set_new(o, "megatron_args",
+                        json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
+    return o;
+}
+
+json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster *c,
+                               const struct cc_habits *hb)
+{
+    json_t *mo = json_object(), *co = json_object(), *ho = json_object(), *o = json_object();
+    json_object_set_new(mo, "name", json_string(m->name));
+    json_object_set_new(mo, "source", json_string(m->source));
+    json_object_set_new(mo, "params", json_real(cc_model_params(m)));
+    json_object_set_new(mo, "layers", json_integer(m->layers));
+    json_object_set_new(mo, "hidden", json_integer(m->hidden));
+    json_object_set_new(mo, "heads", json_integer(m->heads));
+    json_object_set_new(mo, "kv_heads", json_integer(m->kv_heads));
+    json_object_set_new(mo, "ffn", json_integer(m->ffn));
+    json_object_set_new(mo, "vocab", json_integer(m->vocab));
+    json_object_set_new(mo, "seq_len", json_integer(m->seq_len));
+    json_object_set_new(mo, "global_batch", json_integer(m->global_batch));
+    json_object_set_new(mo, "precision", json_string(cc_prec_names[m->prec]));
+    json_object_set_new(mo, "optimizer", json_string(cc_optim_names[m->optim]));
+    json_object_set_new(co, "name", json_string(c->name));
+    json_object_set_new(co, "gpu", json_string(c->gpu_name));
+    json_object_set_new(co, "gpus", json_integer(c->gpus));
+    json_object_set_new(co, "nodes", json_integer(c->nodes));
+    json_object_set_new(co, "gpus_per_node", json_integer(c->gpus_per_node));
+    json_object_set_new(co, "memory_bytes", json_real(c->mem_bytes));
+    json_object_set_new(co, "peak_flops", json_real(c->peak_flops[m->prec]));
+    json_object_set_new(co, "intra_busbw_GBps", json_real(c->intra_busbw_Bps / GB));
+    json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
+    json_object_set_new(co, "rates_from", json_string(c->bw_source));
+    json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
+    json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));
+    json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
+    json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));
+    json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));
+    json_object_set_new(ho, "zero_max", json_integer(hb->zero_max));
+    json_object_set_new(ho, "dp_overlap", json_boolean(hb->dp_overlap));
+    json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
+    json_object_set_new(o, "model", mo);
+    json_object_set_new(o, "cluster", co);
+    json_object_set_new(o, "habits", ho);
+    return o;
+}
+
+void cc_layout_print_megatron(FILE *out, const struct cc_megatron_check *k, int n,
+                              const struct cc_habits *hb, const char *command)
+{
+    int pass = 0;
+    double sum = 0, worst = 0;
+    char lb[64], tb[64];
+    fprintf(out, "# ccbench layout against Megatron-LM (Narayanan et al., SC'21, Table 1)\n\n");
+    fprintf(out, "Produced by `%s` (deterministic; no hardware needed).\n\n", command);
+    fprintf(out, "Published rows transcribed from the paper (arXiv 2104.04473, Table 1): GPT "
+                 "models, s=2048, V=51200, A100 80 GB, 8 per node, 8x HDR 200 Gb/s; "
+                 "t, p, GPU count, batch and achieved TFLOP/s per GPU as printed there "
+                 "(d = GPUs / (t*p)).\n\n");
+    fprintf(out, "Both sides use the paper's FLOP count 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) "
+                 "(with recomputation) divided by GPUs x step time. ccbench runs with the "
+                 "paper's habits: fp16, full recomputation, gradients all-reduced in fp16 with "
+                 "an fp32 copy in the optimizer, no distributed optimizer, no sequence "
+                 "parallelism, no overlap of the gradient all-reduce; one global efficiency "
+                 "%.2f (achieved/peak of the matrix multiplies), no per-row factor.\n\n",
+            hb->efficiency);
+    fprintf(out, "| model | GPUs | batch | published t,p,d | rank of published in ccbench | "
+                 "ccbench first choice | published TFLOP/s/GPU | ccbench TFLOP/s/GPU | error | "
+                 "pass |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < n; i++) {
+        const struct cc_megatron_row *r = k[i].row;
+        snprintf(lb, sizeof lb, "%d,%d,%d", r->tp, r->pp, r->gpus / (r->tp * r->pp));
+        snprintf(tb, sizeof tb, "%d,%d,%d (mb=%d, v=%d)", k[i].top.layout.tp,
+                 k[i].top.layout.pp, k[i].top.layout.dp, k[i].top.layout.mb,
+                 k[i].top.layout.vpp);
+        struct cc_model m;
+        cc_model_preset(r->preset, &m);
+        fprintf(out, "| %s | %d | %lld | %s | %d | %s | %.0f | %.1f | %+.1f%% | %s |\n",
+                r->preset, r->gpus, m.global_batch, lb, k[i].rank + 1, tb, r->tflops,
+                k[i].pred_tflops, k[i].err_pct, k[i].pass ? "yes" : "**no**");
+        pass += k[i].pass;
+        sum += fabs(k[i].err_pct);
+        worst = fmax(worst, fabs(k[i].err_pct));
+    }
+    fprintf(out, "\nCriterion per row: the published t,p,d among ccbench's first 3 layouts "
+                 "and |error| <= 15%%. Rows passing: %d of %d. Mean |error| %.1f%%, worst "
+                 "%.1f%%.\n", pass, n, sum / n, worst);
+}

@@ -1,0 +1,40 @@
+/* report.h - what `ccbench layout` prints: the ranked table with the reasons the best layout
+ * wins, the full breakdown of one layout, launch arguments (Megatron-LM, torchrun, DeepSpeed),
+ * JSON, and the Megatron-LM comparison table (Markdown). Reads only the engine's structs. */
+#ifndef CC_LAYOUT_REPORT_H
+#define CC_LAYOUT_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+#include "layout/layout.h"
+#include "layout/megatron.h"
+
+/* Header lines: model, cluster, where the rates come from, habits. */
+void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                             const struct cc_habits *hb);
+/* The top k of a search as a table, then why the first beats the next ones. */
+void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_search *s, int k);
+/* Every number of one layout, feasible or not. */
+void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                             const struct cc_layout *l, const struct cc_eval *e);
+/* Ready-to-paste Megatron-LM arguments, a torchrun line and a DeepSpeed config fragment. */
+void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
+                          const struct cc_habits *hb, const struct cc_layout *l,
+                          const struct cc_eval *e);
+/* The Megatron-LM arguments alone, one line (also used in JSON). */
+const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
+                                    const struct cc_layout *l, char *buf, size_t len);
+
+/* JSON object of one layout and its evaluation. */
+json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
+                              const struct cc_layout *l, const struct cc_eval *e);
+/* JSON of the context (model, cluster, habits). */
+json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster *c,
+                               const struct cc_habits *hb);
+
+/* Markdown comparison with the Megatron-LM paper, headed by the command that produced it. */
+void cc_layout_print_megatron(FILE *out, const struct cc_megatron_check *k, int n,
+                              const struct cc_habits *hb, const char *command);
+
+#endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# ccbench layout from the command line: runs without mpirun, same answer twice, JSON, the
+# topology and results inputs, --explain, and clear one-line errors with exit 2.
+. "$CC_SRCDIR/tests/tap.sh"
+T="$CC_SRCDIR/tests/layout"
+out=$(mktemp -d) || exit 1
+trap 'rm -rf "$out"' EXIT
+
+"$CCBENCH" layout --help >"$out/help" 2>&1
+ok $? "layout --help"
+grep -q -- "--explain" "$out/help"; ok $? "help lists --explain"
+
+"$CCBENCH" layout -m llama3-70b --gpus 512 --gpu-model h100-sxm --cp-max 4 >"$out/a" 2>"$out/aerr"
+ok $? "llama3-70b on 512 H100 (no mpirun)" "$(cat "$out/aerr")"
+"$CCBENCH" layout -m llama3-70b --gpus 512 --gpu-model h100-sxm --cp-max 4 >"$out/b" 2>&1
+cmp -s "$out/a" "$out/b"; ok $? "same answer twice"
+grep -q "^  1  tp=" "$out/a"; ok $? "ranked table printed"
+grep -q -- "--tensor-model-parallel-size" "$out/a"; ok $? "Megatron-LM arguments printed"
+grep -q "torchrun --nnodes 64 --nproc-per-node 8" "$out/a"; ok $? "torchrun line for 64 nodes"
+grep -q '"zero_optimization"' "$out/a"; ok $? "DeepSpeed fragment printed"
+grep -q "^  beats " "$out/a"; ok $? "reasons the best wins"
+
+"$CCBENCH" layout -m llama3-70b --gpus 512 --gpu-model h100-sxm --json -k 3 >"$out/j" 2>&1
+ok $? "--json"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512' "$out/j"
+    ok $? "JSON parses: 3 layouts, step time, cluster"
+else
+    skip "JSON parses" "python3 not installed"
+fi
+
+"$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" >"$out/t" 2>&1
+ok $? "--topology fixture"
+grep -q "32 x a100-80g (4 nodes of 8)" "$out/t"; ok $? "topology read: 32 A100 in 4 nodes"
+"$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$T/bench-intra.jsonl" >"$out/r" 2>&1
+ok $? "--results fixture"
+grep -q "fitted from" "$out/r"; ok $? "rates say they are fitted"
+
+"$CCBENCH" layout -m "$T/model-small.json" --gpus 8 --gpu-model a100-80g >"$out/s" 2>&1
+ok $? "model spec file" "$(head -3 "$out/s")"
+
+"$CCBENCH" layout -m megatron-1t --gpus 3072 --gpu-model a100-80g -x tp=8,pp=64,dp=6,mb=1,v=2,rc=full >"$out/x" 2>&1
+ok $? "--explain a feasible layout"
+grep -q "pipeline bubble" "$out/x" && grep -q "feasible yes" "$out/x"; ok $? "breakdown shown"
+
+"$CCBENCH" layout -m llama2-7b --gpus 24 --gpu-model a100-80g -x tp=3,pp=1 >"$out/x3" 2>"$out/x3e"
+rc=$?; [ $rc -eq 2 ]; ok $? "--explain of an infeasible layout exits 2 (got $rc)"
+grep -q "feasible no: tp 3 does not divide the 32 attention heads" "$out/x3"; ok $? "and says why"
+grep -q "time per step" "$out/x3"; ok $? "with the full breakdown anyway"
+
+"$CCBENCH" layout -m llama3-405b --gpus 8 --gpu-model a100-40g >"$out/n" 2>"$out/nerr"
+rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
+grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
+[ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
+
+"$CCBENCH" layout -m "$T/model-badheads.json" --gpus 8 >"$out/h" 2>"$out/herr"
+rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "heads not dividing hidden: exit 2 ($rc)"
+"$CCBENCH" layout -m nosuchmodel --gpus 8 >/dev/null 2>"$out/e1"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown model 'nosuchmodel'" "$out/e1"; ok $? "unknown model: exit 2"
+"$CCBENCH" layout -m llama2-7b --topology /nonexistent.json >/dev/null 2>"$out/e2"; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot read topology '/nonexistent.json'" "$out/e2"; ok $? "missing topology: exit 2"
+"$CCBENCH" layout -m llama2-7b --topology "$T/bad-nogpu.json" >/dev/null 2>"$out/e3"; rc=$?
+[ $rc -eq 2 ] && grep -q "no GPUs described" "$out/e3"; ok $? "topology without GPUs: exit 2"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --gpu-model voodoo >/dev/null 2>"$out/e4"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown --gpu-model 'voodoo'" "$out/e4"; ok $? "unknown GPU: exit 2"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --gpu-model a100-80g --precision fp8 >/dev/null 2>"$out/e5"; rc=$?
+[ $rc -eq 2 ] && grep -q "has no fp8 peak" "$out/e5"; ok $? "fp8 on A100: exit 2" "$(cat "$out/e5")"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results /nonexistent.jsonl >/dev/null 2>"$out/e6"; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot read results" "$out/e6"; ok $? "missing results: exit 2"
+
+"$CCBENCH" layout --validate-megatron >"$out/v" 2>&1
+grep -q "^| megatron-1t | 3072 | 3072 | 8,64,6 | 1 |" "$out/v"; ok $? "Megatron table: 1T row, published layout first"
+tap_done
