@@ -8,4 +8,5 @@ libcccore_a_SOURCES += \
 libccbench_a_SOURCES += \
 	src/gpu/cuda_dl.c src/gpu/cuda_dl.h \
 	src/gpu/nccl_dl.c src/gpu/nccl_dl.h \
-	src/gpu/verbs_dl.c src/gpu/verbs_dl.h
+	src/gpu/verbs_dl.c src/gpu/verbs_dl.h \
+	src/gpu/copybw.c src/gpu/copybw.h
