@@ -57,4 +57,5 @@ void cc_print_version(void)
 #else
     printf("verbs: not built\n");
 #endif
+    (void)err; /* unused when nothing optional is built */
 }
