@@ -677,9 +677,12 @@ static cc_status local_setup(struct verbs_ctx *c, const struct cc_backend_conf *
         }
 #endif
     }
-    if (!(c->pd = c->v->alloc_pd(c->ctx)) || !(c->scq = c->v->create_cq(c->ctx, 4096, NULL, NULL, 0)) ||
-        !(c->rcq_in = c->v->create_cq(c->ctx, 4096, NULL, NULL, 0)) ||
-        !(c->rcq_out = c->v->create_cq(c->ctx, 4096, NULL, NULL, 0))) {
+    /* completion queues deep enough for every WR that can complete unreaped */
+    int scqe = 2 * SQ_DEPTH * c->nqp + 64, rcqe = RQ_DEPTH * c->nqp + 64;
+    if (!(c->pd = c->v->alloc_pd(c->ctx)) ||
+        !(c->scq = c->v->create_cq(c->ctx, scqe, NULL, NULL, 0)) ||
+        !(c->rcq_in = c->v->create_cq(c->ctx, rcqe, NULL, NULL, 0)) ||
+        !(c->rcq_out = c->v->create_cq(c->ctx, rcqe, NULL, NULL, 0))) {
         cc_errbuf(err, errlen, "cannot allocate a protection domain or completion queues on %s",
                   c->dev);
         return CC_ENODEV;
