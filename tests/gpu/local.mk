@@ -17,3 +17,14 @@ tests_gpu_fake_libfakegpu_so_LDFLAGS = -shared
 endif
 TESTS += tests/gpu/fake.sh
 EXTRA_DIST += tests/gpu/fake.sh
+
+# A fake libibverbs (tests/gpu/fake/fakeibv.c: RC queue pairs between processes of one host)
+# for tests/gpu/fake-verbs.sh: the verbs backend with several ranks and no RDMA device.
+if HAVE_VERBS
+check_PROGRAMS += tests/gpu/fake/libfakeibv.so
+tests_gpu_fake_libfakeibv_so_SOURCES = tests/gpu/fake/fakeibv.c
+tests_gpu_fake_libfakeibv_so_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
+tests_gpu_fake_libfakeibv_so_LDFLAGS = -shared
+endif
+TESTS += tests/gpu/fake-verbs.sh
+EXTRA_DIST += tests/gpu/fake-verbs.sh
