@@ -477,6 +477,19 @@ static const char *port_state(enum ibv_port_state s)
     }
 }
 
+/* Port attributes as verbs.h's inline ibv_query_port gets them: through the provider's
+ * extended operation when it has one (the full structure), else the exported compatible
+ * function (which fills the older, shorter layout; the rest stays zero). */
+static int query_port(const struct cc_verbs *v, struct ibv_context *ctx, int port,
+                      struct ibv_port_attr *pa)
+{
+    memset(pa, 0, sizeof *pa);
+    struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_port);
+    if (vctx)
+        return vctx->query_port(ctx, (uint8_t)port, pa, sizeof *pa);
+    return v->query_port(ctx, (uint8_t)port, (struct _compat_ibv_port_attr *)pa);
+}
+
 /* Open the device/port this rank uses. */
 static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *conf, char *err,
                            size_t errlen)
@@ -515,8 +528,7 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
                     continue;
                 matched++;
                 struct ibv_port_attr pa;
-                memset(&pa, 0, sizeof pa);
-                if (v->query_port(ctx, (uint8_t)p, (struct _compat_ibv_port_attr *)&pa) != 0)
+                if (query_port(v, ctx, p, &pa) != 0)
                     continue;
                 if (pa.state != IBV_PORT_ACTIVE) {
                     if (!down[0])
@@ -549,8 +561,7 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
         return CC_ENODEV;
     }
     struct ibv_port_attr pa;
-    memset(&pa, 0, sizeof pa);
-    if (v->query_port(c->ctx, (uint8_t)c->port, (struct _compat_ibv_port_attr *)&pa) != 0) {
+    if (query_port(v, c->ctx, c->port, &pa) != 0) {
         cc_errbuf(err, errlen, "cannot query port %s:%d", c->dev, c->port);
         return CC_ENODEV;
     }
