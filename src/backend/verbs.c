@@ -6,12 +6,12 @@
  * cut into work requests of at most 1 MiB with many outstanding, and the last write on each
  * QP carries an immediate value that tells the receiver its stripe has landed.
  *
- *   sendrecv   each rank writes its buffer straight into its right neighbour's receive
- *              buffer (zero copy): the RDMA-write bandwidth ib_write_bw reports, for one
- *              pair (2 ranks) or a ring. Before writing, a rank waits for a zero-byte "ready"
- *              from its right neighbour, sent when that neighbour's run starts (its buffer
- *              may not be overwritten before); small-size times are therefore about two
- *              one-way latencies (ib_write_lat reports one).
+ *   sendrecv   each rank writes to its right neighbour: for one pair (2 ranks) or a ring.
+ *              Up to 64 KiB (eager) into a receive slot of the neighbour, which copies it
+ *              out: one one-way write latency, the figure ib_write_lat reports. Above, zero
+ *              copy straight into the neighbour's receive buffer, after a zero-byte "ready"
+ *              the neighbour sends when its run starts (its buffer may not be overwritten
+ *              before): the RDMA-write bandwidth ib_write_bw reports.
  *   allreduce  ring reduce-scatter then ring all-gather over RDMA writes into two receive
  *              slots on the right neighbour, reduced on the host (cc_reduce). A slot is
  *              reused only after the neighbour acknowledged it (credits).
@@ -50,6 +50,7 @@
 #define RQ_DEPTH 128           /* receive WRs posted per QP */
 #define SIGNAL_EVERY 64        /* signal one send WR in this many */
 #define MAX_BUFS 8
+#define EAGER_MAX (64u << 10) /* sendrecv through the receive slots up to this size */
 
 /* immediate values: kind in the top bits */
 #define IMM_DATA 0x10000000u
@@ -417,6 +418,16 @@ static cc_status run_sendrecv(struct verbs_ctx *c, const struct cc_coll_args *a)
     if (!sb || !rb) {
         cc_err("verbs: sendrecv buffers were not allocated by this backend");
         return CC_EINVAL;
+    }
+    /* eager: small messages land in a receive slot and are copied out (no ready needed) */
+    if (c->gpu < 0 && bytes <= EAGER_MAX && bytes <= c->slot) {
+        char *got;
+        if ((st = ring_step(c, a->sendbuf, sb->mr->lkey, bytes, &got)) != CC_OK)
+            return st;
+        memcpy(a->recvbuf, got, bytes);
+        if ((st = consumed(c)) != CC_OK)
+            return st;
+        return wait_for(c, sends_done, "write completions");
     }
     /* my receive buffer may be written from now on; wait until the right one's may */
     if ((st = signal_left(c, IMM_READY)) != CC_OK ||
