@@ -64,7 +64,6 @@ struct cc_gpu_info {
     char name[128];
     char busid[32];
     int sms;               /* multiprocessors */
-    int pcie_gen, pcie_width; /* not known here: 0 (nvidia-smi reports them) */
 };
 
 typedef void (*cc_copy_cb)(const struct cc_copy_result *r, void *user);
