@@ -1,10 +1,524 @@
-/* nccl backend: placeholder until implemented (see the open issue). */
+/* nccl backend: NCCL collectives on CUDA memory, one GPU per rank.
+ *
+ * libcudart and libnccl are opened at run time (gpu/cuda_dl.h, gpu/nccl_dl.h), so the same
+ * binary runs, and fails with one clear line, on a machine without a GPU.
+ *
+ * Set-up: every rank picks its GPU (--gpu, else its local rank on the node), checks that no
+ * other rank of the node has the same GPU (NCCL refuses two ranks per GPU), sets the NCCL
+ * variables of --nccl-path, and only then (all ranks agreeing that set-up went well) rank 0
+ * creates the unique id, broadcast over MPI, and every rank calls ncclCommInitRank.
+ *
+ * Collectives: NCCL's own for allreduce, allgather, reducescatter, broadcast, reduce;
+ * all-to-all and send/recv are grouped ncclSend/ncclRecv. Timing: CUDA events recorded on the
+ * rank's stream (timer_record/timer_elapsed_us). With -G N the timed launches are captured
+ * once into a CUDA graph of N launches and replayed; the time per launch is the graph's time
+ * divided by N. Checked runs (after timing) always launch eagerly, once, so in-place
+ * reductions are checked against a single application.
+ */
 #include "backend/backend.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "gpu/cuda_dl.h"
+#include "gpu/nccl_dl.h"
+#include "gpu/nccl_path.h"
+
+#if defined(CC_HAVE_CUDA) && defined(CC_HAVE_NCCL)
+
+extern char **environ;
+
+struct nccl_ctx {
+    const struct cc_cuda *cu;
+    const struct cc_nccl *nc;
+    ncclComm_t comm;
+    cudaStream_t stream;
+    cudaEvent_t ev[2];
+    int dev, rank, size;
+    char busid[32];
+    char devname[128];
+    const char *path;
+    /* CUDA graph (-G) */
+    int graph_n;            /* launches per graph; 0: off */
+    int timed_next;         /* timer slot 0 just recorded: the next run() is a timed one */
+    int launches;           /* launches between the two timer slots */
+    struct cc_coll_args gargs; /* what the cached graph does */
+    cudaGraphExec_t gexec;
+    cudaGraph_t graph;
+};
+
+static ncclDataType_t nccl_type(enum cc_dtype t)
+{
+    switch (t) {
+    case CC_INT8: return ncclInt8;
+    case CC_UINT8: return ncclUint8;
+    case CC_INT32: return ncclInt32;
+    case CC_UINT32: return ncclUint32;
+    case CC_INT64: return ncclInt64;
+    case CC_UINT64: return ncclUint64;
+    case CC_FLOAT16: return ncclFloat16;
+    case CC_BFLOAT16: return ncclBfloat16;
+    case CC_FLOAT32: return ncclFloat32;
+    default: return ncclFloat64;
+    }
+}
+
+static ncclRedOp_t nccl_op(enum cc_op op)
+{
+    switch (op) {
+    case CC_PROD: return ncclProd;
+    case CC_MIN: return ncclMin;
+    case CC_MAX: return ncclMax;
+    case CC_AVG: return ncclAvg;
+    default: return ncclSum;
+    }
+}
+
+#define CUDA_OK(c, call, what)                                                               \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                             \
+            cc_err("%s on GPU %d (%s) failed: %s", what, (c)->dev, (c)->busid,               \
+                   (c)->cu->cudaGetErrorString(e_));                                         \
+            return CC_EBACKEND;                                                              \
+        }                                                                                    \
+    } while (0)
+
+static cc_status nccl_fail(struct nccl_ctx *c, ncclResult_t r, const char *what)
+{
+    const char *last = c->nc->ncclGetLastError ? c->nc->ncclGetLastError(c->comm) : NULL;
+    cc_err("NCCL %s failed on rank %d (GPU %s): %s%s%s", what, c->rank, c->busid,
+           c->nc->ncclGetErrorString(r), last && *last ? ": " : "", last ? last : "");
+    return CC_EBACKEND;
+}
+
+/* Set the --nccl-path variables; warn where the user's environment said otherwise. */
+static cc_status apply_path(const char *path, int rank, char *err, size_t errlen)
+{
+    struct cc_nccl_var v[CC_NCCL_PATH_MAX_VARS];
+    size_t n;
+    cc_status st = cc_nccl_path_vars(path, v, &n, err, errlen);
+    if (st != CC_OK)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        const char *old = getenv(v[i].name);
+        if (old && strcmp(old, v[i].value) != 0 && rank == 0)
+            cc_warn("--nccl-path %s sets %s=%s (environment had '%s')", path, v[i].name,
+                    v[i].value, old);
+        setenv(v[i].name, v[i].value, 1);
+    }
+    return CC_OK;
+}
+
+/* Local part of set-up (no communication). */
+static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *conf,
+                             const struct cc_rte *rte, char *err, size_t errlen)
+{
+    cc_status st = apply_path(conf->nccl_path, rte->rank, err, errlen);
+    if (st != CC_OK)
+        return st;
+    if (!(c->cu = cc_cuda_load(err, errlen)))
+        return CC_ENODEV;
+    if (!(c->nc = cc_nccl_load(err, errlen)))
+        return CC_ENODEV;
+    c->dev = conf->gpu >= 0 ? conf->gpu : rte->local_rank;
+    if (c->dev >= c->cu->ndev) {
+        if (conf->gpu >= 0)
+            cc_errbuf(err, errlen, "--gpu %d does not exist on %s (%d GPUs visible)", conf->gpu,
+                      rte->host, c->cu->ndev);
+        else
+            cc_errbuf(err, errlen, "local rank %d on %s has no GPU of its own (%d visible): "
+                      "NCCL needs one GPU per rank, run at most %d ranks per node",
+                      rte->local_rank, rte->host, c->cu->ndev, c->cu->ndev);
+        return CC_ENODEV;
+    }
+    cudaError_t e = c->cu->cudaSetDevice(c->dev);
+    if (e == cudaSuccess)
+        e = c->cu->cudaDeviceGetPCIBusId(c->busid, sizeof c->busid, c->dev);
+    if (e == cudaSuccess)
+        e = c->cu->cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = c->cu->cudaEventCreate(&c->ev[0]);
+    if (e == cudaSuccess)
+        e = c->cu->cudaEventCreate(&c->ev[1]);
+    if (e != cudaSuccess) {
+        cc_errbuf(err, errlen, "cannot use GPU %d on %s: %s", c->dev, rte->host,
+                  c->cu->cudaGetErrorString(e));
+        return CC_ENODEV;
+    }
+    CUdevice d;
+    if (c->cu->cuDeviceGet(&d, c->dev) != CUDA_SUCCESS ||
+        c->cu->cuDeviceGetName(c->devname, sizeof c->devname, d) != CUDA_SUCCESS)
+        snprintf(c->devname, sizeof c->devname, "?");
+    if (conf->cuda_graph < 0) {
+        cc_errbuf(err, errlen, "-G %d: launches per CUDA graph must be >= 0", conf->cuda_graph);
+        return CC_EUSAGE;
+    }
+    c->graph_n = conf->cuda_graph;
+    return CC_OK;
+}
+
+struct gpu_id {
+    int node;
+    char busid[32];
+};
+
+static void release(struct nccl_ctx *c)
+{
+    if (c->cu) {
+        if (c->gexec)
+            c->cu->cudaGraphExecDestroy(c->gexec);
+        if (c->graph)
+            c->cu->cudaGraphDestroy(c->graph);
+        for (int i = 0; i < 2; i++)
+            if (c->ev[i])
+                c->cu->cudaEventDestroy(c->ev[i]);
+        if (c->stream)
+            c->cu->cudaStreamDestroy(c->stream);
+    }
+    free(c);
+}
+
+static cc_status nccl_init(const struct cc_backend_conf *conf, const struct cc_rte *rte,
+                           void **ctx, char *err, size_t errlen)
+{
+    struct nccl_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return CC_ENOMEM;
+    c->rank = rte->rank;
+    c->size = rte->size;
+    c->path = conf->nccl_path ? conf->nccl_path : "auto";
+    cc_status st = local_setup(c, conf, rte, err, errlen);
+
+    /* every rank learns whether all could set up, and which GPU each took */
+    long long worst = st;
+    cc_status cst = cc_rte_allreduce_ll(rte, &worst, 1, CC_RTE_MAX);
+    if (cst != CC_OK || worst != CC_OK) {
+        if (st == CC_OK)
+            cc_errbuf(err, errlen, "another rank could not set up its GPU");
+        release(c);
+        return st != CC_OK ? st : cst != CC_OK ? cst : (cc_status)worst;
+    }
+    struct gpu_id me = {.node = rte->node}, *all = calloc((size_t)rte->size, sizeof *all);
+    snprintf(me.busid, sizeof me.busid, "%s", c->busid);
+    if (!all || (st = cc_rte_allgather(rte, &me, all, sizeof me)) != CC_OK) {
+        free(all);
+        release(c);
+        return all ? st : CC_ENOMEM;
+    }
+    for (int i = 0; i < rte->size && st == CC_OK; i++)
+        for (int j = i + 1; j < rte->size && st == CC_OK; j++)
+            if (all[i].node == all[j].node && strcmp(all[i].busid, all[j].busid) == 0) {
+                cc_errbuf(err, errlen, "ranks %d and %d share GPU %s on %s: NCCL needs one GPU "
+                          "per rank (fewer ranks per node, or --gpu / CUDA_VISIBLE_DEVICES)",
+                          i, j, all[i].busid, rte->hosts[i]);
+                st = CC_EUSAGE;
+            }
+    free(all);
+    if (st != CC_OK) {
+        release(c);
+        return st;
+    }
+
+    ncclUniqueId id;
+    long long ok = 1;
+    if (rte->rank == 0) {
+        ncclResult_t r = c->nc->ncclGetUniqueId(&id);
+        if (r != ncclSuccess) {
+            cc_errbuf(err, errlen, "ncclGetUniqueId failed: %s", c->nc->ncclGetErrorString(r));
+            ok = 0;
+        }
+    }
+    if ((st = cc_rte_bcast(rte, &ok, sizeof ok, 0)) != CC_OK || !ok ||
+        (st = cc_rte_bcast(rte, &id, sizeof id, 0)) != CC_OK) {
+        if (rte->rank != 0 && st == CC_OK)
+            cc_errbuf(err, errlen, "rank 0 could not create the NCCL unique id");
+        release(c);
+        return st != CC_OK ? st : CC_EBACKEND;
+    }
+    ncclResult_t r = c->nc->ncclCommInitRank(&c->comm, rte->size, id, rte->rank);
+    if (r != ncclSuccess) {
+        const char *last = c->nc->ncclGetLastError ? c->nc->ncclGetLastError(NULL) : NULL;
+        cc_errbuf(err, errlen, "ncclCommInitRank on GPU %s of %s failed: %s%s%s", c->busid,
+                  rte->host, c->nc->ncclGetErrorString(r), last && *last ? ": " : "",
+                  last ? last : "");
+        c->comm = NULL;
+        release(c);
+        return CC_EBACKEND;
+    }
+    *ctx = c;
+    return CC_OK;
+}
+
+static void nccl_fini(void *ctx)
+{
+    struct nccl_ctx *c = ctx;
+    if (c->comm) {
+        c->cu->cudaStreamSynchronize(c->stream);
+        c->nc->ncclCommDestroy(c->comm);
+    }
+    release(c);
+}
+
+static int nccl_supports(void *ctx, enum cc_coll_id coll, enum cc_dtype t, enum cc_op op,
+                         int inplace, const char **why)
+{
+    struct nccl_ctx *c = ctx;
+    (void)coll;
+    (void)inplace;
+    if ((t == CC_BFLOAT16 || op == CC_AVG) && c->nc->version < 21000) {
+        *why = "bfloat16 and avg need NCCL 2.10";
+        return 0;
+    }
+    return 1;
+}
+
+static cc_status nccl_alloc(void *ctx, size_t bytes, void **ptr)
+{
+    struct nccl_ctx *c = ctx;
+    void *p = NULL;
+    CUDA_OK(c, c->cu->cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+    cudaError_t e = c->cu->cudaMemset(p, 0, bytes);
+    if (e != cudaSuccess) {
+        c->cu->cudaFree(p);
+        CUDA_OK(c, e, "cudaMemset");
+    }
+    *ptr = p;
+    return CC_OK;
+}
+
+static void nccl_free(void *ctx, void *ptr)
+{
+    struct nccl_ctx *c = ctx;
+    c->cu->cudaFree(ptr);
+}
+
+/* Copies run on the rank's stream so they are ordered with the collectives (a cudaMemcpy
+ * on the legacy stream would not be, the stream being non-blocking). */
+static cc_status nccl_copy(struct nccl_ctx *c, void *dst, const void *src, size_t bytes,
+                           enum cudaMemcpyKind kind)
+{
+    CUDA_OK(c, c->cu->cudaMemcpyAsync(dst, src, bytes, kind, c->stream), "cudaMemcpyAsync");
+    CUDA_OK(c, c->cu->cudaStreamSynchronize(c->stream), "cudaStreamSynchronize after a copy");
+    return CC_OK;
+}
+
+static cc_status nccl_copy_in(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    return nccl_copy(ctx, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+static cc_status nccl_copy_out(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    return nccl_copy(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+/* Enqueue one collective on the stream. */
+static cc_status enqueue(struct nccl_ctx *c, const struct cc_coll_args *a)
+{
+    const struct cc_nccl *nc = c->nc;
+    ncclDataType_t T = nccl_type(a->dtype);
+    ncclRedOp_t op = nccl_op(a->op);
+    size_t es = cc_dtype_size(a->dtype);
+    int n = c->size;
+    ncclResult_t r = ncclSuccess, r2;
+    switch (a->coll) {
+    case CC_ALLREDUCE:
+        r = nc->ncclAllReduce(a->sendbuf, a->recvbuf, a->recvcount, T, op, c->comm, c->stream);
+        break;
+    case CC_ALLGATHER:
+        r = nc->ncclAllGather(a->sendbuf, a->recvbuf, a->sendcount, T, c->comm, c->stream);
+        break;
+    case CC_REDUCESCATTER:
+        r = nc->ncclReduceScatter(a->sendbuf, a->recvbuf, a->recvcount, T, op, c->comm,
+                                  c->stream);
+        break;
+    case CC_BROADCAST:
+        r = nc->ncclBroadcast(a->sendbuf, a->recvbuf, a->sendcount, T, a->root, c->comm,
+                              c->stream);
+        break;
+    case CC_REDUCE:
+        r = nc->ncclReduce(a->sendbuf, a->recvbuf, a->sendcount, T, op, a->root, c->comm,
+                           c->stream);
+        break;
+    case CC_ALLTOALL: {
+        size_t chunk = a->sendcount / (size_t)n;
+        r = nc->ncclGroupStart();
+        for (int p = 0; p < n && r == ncclSuccess; p++) {
+            r = nc->ncclSend((const char *)a->sendbuf + (size_t)p * chunk * es, chunk, T, p,
+                             c->comm, c->stream);
+            if (r == ncclSuccess)
+                r = nc->ncclRecv((char *)a->recvbuf + (size_t)p * chunk * es, chunk, T, p,
+                                 c->comm, c->stream);
+        }
+        r2 = nc->ncclGroupEnd();
+        if (r == ncclSuccess)
+            r = r2;
+        break;
+    }
+    case CC_SENDRECV:
+        r = nc->ncclGroupStart();
+        if (r == ncclSuccess)
+            r = nc->ncclSend(a->sendbuf, a->sendcount, T, (c->rank + 1) % n, c->comm, c->stream);
+        if (r == ncclSuccess)
+            r = nc->ncclRecv(a->recvbuf, a->recvcount, T, (c->rank - 1 + n) % n, c->comm,
+                             c->stream);
+        r2 = nc->ncclGroupEnd();
+        if (r == ncclSuccess)
+            r = r2;
+        break;
+    default:
+        return CC_ENOTSUP;
+    }
+    if (r != ncclSuccess) {
+        char what[96];
+        snprintf(what, sizeof what, "%s of %zu elements", cc_coll_names[a->coll], a->sendcount);
+        return nccl_fail(c, r, what);
+    }
+    return CC_OK;
+}
+
+/* (Re)capture the graph of graph_n launches of `a` when it changed. */
+static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a)
+{
+    if (c->gexec && memcmp(&c->gargs, a, sizeof *a) == 0)
+        return CC_OK;
+    if (c->gexec)
+        c->cu->cudaGraphExecDestroy(c->gexec), c->gexec = NULL;
+    if (c->graph)
+        c->cu->cudaGraphDestroy(c->graph), c->graph = NULL;
+    CUDA_OK(c, c->cu->cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeGlobal),
+            "cudaStreamBeginCapture");
+    cc_status st = CC_OK;
+    for (int i = 0; i < c->graph_n && st == CC_OK; i++)
+        st = enqueue(c, a);
+    cudaError_t e = c->cu->cudaStreamEndCapture(c->stream, &c->graph);
+    if (st != CC_OK)
+        return st;
+    CUDA_OK(c, e, "CUDA graph capture of NCCL launches");
+    CUDA_OK(c, c->cu->cudaGraphInstantiateWithFlags(&c->gexec, c->graph, 0),
+            "cudaGraphInstantiateWithFlags");
+    c->gargs = *a;
+    return CC_OK;
+}
+
+static cc_status nccl_run(void *ctx, const struct cc_coll_args *a)
+{
+    struct nccl_ctx *c = ctx;
+    int timed = c->timed_next;
+    c->timed_next = 0;
+    if (c->graph_n > 0 && timed) {
+        cc_status st = ensure_graph(c, a);
+        if (st != CC_OK)
+            return st;
+        CUDA_OK(c, c->cu->cudaGraphLaunch(c->gexec, c->stream), "cudaGraphLaunch");
+        c->launches = c->graph_n;
+        return CC_OK;
+    }
+    c->launches = 1;
+    return enqueue(c, a);
+}
+
+static cc_status nccl_sync(void *ctx)
+{
+    struct nccl_ctx *c = ctx;
+    cudaError_t e = c->cu->cudaStreamSynchronize(c->stream);
+    ncclResult_t ar = ncclSuccess;
+    c->nc->ncclCommGetAsyncError(c->comm, &ar);
+    if (ar != ncclSuccess)
+        return nccl_fail(c, ar, "asynchronous operation");
+    CUDA_OK(c, e, "cudaStreamSynchronize");
+    return CC_OK;
+}
+
+static cc_status nccl_timer_record(void *ctx, int slot)
+{
+    struct nccl_ctx *c = ctx;
+    if (slot < 0 || slot > 1)
+        return CC_EINVAL;
+    if (slot == 0)
+        c->timed_next = 1;
+    CUDA_OK(c, c->cu->cudaEventRecord(c->ev[slot], c->stream), "cudaEventRecord");
+    return CC_OK;
+}
+
+static cc_status nccl_timer_elapsed(void *ctx, int from, int to, double *us)
+{
+    struct nccl_ctx *c = ctx;
+    float ms = 0;
+    if (from < 0 || from > 1 || to < 0 || to > 1)
+        return CC_EINVAL;
+    CUDA_OK(c, c->cu->cudaEventElapsedTime(&ms, c->ev[from], c->ev[to]), "cudaEventElapsedTime");
+    *us = (double)ms * 1000.0 / (c->launches > 0 ? c->launches : 1);
+    return CC_OK;
+}
+
+static void nccl_describe(void *ctx, json_t *o)
+{
+    struct nccl_ctx *c = ctx;
+    char v[64];
+    int ver = c->nc->version;
+    /* codes: major*1000+minor*100+patch before 2.9, major*10000+minor*100+patch after */
+    if (ver >= 20900)
+        snprintf(v, sizeof v, "%d.%d.%d", ver / 10000, ver / 100 % 100, ver % 100);
+    else
+        snprintf(v, sizeof v, "%d.%d.%d", ver / 1000, ver / 100 % 10, ver % 100);
+    json_object_set_new(o, "nccl_version", json_string(v));
+    json_object_set_new(o, "nccl_library", json_string(c->nc->path));
+    json_object_set_new(o, "nccl_path", json_string(c->path));
+    json_t *env = json_object();
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "NCCL_", 5) == 0 && eq) {
+            char key[128];
+            size_t n = (size_t)(eq - *e) < sizeof key - 1 ? (size_t)(eq - *e) : sizeof key - 1;
+            memcpy(key, *e, n);
+            key[n] = 0;
+            json_object_set_new(env, key, json_string(eq + 1));
+        }
+    }
+    json_object_set_new(o, "nccl_env", env);
+    snprintf(v, sizeof v, "%d.%d", c->cu->rt_version / 1000, c->cu->rt_version % 1000 / 10);
+    json_object_set_new(o, "cuda_runtime", json_string(v));
+    snprintf(v, sizeof v, "%d.%d", c->cu->drv_version / 1000, c->cu->drv_version % 1000 / 10);
+    json_object_set_new(o, "cuda_driver", json_string(v));
+    json_object_set_new(o, "gpu_rank0", json_pack("{s:i, s:s, s:s}", "device", c->dev,
+                                                  "name", c->devname, "pci_bus_id", c->busid));
+    json_object_set_new(o, "cuda_graph_launches", json_integer(c->graph_n));
+    json_object_set_new(o, "timing_clock", json_string("CUDA events on the rank's stream"));
+}
 
 const struct cc_backend cc_backend_nccl = {
     .name = "nccl",
-    .summary = "not implemented yet",
-    .built = 0,
-    .how_to_build = "not implemented yet in this version",
-    .mem = CC_MEM_HOST,
+    .summary = "NCCL collectives on GPU memory, one GPU per rank (libnccl opened at run time)",
+    .built = 1,
+    .mem = CC_MEM_DEVICE,
+    .init = nccl_init,
+    .fini = nccl_fini,
+    .supports = nccl_supports,
+    .alloc = nccl_alloc,
+    .free = nccl_free,
+    .copy_in = nccl_copy_in,
+    .copy_out = nccl_copy_out,
+    .run = nccl_run,
+    .sync = nccl_sync,
+    .timer_record = nccl_timer_record,
+    .timer_elapsed_us = nccl_timer_elapsed,
+    .describe = nccl_describe,
 };
+
+#else
+
+const struct cc_backend cc_backend_nccl = {
+    .name = "nccl",
+    .summary = "NCCL collectives on GPU memory, one GPU per rank",
+    .built = 0,
+    .how_to_build = "configure found no CUDA/NCCL headers: install the CUDA toolkit and NCCL "
+                    "(nccl.h) and run ./configure --with-cuda --with-nccl",
+    .mem = CC_MEM_DEVICE,
+};
+
+#endif

@@ -77,7 +77,7 @@ static const struct cc_opt bench_opts[] = {
     {"tcp-if", 0, CC_OPT_STR, F(tcp_if), NULL, "LIST", "tcp: interfaces, NCCL_SOCKET_IFNAME syntax (prefixes, ^exclude, =exact)"},
     {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size (0: automatic)"},
-    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank)"},
+    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank); verbs: RDMA into GPU N memory (GPUDirect)"},
     {"nccl-path", 0, CC_OPT_STR, F(nccl_path), "auto", "PATH", "nccl: nvlink|shm|net-ib|net-socket|auto"},
     {"cuda-graph", 'G', CC_OPT_INT, F(cuda_graph), "0", "N", "nccl: capture N launches in a CUDA graph (0: off)"},
     {"ib-dev", 0, CC_OPT_STR, F(ib_dev), NULL, "LIST", "verbs: device[:port], NCCL_IB_HCA syntax"},

@@ -1,0 +1,107 @@
+/* cuda_dl.c - open the CUDA driver and runtime at run time (see cuda_dl.h). */
+#include "gpu/cuda_dl.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/log.h"
+
+#ifdef CC_HAVE_CUDA
+
+static struct cc_cuda cu;
+static int loaded;        /* 1 ok, -1 failed (message kept) */
+static char load_err[1024];
+
+static const char *const cudart_names[] = {
+    "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so", NULL,
+};
+
+static int resolve(void *h, const char *lib, const char *name, void **slot, int optional)
+{
+    *slot = dlsym(h, name);
+    if (!*slot && !optional) {
+        snprintf(load_err, sizeof load_err, "%s lacks '%s' (too old?)", lib, name);
+        return -1;
+    }
+    return 0;
+}
+
+static int do_load(void)
+{
+    cu.drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!cu.drv) {
+        snprintf(load_err, sizeof load_err,
+                 "no CUDA driver found (libcuda.so.1 not loadable): %s", dlerror());
+        return -1;
+    }
+    const char *tried = NULL;
+    for (int i = 0; cudart_names[i] && !cu.rt; i++) {
+        cu.rt = dlopen(cudart_names[i], RTLD_NOW | RTLD_GLOBAL);
+        if (cu.rt)
+            cu.rt_name = cudart_names[i];
+        else
+            tried = dlerror();
+    }
+    if (!cu.rt) {
+        snprintf(load_err, sizeof load_err,
+                 "no CUDA runtime found (tried libcudart.so.13, .12, .11.0, libcudart.so): %s",
+                 tried ? tried : "?");
+        return -1;
+    }
+#define CC_RESOLVE_RT(n) if (resolve(cu.rt, cu.rt_name, #n, (void **)&cu.n, 0)) return -1;
+#define CC_RESOLVE_DRV(n) if (resolve(cu.drv, "libcuda.so.1", #n, (void **)&cu.n, 0)) return -1;
+#define CC_RESOLVE_OPT(n) resolve(cu.drv, "libcuda.so.1", #n, (void **)&cu.n, 1);
+    CC_CUDA_RT_FNS(CC_RESOLVE_RT)
+    CC_CUDA_DRV_FNS(CC_RESOLVE_DRV)
+    CC_CUDA_DRV_OPT_FNS(CC_RESOLVE_OPT)
+#undef CC_RESOLVE_RT
+#undef CC_RESOLVE_DRV
+#undef CC_RESOLVE_OPT
+    cu.rt_version = 0;
+    cu.cudaRuntimeGetVersion(&cu.rt_version);
+    cu.cudaDriverGetVersion(&cu.drv_version);
+    cudaError_t e = cu.cudaGetDeviceCount(&cu.ndev);
+    if (e != cudaSuccess) {
+        snprintf(load_err, sizeof load_err, "no CUDA device: %s (driver supports CUDA %d.%d, %s)",
+                 cu.cudaGetErrorString(e), cu.drv_version / 1000, cu.drv_version % 1000 / 10,
+                 cu.rt_name);
+        return -1;
+    }
+    if (cu.ndev <= 0) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(load_err, sizeof load_err, "no CUDA device visible (CUDA_VISIBLE_DEVICES='%s')",
+                 vis ? vis : "unset");
+        return -1;
+    }
+    CUresult r = cu.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+        const char *s = NULL;
+        cu.cuGetErrorString(r, &s);
+        snprintf(load_err, sizeof load_err, "CUDA driver initialization failed: %s", s ? s : "?");
+        return -1;
+    }
+    return 0;
+}
+
+const struct cc_cuda *cc_cuda_load(char *err, size_t errlen)
+{
+    if (!loaded)
+        loaded = do_load() == 0 ? 1 : -1;
+    if (loaded < 0) {
+        cc_errbuf(err, errlen, "%s", load_err);
+        return NULL;
+    }
+    return &cu;
+}
+
+#else
+
+const struct cc_cuda *cc_cuda_load(char *err, size_t errlen)
+{
+    cc_errbuf(err, errlen, "CUDA support is not built into this binary: install the CUDA toolkit "
+                           "headers and run ./configure --with-cuda");
+    return NULL;
+}
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The verbs backend end to end against a fake libibverbs (tests/gpu/fake/fakeibv.c) whose
+# RDMA writes go between the processes of this host: device/port/GID selection and their
+# errors, QP records over MPI, striped writes over several QPs with many outstanding, the
+# ready handshake of sendrecv, and the ring allreduce/allgather with credits, with 1 to 4
+# ranks, checked by the harness. It proves the protocol logic, not a NIC's behaviour.
+. "$CC_SRCDIR/tests/tap.sh"
+lib=$CC_BUILDDIR/tests/gpu/fake/libfakeibv.so
+[ -f "$lib" ] || skip_all "built without verbs headers: no fake verbs library"
+command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
+[ "$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 99999999)" -le 65536 ] ||
+    skip_all "the fake gives each process the LID of its pid: pid_max is above 65536"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+ln -s "$lib" "$dir/libibverbs.so.1"
+export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCBENCH_NO_PROGRESS=1
+unset NCCL_IB_HCA FAKEIBV_DEVICES FAKEIBV_PORT_DOWN
+MPI="$CC_MPIRUN -x LD_LIBRARY_PATH"
+
+run() {
+    name=$1 want=$2
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    [ "$rc" -eq "$want" ]
+    ok $? "$name (exit $rc, want $want)" "$out"
+}
+has() {
+    if [ -n "${3:-}" ]; then grep -Eq -e "$2" "$3"; else printf '%s\n' "$out" | grep -Eq -e "$2"; fi
+    ok $? "$1" "$(printf '%s\n' "$out" | tail -5)"
+}
+
+# can this container write into another process (process_vm_writev)?
+out=$($MPI -np 2 "$CCBENCH" bench --backend verbs --coll sendrecv -b 8 -e 8 -n 1 -w 0 2>&1)
+if printf '%s\n' "$out" | grep -q 'ibv_post_send'; then
+    skip_all "process_vm_writev is not permitted here (the fake needs it)"
+fi
+
+j=$dir/np1.jsonl
+run "np1 loopback: sendrecv, allreduce, allgather" 0 \
+    $MPI -np 1 "$CCBENCH" bench --backend verbs --coll sendrecv,allreduce,allgather -e 64K -n 3 -w 1 --json "$j"
+has "header: device and port" '"rdma_device": *"fake0".*"rdma_port": *1' "$j"
+has "header: link layer" '"rdma_link_layer": *"InfiniBand"' "$j"
+has "header: host memory" '"rdma_memory": *"host"' "$j"
+for np in 2 3 4; do
+    j=$dir/np$np.jsonl
+    run "np$np: sendrecv, allreduce, allgather over 3 QPs, 8 B to 4 MiB, checked" 0 \
+        $MPI -np $np "$CCBENCH" bench --backend verbs --coll sendrecv,allreduce,allgather \
+        --ib-qps 3 -b 8 -e 4M -f 8 -n 4 -w 1 --json "$j"
+    for c in sendrecv allreduce allgather; do
+        has "np$np: $c without wrong elements" "\"collective\": *\"$c\".*\"wrong\": *0" "$j"
+    done
+done
+run "np3: int32 max allreduce" 0 $MPI -np 3 "$CCBENCH" bench --backend verbs -d int32 -o max -e 1M -n 3 -w 1
+run "np3: float16 sum allreduce" 0 $MPI -np 3 "$CCBENCH" bench --backend verbs -d float16 -e 256K -n 3 -w 1
+run "np2: float64 avg allreduce" 0 $MPI -np 2 "$CCBENCH" bench --backend verbs -d float64 -o avg -e 256K -n 3 -w 1
+run "np2: other collectives reported n/a" 0 $MPI -np 2 "$CCBENCH" bench --backend verbs --coll broadcast -e 1K -n 2
+has "np2: n/a says why" "n/a|allreduce, allgather and sendrecv only"
+run "np2: --debug-corrupt is caught as wrong results" 1 \
+    $MPI -np 2 "$CCBENCH" bench --backend verbs --coll allreduce -e 64K -n 2 --debug-corrupt 1
+run "--ib-dev fake0:1 selects it" 0 $MPI -np 1 "$CCBENCH" bench --backend verbs --ib-dev fake0:1 -e 1K -n 2
+
+FAKEIBV_DEVICES=0 run "no device" 2 $MPI -x FAKEIBV_DEVICES=0 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "no device: one reason" "error: backend verbs: no RDMA device on "
+run "port down" 2 $MPI -x FAKEIBV_PORT_DOWN=1 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "port down: names the port" "port fake0:1 is DOWN"
+run "exact name that does not exist" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --ib-dev =fake -e 1K
+has "lists the devices there are" "no RDMA device matches '=fake' on .* \(devices: fake0\)"
+run "excluded device" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --ib-dev '^fake0' -e 1K
+run "NCCL_IB_HCA used without --ib-dev" 2 $MPI -x NCCL_IB_HCA=mlx5 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "NCCL_IB_HCA named" "no RDMA device matches 'mlx5'"
+run "bad --gid-index" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --gid-index 3 -e 1K
+has "gid index named" "cannot read GID 3 of port fake0:1"
+if command -v setpriv >/dev/null 2>&1 && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then
+    run "memlock limit too low" 2 setpriv --bounding-set=-ipc_lock sh -c \
+        "ulimit -l 64 && $MPI -np 1 $CCBENCH bench --backend verbs -e 1M"
+    has "memlock: says what to do" "memlock limit 64 KiB is too low for RDMA registration.*ulimit -l"
+else
+    skip "memlock limit too low" "cannot drop CAP_IPC_LOCK here (setpriv)"
+fi
+tap_done

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The nccl backend and `ccbench gpu` end to end against a fake CUDA driver, runtime and
+# one-rank NCCL (tests/gpu/fake/fakegpu.c): device choice, buffers, every collective and
+# datatype through the harness's checking, CUDA-event timing, CUDA-graph replay, --nccl-path
+# in the results header, the refusals (no GPU for a rank, two ranks on one GPU), every copy
+# figure, the P2P matrix, and the detection of a copy kernel that writes nothing.
+# It proves the plumbing, not real GPU behaviour (see tests/gpu/run.sh for that).
+. "$CC_SRCDIR/tests/tap.sh"
+lib=$CC_BUILDDIR/tests/gpu/fake/libfakegpu.so
+[ -f "$lib" ] || skip_all "built without CUDA/NCCL headers: no fake GPU library"
+command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for n in libcuda.so.1 libcudart.so.13 libnccl.so.2; do ln -s "$lib" "$dir/$n"; done
+export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCBENCH_NO_PROGRESS=1
+unset FAKEGPU_DEVICES FAKEGPU_NO_PEER FAKEGPU_BROKEN_KERNEL
+MPI="$CC_MPIRUN -x LD_LIBRARY_PATH -x FAKEGPU_DEVICES"
+FAKEGPU_DEVICES=2
+export FAKEGPU_DEVICES
+
+# run NAME WANT_RC CMD...: output in $out
+run() {
+    name=$1 want=$2
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    [ "$rc" -eq "$want" ]
+    ok $? "$name (exit $rc, want $want)" "$out"
+}
+has() { # has NAME REGEX [FILE]: the last output (or FILE) matches
+    if [ -n "${3:-}" ]; then grep -Eq -e "$2" "$3"; else printf '%s\n' "$out" | grep -Eq -e "$2"; fi
+    ok $? "$1" "$(printf '%s\n' "$out" | tail -5)"
+}
+
+run "version loads the fake libraries" 0 "$CCBENCH" version
+has "version: 2 GPUs" "here: 2 GPU\(s\)"
+has "version: NCCL 2.28.9" "here: NCCL 2\.28\.9"
+
+j=$dir/all.jsonl
+run "nccl: every collective, both placements, checked" 0 \
+    $MPI -np 1 "$CCBENCH" bench --backend nccl --coll all -b 8 -e 256K -n 3 -w 1 --json "$j"
+has "header: NCCL version actually loaded" '"nccl_version": *"2\.28\.9"' "$j"
+has "header: GPU of rank 0" '"name": *"Fake GPU 0"' "$j"
+has "header: timed with CUDA events" '"timing_clock": *"CUDA events' "$j"
+for c in allreduce allgather reducescatter broadcast reduce alltoall sendrecv; do
+    has "nccl: $c measured with no wrong element" "\"collective\": *\"$c\".*\"wrong\": *0" "$j"
+done
+for t in int8 uint8 int32 uint64 float16 bfloat16 float64; do
+    run "nccl: datatype $t" 0 $MPI -np 1 "$CCBENCH" bench --backend nccl --coll allreduce,reducescatter \
+        -d "$t" -o max -e 64K -n 2 -w 1
+done
+run "nccl: avg" 0 $MPI -np 1 "$CCBENCH" bench --backend nccl -d float32 -o avg -e 64K -n 2 -w 1
+
+j=$dir/graph.jsonl
+run "nccl: CUDA graph of 4 launches" 0 \
+    $MPI -np 1 "$CCBENCH" bench --backend nccl --coll allreduce,sendrecv -e 64K -n 3 -w 1 -G 4 --json "$j"
+has "header: graph launches" '"cuda_graph_launches": *4' "$j"
+
+j=$dir/path.jsonl
+run "nccl: --nccl-path net-socket" 0 \
+    $MPI -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 --nccl-path net-socket --gpu 1 --json "$j"
+has "header: path recorded" '"nccl_path": *"net-socket"' "$j"
+has "header: NCCL_NET=Socket in effect" '"NCCL_NET": *"Socket"' "$j"
+has "header: NCCL_IB_DISABLE=1 in effect" '"NCCL_IB_DISABLE": *"1"' "$j"
+has "header: --gpu 1 used" '"device": *1' "$j"
+
+run "nccl: --gpu beyond the GPUs refused" 2 $MPI -np 1 "$CCBENCH" bench --backend nccl --gpu 5 -e 1K
+has "nccl: says which GPU" "--gpu 5 does not exist"
+run "nccl: two ranks on one GPU refused" 2 $MPI -np 2 "$CCBENCH" bench --backend nccl --gpu 0 -e 1K
+has "nccl: names the shared GPU" "ranks 0 and 1 share GPU 0000:10:00\.0"
+FAKEGPU_DEVICES=1 run "nccl: more ranks than GPUs refused" 2 $MPI -np 2 "$CCBENCH" bench --backend nccl -e 1K
+has "nccl: says the rank has no GPU" "local rank 1 on .* has no GPU of its own"
+
+# ---- ccbench gpu ---------------------------------------------------------------------------
+j=$dir/copy.jsonl
+run "gpu: every copy figure on 2 GPUs" 0 "$CCBENCH" gpu -b 1M -n 2 -r 3 --json "$j" --expect-d2d 100
+n=$(grep -c '"type": *"gpu_copy"' "$j")
+[ "$n" -eq 26 ]
+ok $? "gpu: 26 figures (4 per-GPU tests x 2 engines x 2 GPUs, 2 p2p x 2 engines x 2 pairs, bidir x 2)" "got $n"
+has "gpu: header lists the GPUs" '"pci_bus_id": *"0000:11:00\.0"' "$j"
+has "gpu: p2p matrix printed" "# p2p-read sm matrix"
+has "gpu: d2d shows memory traffic" "^d2d +sm +gpu1 +gpu1 .*memory traffic"
+has "gpu: d2d ratio for each GPU" "# d2d ratio gpu1: .*% of 100 GB/s"
+FAKEGPU_NO_PEER=1 run "gpu: without peer access" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests p2p
+has "gpu: kernel p2p n/a without peer access" "p2p-write +sm +gpu0 +gpu1 +n/a: no peer access"
+has "gpu: copy-engine p2p marked staged" "p2p-write +ce +gpu0 +gpu1 .*staged"
+FAKEGPU_BROKEN_KERNEL=1 run "gpu: a kernel that copies nothing is caught" 1 \
+    "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d --engine sm
+has "gpu: says the data is wrong" "copied wrong data"
+run "gpu: a GPU listed twice refused" 2 "$CCBENCH" gpu -D 0,0
+run "gpu: a missing GPU refused" 2 "$CCBENCH" gpu -D 7
+has "gpu: names the missing GPU" "GPU 7 does not exist"
+tap_done

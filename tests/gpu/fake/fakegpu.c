@@ -1,0 +1,501 @@
+/* fakegpu.c - a stand-in for libcuda.so.1, libcudart.so.13 and libnccl.so.2, for tests only.
+ *
+ * Built as one shared object that tests/gpu/fake.sh links under the three names in a
+ * directory put first on LD_LIBRARY_PATH, so ccbench's run-time loaders open it instead of a
+ * real driver. "Device" memory is host memory, every operation runs synchronously on the
+ * host, events read a monotonic clock, stream capture records NCCL calls and graph launches
+ * replay them, and the copy kernel is emulated from its three parameters (dst, src, count of
+ * 16-byte units, in the PTX's order). NCCL supports a single rank (every collective is then
+ * a copy). This checks ccbench's plumbing (loading, device choice, buffers, timing, graphs,
+ * checking, reporting); it says nothing about real GPUs.
+ *
+ * Environment: FAKEGPU_DEVICES (default 2), FAKEGPU_NO_PEER=1 (no peer access),
+ * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int cur_dev;
+
+static int ndev(void)
+{
+    const char *e = getenv("FAKEGPU_DEVICES");
+    return e ? atoi(e) : 2;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- streams, capture and graphs ---------------------------------------------------------- */
+
+struct op {
+    void *dst;
+    const void *src;
+    size_t bytes;
+};
+
+struct CUstream_st {
+    int capturing;
+    struct op *ops;
+    size_t n, cap;
+};
+
+struct CUgraph_st {
+    struct op *ops;
+    size_t n;
+};
+
+struct CUgraphExec_st {
+    struct op *ops;
+    size_t n;
+};
+
+struct CUevent_st {
+    double t;
+};
+
+/* Run or (while the stream captures) record a copy. */
+static int do_op(cudaStream_t s, void *dst, const void *src, size_t bytes)
+{
+    if (s && s->capturing) {
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? 2 * s->cap : 16;
+            struct op *no = realloc(s->ops, nc * sizeof *no);
+            if (!no)
+                return -1;
+            s->ops = no;
+            s->cap = nc;
+        }
+        s->ops[s->n++] = (struct op){dst, src, bytes};
+        return 0;
+    }
+    if (dst != src)
+        memmove(dst, src, bytes);
+    return 0;
+}
+
+/* ---- runtime -------------------------------------------------------------------------------- */
+
+EXPORT cudaError_t cudaGetDeviceCount(int *n)
+{
+    *n = ndev();
+    return *n > 0 ? cudaSuccess : cudaErrorNoDevice;
+}
+EXPORT cudaError_t cudaSetDevice(int d)
+{
+    if (d < 0 || d >= ndev())
+        return cudaErrorInvalidDevice;
+    cur_dev = d;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaGetDevice(int *d)
+{
+    *d = cur_dev;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+    (void)d;
+    *v = a == cudaDevAttrMultiProcessorCount ? 4 : 0;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceGetPCIBusId(char *buf, int len, int d)
+{
+    snprintf(buf, (size_t)len, "0000:%02x:00.0", 0x10 + d);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = malloc(n ? n : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+EXPORT cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags)
+{
+    (void)flags;
+    return cudaMalloc(p, n);
+}
+EXPORT cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+EXPORT cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+    (void)k;
+    memmove(d, s, n);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k,
+                                   cudaStream_t st)
+{
+    (void)k;
+    return do_op(st, d, s, n) ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+EXPORT cudaError_t cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n,
+                                       cudaStream_t st)
+{
+    (void)dd, (void)sd;
+    return cudaMemcpyAsync(d, s, n, cudaMemcpyDefault, st);
+}
+EXPORT cudaError_t cudaMemset(void *p, int v, size_t n)
+{
+    memset(p, v, n);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+    (void)flags;
+    *s = calloc(1, sizeof **s);
+    return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    if (s)
+        free(s->ops);
+    free(s);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    return s && s->capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f)
+{
+    (void)s, (void)e, (void)f;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    *e = calloc(1, sizeof **e);
+    return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    free(e);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    (void)s;
+    e->t = now();
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    (void)e;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
+EXPORT const char *cudaGetErrorString(cudaError_t e)
+{
+    (void)e;
+    return "fake CUDA error";
+}
+EXPORT cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
+{
+    *v = 13000;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b)
+{
+    *can = a != b && !getenv("FAKEGPU_NO_PEER");
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+    (void)peer, (void)flags;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m)
+{
+    (void)m;
+    s->capturing = 1;
+    s->n = 0;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+    struct CUgraph_st *gr = malloc(sizeof *gr);
+    if (!gr)
+        return cudaErrorMemoryAllocation;
+    gr->ops = s->ops;
+    gr->n = s->n;
+    s->ops = NULL;
+    s->n = s->cap = 0;
+    s->capturing = 0;
+    *g = gr;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g,
+                                                 unsigned long long flags)
+{
+    (void)flags;
+    struct CUgraphExec_st *e = malloc(sizeof *e);
+    if (!e)
+        return cudaErrorMemoryAllocation;
+    e->n = g->n;
+    e->ops = malloc((g->n ? g->n : 1) * sizeof *e->ops);
+    if (!e->ops) {
+        free(e);
+        return cudaErrorMemoryAllocation;
+    }
+    memcpy(e->ops, g->ops, g->n * sizeof *e->ops);
+    *x = e;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+    if (x->n == 0) /* an empty graph means nothing was captured: a bug worth failing on */
+        return cudaErrorInvalidValue;
+    for (size_t i = 0; i < x->n; i++)
+        do_op(s, x->ops[i].dst, x->ops[i].src, x->ops[i].bytes);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x)
+{
+    free(x->ops);
+    free(x);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
+{
+    free(g->ops);
+    free(g);
+    return cudaSuccess;
+}
+
+/* ---- driver ----------------------------------------------------------------------------------- */
+
+struct CUmod_st {
+    int ok;
+};
+
+EXPORT CUresult cuInit(unsigned int f)
+{
+    (void)f;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuDeviceGet(CUdevice *d, int i)
+{
+    *d = i;
+    return i >= 0 && i < ndev() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    snprintf(name, (size_t)len, "Fake GPU %d", (int)d);
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+    const char *ptx = image;
+    if (!strstr(ptx, ".version") || !strstr(ptx, ".entry cc_copy16("))
+        return CUDA_ERROR_INVALID_PTX;
+    *m = malloc(sizeof(struct CUmod_st));
+    return *m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+EXPORT CUresult cuModuleUnload(CUmodule m)
+{
+    free(m);
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+    (void)m;
+    if (strcmp(name, "cc_copy16") != 0)
+        return CUDA_ERROR_NOT_FOUND;
+    *f = (CUfunction)(uintptr_t)0x16;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shm, CUstream s, void **params,
+                               void **extra)
+{
+    (void)shm, (void)extra;
+    if (f != (CUfunction)(uintptr_t)0x16 || !gx || !gy || !gz || !bx || !by || !bz ||
+        bx * by * bz > 1024 || !params)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t dst = *(uint64_t *)params[0], src = *(uint64_t *)params[1],
+             n = *(uint64_t *)params[2];
+    if (getenv("FAKEGPU_BROKEN_KERNEL"))
+        return CUDA_SUCCESS;
+    return do_op((cudaStream_t)s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n * 16)
+               ? CUDA_ERROR_OUT_OF_MEMORY
+               : CUDA_SUCCESS;
+}
+EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
+{
+    (void)r;
+    *s = "fake driver error";
+    return CUDA_SUCCESS;
+}
+
+/* ---- NCCL, one rank ------------------------------------------------------------------------------ */
+
+struct ncclComm {
+    int dev;
+};
+
+static size_t tsize(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0;
+    }
+}
+
+static struct {
+    int depth;
+    const void *sbuf;
+    void *rbuf;
+    size_t sbytes, rbytes;
+    int sends, recvs;
+    cudaStream_t stream;
+} grp;
+
+EXPORT ncclResult_t ncclGetVersion(int *v)
+{
+    *v = 22809;
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    memset(id, 0x5a, sizeof *id);
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank)
+{
+    if (n != 1 || rank != 0 || id.internal[0] != 0x5a) /* one rank, id from GetUniqueId */
+        return ncclInvalidUsage;
+    *c = malloc(sizeof **c);
+    if (!*c)
+        return ncclSystemError;
+    (*c)->dev = cur_dev;
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclCommDestroy(ncclComm_t c)
+{
+    free(c);
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t c) { return ncclCommDestroy(c); }
+EXPORT const char *ncclGetErrorString(ncclResult_t r)
+{
+    return r == ncclInvalidUsage ? "invalid usage (fake NCCL: one rank only)" : "fake NCCL error";
+}
+EXPORT const char *ncclGetLastError(ncclComm_t c)
+{
+    (void)c;
+    return "";
+}
+EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *r)
+{
+    (void)c;
+    *r = ncclSuccess;
+    return ncclSuccess;
+}
+
+static ncclResult_t copy(const void *s, void *d, size_t count, ncclDataType_t t, ncclComm_t c,
+                         cudaStream_t st)
+{
+    if (!c || !tsize(t) || !st)
+        return ncclInvalidArgument;
+    return do_op(st, d, s, count * tsize(t)) ? ncclSystemError : ncclSuccess;
+}
+
+EXPORT ncclResult_t ncclAllReduce(const void *s, void *d, size_t n, ncclDataType_t t,
+                                  ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+    (void)op;
+    return copy(s, d, n, t, c, st);
+}
+EXPORT ncclResult_t ncclAllGather(const void *s, void *d, size_t n, ncclDataType_t t,
+                                  ncclComm_t c, cudaStream_t st)
+{
+    return copy(s, d, n, t, c, st);
+}
+EXPORT ncclResult_t ncclReduceScatter(const void *s, void *d, size_t n, ncclDataType_t t,
+                                      ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+    (void)op;
+    return copy(s, d, n, t, c, st);
+}
+EXPORT ncclResult_t ncclBroadcast(const void *s, void *d, size_t n, ncclDataType_t t, int root,
+                                  ncclComm_t c, cudaStream_t st)
+{
+    return root != 0 ? ncclInvalidArgument : copy(s, d, n, t, c, st);
+}
+EXPORT ncclResult_t ncclReduce(const void *s, void *d, size_t n, ncclDataType_t t,
+                               ncclRedOp_t op, int root, ncclComm_t c, cudaStream_t st)
+{
+    (void)op;
+    return root != 0 ? ncclInvalidArgument : copy(s, d, n, t, c, st);
+}
+EXPORT ncclResult_t ncclGroupStart(void)
+{
+    if (grp.depth++ == 0)
+        grp.sends = grp.recvs = 0;
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
+                             cudaStream_t st)
+{
+    if (!grp.depth || peer != 0 || !c || !tsize(t) || grp.sends++)
+        return ncclInvalidUsage;
+    grp.sbuf = s;
+    grp.sbytes = n * tsize(t);
+    grp.stream = st;
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclRecv(void *d, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
+                             cudaStream_t st)
+{
+    if (!grp.depth || peer != 0 || !c || !tsize(t) || grp.recvs++)
+        return ncclInvalidUsage;
+    grp.rbuf = d;
+    grp.rbytes = n * tsize(t);
+    grp.stream = st;
+    return ncclSuccess;
+}
+EXPORT ncclResult_t ncclGroupEnd(void)
+{
+    if (grp.depth <= 0)
+        return ncclInvalidUsage;
+    if (--grp.depth)
+        return ncclSuccess;
+    if (grp.sends != grp.recvs || grp.sbytes != grp.rbytes)
+        return ncclInvalidUsage; /* unmatched send/recv: NCCL would hang */
+    if (grp.sends && do_op(grp.stream, grp.rbuf, grp.sbuf, grp.sbytes))
+        return ncclSystemError;
+    return ncclSuccess;
+}
