@@ -59,7 +59,7 @@ static const struct cc_opt layout_opts[] = {
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
-    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1", "overlap the gradient reduction with the last backward", NULL, CC_OPT_RANGE, 0, 1},
+    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
     {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},

@@ -113,6 +113,18 @@ double cc_bubble_time(int pp, int vpp, double t_mb)
     return pp > 1 ? (double)(pp - 1) / (vpp > 0 ? vpp : 1) * t_mb : 0.0;
 }
 
+double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
+                          const struct cc_habits *hb, int tp, int pp, long long stride)
+{
+    if (pp < 2 || !m->tied_embed)
+        return 0.0;
+    /* the first and last stage are stride * (pp - 1) ranks apart: one node only if the whole
+     * pipeline of this rank fits in one */
+    int pn = stride * pp <= c->gpus_per_node ? 2 : 1;
+    double bytes = (double)m->vocab * m->hidden / (tp > 0 ? tp : 1) * hb->grad_bytes;
+    return cc_comm_time(c, CC_ALLREDUCE, 2, pn, bytes);
+}
+
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
                     int zero, int shard, double *w, double *g, double *o)
 {
@@ -295,6 +307,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         long long stride = (long long)tp * cp * x->dp;
         int pn = stride < c->gpus_per_node ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
+        /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
+         * before it can compute (once per receive: forward and backward, per chunk) */
+        if (tp > 1)
+            pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
     }
     double dp_bytes_g = fmax(x->p_first, x->p_last) * hb->grad_bytes;
     double dp_bytes_w = fmax(x->p_first, x->p_last) * 2.0;
@@ -320,9 +336,11 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
                          : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
                                  cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
-        double window = hb->dp_overlap ? 2.0 / passes * comp : 0.0; /* last backward */
+        int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
+        double window = overlap ? 2.0 / passes * comp : 0.0; /* last backward */
         e->t_dp += fmax(red / nb, red - window);
     }
+    e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
     double p_opt = fmax(x->p_first, x->p_last) / (x->zero >= 1 ? shard : 1);
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;

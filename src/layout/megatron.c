@@ -28,7 +28,7 @@ void cc_megatron_habits(struct cc_habits *hb, double efficiency)
     hb->main_grad_bytes = 4;
     hb->zero_min = hb->zero_max = 0;
     hb->sp = 0;
-    hb->dp_overlap = 0;
+    hb->dp_overlap = 2; /* PyTorch DDP (overlapped) at pp = 1, local DDP otherwise */
     hb->recompute = CC_RC_FULL;
 }
 
