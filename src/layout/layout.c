@@ -195,8 +195,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
             (long long)x->dp * x->mb);
-    if (v > 1 && pp < 2)
-        why(e, "an interleaved schedule (v=%d) needs pp > 1", v);
+    if (v > 1 && pp < 3) /* Megatron-LM without overlapped P2P: no two sends between the
+                            same two ranks in one communication batch */
+        why(e, "an interleaved schedule (v=%d) needs pp > 2 (Megatron-LM)", v);
     if (v > 1 && m->layers % (pp * v))
         why(e, "v %d does not divide the %d layers per stage", v, m->layers / pp);
     if (v > 1 && e->m % pp)
@@ -452,7 +453,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                 if (z >= 2 && pp > 1)
                                     continue;
                                 for (int v = 1; v <= hb->vpp_max; v++) {
-                                    if (v > 1 && (pp < 2 || (m->layers / pp) % v ||
+                                    if (v > 1 && (pp < 3 || (m->layers / pp) % v ||
                                                   (per_dp / mb) % pp))
                                         continue;
                                     struct cc_ranked cand = {

@@ -282,6 +282,15 @@ static void test_eval(void)
     ok(!e.feasible && strstr(e.why, "tp 3 does not divide the 32 attention heads"),
        "tp 3 with 32 heads: %s", e.why);
     ok(e.t_step > 0 && isfinite(e.t_step), "infeasible layout still has a step time");
+    /* Megatron-LM refuses interleaving with two stages (without overlapped P2P) */
+    preset("megatron-7.5b", &m);
+    cc_cluster_quick(&c, 32, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    struct cc_layout l4 = {8, 2, 2, 1, 1, 2, 0, 0, CC_RC_FULL};
+    cc_layout_eval(&m, &c, &hb, &l4, &e);
+    ok(!e.feasible && strstr(e.why, "needs pp > 2"), "pp=2 with v=2: %s", e.why);
+    l4.pp = 4, l4.dp = 1, l4.vpp = 3;
+    cc_layout_eval(&m, &c, &hb, &l4, &e);
+    ok(e.feasible, "pp=4 with v=3 is allowed: %s", e.why);
 }
 
 static void test_embed_sync(void)
