@@ -368,6 +368,9 @@ static void test_megatron(void)
         ok(k[i].rank >= 0 && fabs(k[i].err_pct) <= 15.0,
            "%s: predicted %.1f TFLOP/s/GPU vs published %.0f (%+.1f%%, within 15%%)",
            k[i].row->preset, k[i].pred_tflops, k[i].row->tflops, k[i].err_pct);
+        ok(k[i].as_run.feasible && fabs(k[i].run_err_pct) <= 15.0,
+           "%s as run (mb=%d, v=%d): predicted %.1f TFLOP/s/GPU (%+.1f%%, within 15%%)",
+           k[i].row->preset, k[i].row->mb, k[i].row->vpp, k[i].run_tflops, k[i].run_err_pct);
         snprintf(name, sizeof name, "%s: published t=%d,p=%d in the top 3 (rank %d)",
                  k[i].row->preset, k[i].row->tp, k[i].row->pp, k[i].rank + 1);
         int known = 0;
