@@ -24,7 +24,7 @@
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
-    hb->efficiency = 0.64;
+    hb->efficiency = CC_LAYOUT_EFFICIENCY;
     hb->mem_margin = 0.10;
     hb->bucket_bytes = 25u << 20;
     hb->grad_bytes = 4;
@@ -32,6 +32,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->zero_max = 3;
     hb->sp = -1;
     hb->dp_overlap = 1;
+    hb->accum_fusion = 1;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -111,6 +112,13 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 double cc_bubble_time(int pp, int vpp, double t_mb)
 {
     return pp > 1 ? (double)(pp - 1) / (vpp > 0 ? vpp : 1) * t_mb : 0.0;
+}
+
+double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_Bps)
+{
+    if (hb->accum_fusion || hbm_Bps <= 0)
+        return 0.0;
+    return params * (2.0 + 2.0 * hb->grad_bytes) / hbm_Bps;
 }
 
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
@@ -283,7 +291,11 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double t_layer = (f_layer * passes + f_extra) / rate + ew_layer;
     double t_logit = 3.0 * cc_model_logit_fwd_flops(m, mb) / ((double)tp * cp) / rate +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
-    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0), L * t_layer + t_logit);
+    /* first and last stage; each adds its weight gradients into the buffer once per
+     * micro-batch unless the GEMM accumulates in place */
+    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0) +
+                           cc_grad_accum_time(hb, x->p_first, hbm),
+                       L * t_layer + t_logit + cc_grad_accum_time(hb, x->p_last, hbm));
 
     /* communication per micro-batch */
     double tp_mb = 0, cp_mb = 0, pp_mb = 0, z3_mb = 0;

@@ -170,6 +170,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --fp8-format hybrid");
     if (m->flash_attn)
         PUT(" --use-flash-attn");
+    if (!hb->accum_fusion)
+        PUT(" --no-gradient-accumulation-fusion");
     if (hb->grad_bytes == 4 && m->prec == CC_PREC_FP16)
         PUT(" --accumulate-allreduce-grads-in-fp32");
     int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1);
@@ -289,6 +291,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));
     json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));
     json_object_set_new(ho, "zero_max", json_integer(hb->zero_max));
+    json_object_set_new(ho, "accum_fusion", json_boolean(hb->accum_fusion));
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
     json_object_set_new(o, "model", mo);
