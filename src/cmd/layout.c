@@ -26,7 +26,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -51,15 +51,16 @@ static const struct cc_opt layout_opts[] = {
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
-    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.64", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.68", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
     {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
+    {"accum-fusion", 0, CC_OPT_INT, F(accum_fusion), "1", "0|1", "weight-gradient GEMMs accumulate in place (0: a memory-bound add per micro-batch, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
-    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1", "overlap the gradient reduction with the last backward", NULL, CC_OPT_RANGE, 0, 1},
+    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
     {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},
@@ -122,7 +123,7 @@ static int validate(const struct layout_cfg *cfg)
     hb.vpp_max = cfg->vpp_max;
     cc_status st = cc_megatron_validate(&hb, k);
     n = (size_t)snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
-    if (cfg->efficiency != 0.64) /* the documented defaults */
+    if (cfg->efficiency != CC_LAYOUT_EFFICIENCY) /* the documented defaults */
         n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %g", cfg->efficiency);
     if (cfg->vpp_max != 8 && n < sizeof cmd)
         snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
@@ -236,6 +237,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
                                            : (cfg->grad_reduce == 3 ? 4 : 2);
     hb->grad_accum = cfg->grad_accum;
     hb->main_grad_bytes = cfg->grad_copy;
+    hb->accum_fusion = cfg->accum_fusion;
     if (cfg->zero > 0)
         hb->zero_min = hb->zero_max = cfg->zero - 1;
     hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;

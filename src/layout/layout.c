@@ -24,7 +24,7 @@
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
-    hb->efficiency = 0.64;
+    hb->efficiency = CC_LAYOUT_EFFICIENCY;
     hb->mem_margin = 0.10;
     hb->bucket_bytes = 25u << 20;
     hb->grad_bytes = 4;
@@ -32,6 +32,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->zero_max = 3;
     hb->sp = -1;
     hb->dp_overlap = 1;
+    hb->accum_fusion = 1;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -113,6 +114,25 @@ double cc_bubble_time(int pp, int vpp, double t_mb)
     return pp > 1 ? (double)(pp - 1) / (vpp > 0 ? vpp : 1) * t_mb : 0.0;
 }
 
+double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_Bps)
+{
+    if (hb->accum_fusion || hbm_Bps <= 0)
+        return 0.0;
+    return params * (2.0 + 2.0 * hb->grad_bytes) / hbm_Bps;
+}
+
+double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
+                          const struct cc_habits *hb, int tp, int pp, long long stride)
+{
+    if (pp < 2 || !m->tied_embed)
+        return 0.0;
+    /* the first and last stage are stride * (pp - 1) ranks apart: one node only if the whole
+     * pipeline of this rank fits in one */
+    int pn = stride * pp <= c->gpus_per_node ? 2 : 1;
+    double bytes = (double)m->vocab * m->hidden / (tp > 0 ? tp : 1) * hb->grad_bytes;
+    return cc_comm_time(c, CC_ALLREDUCE, 2, pn, bytes);
+}
+
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
                     int zero, int shard, double *w, double *g, double *o)
 {
@@ -183,8 +203,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
             (long long)x->dp * x->mb);
-    if (v > 1 && pp < 2)
-        why(e, "an interleaved schedule (v=%d) needs pp > 1", v);
+    if (v > 1 && pp < 3) /* Megatron-LM without overlapped P2P: no two sends between the
+                            same two ranks in one communication batch */
+        why(e, "an interleaved schedule (v=%d) needs pp > 2 (Megatron-LM)", v);
     if (v > 1 && m->layers % (pp * v))
         why(e, "v %d does not divide the %d layers per stage", v, m->layers / pp);
     if (v > 1 && e->m % pp)
@@ -270,7 +291,11 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double t_layer = (f_layer * passes + f_extra) / rate + ew_layer;
     double t_logit = 3.0 * cc_model_logit_fwd_flops(m, mb) / ((double)tp * cp) / rate +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
-    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0), L * t_layer + t_logit);
+    /* first and last stage; each adds its weight gradients into the buffer once per
+     * micro-batch unless the GEMM accumulates in place */
+    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0) +
+                           cc_grad_accum_time(hb, x->p_first, hbm),
+                       L * t_layer + t_logit + cc_grad_accum_time(hb, x->p_last, hbm));
 
     /* communication per micro-batch */
     double tp_mb = 0, cp_mb = 0, pp_mb = 0, z3_mb = 0;
@@ -295,6 +320,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         long long stride = (long long)tp * cp * x->dp;
         int pn = stride < c->gpus_per_node ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
+        /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
+         * before it can compute (once per receive: forward and backward, per chunk) */
+        if (tp > 1)
+            pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
     }
     double dp_bytes_g = fmax(x->p_first, x->p_last) * hb->grad_bytes;
     double dp_bytes_w = fmax(x->p_first, x->p_last) * 2.0;
@@ -320,9 +349,11 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
                          : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
                                  cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
-        double window = hb->dp_overlap ? 2.0 / passes * comp : 0.0; /* last backward */
+        int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
+        double window = overlap ? 2.0 / passes * comp : 0.0; /* last backward */
         e->t_dp += fmax(red / nb, red - window);
     }
+    e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
     double p_opt = fmax(x->p_first, x->p_last) / (x->zero >= 1 ? shard : 1);
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;
@@ -434,7 +465,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                 if (z >= 2 && pp > 1)
                                     continue;
                                 for (int v = 1; v <= hb->vpp_max; v++) {
-                                    if (v > 1 && (pp < 2 || (m->layers / pp) % v ||
+                                    if (v > 1 && (pp < 3 || (m->layers / pp) % v ||
                                                   (per_dp / mb) % pp))
                                         continue;
                                     struct cc_ranked cand = {

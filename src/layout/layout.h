@@ -13,6 +13,11 @@
 #include "layout/cluster.h"
 #include "layout/model.h"
 
+/* The one calibrated constant: achieved/peak FLOP/s of the matrix multiplies, chosen to minimise
+ * the worst throughput error over Megatron-LM SC'21 Table 1 (docs/layout.md). The command's
+ * --efficiency default repeats it. */
+#define CC_LAYOUT_EFFICIENCY 0.68
+
 /* Training habits and search limits (what the user sets; defaults in the command). */
 struct cc_habits {
     double efficiency;     /* achieved / peak FLOP/s of the matrix multiplies (0..1] */
@@ -22,9 +27,15 @@ struct cc_habits {
     int main_grad_bytes;   /* fp32 gradient copy the optimizer keeps besides the reduced
                               gradients (Megatron-LM's fp16 optimizer: 4), bytes/param */
     int grad_accum;        /* fixed accumulation steps (0: any) */
+    int accum_fusion;      /* 1: the weight-gradient GEMM accumulates into the gradient buffer
+                              (Megatron-LM --gradient-accumulation-fusion, 2022 on); 0: each
+                              micro-batch's 16-bit gradient is added to the buffer by a separate
+                              memory-bound pass (PyTorch autograd, Megatron-LM 2021) */
     int zero_min, zero_max;/* ZeRO stages searched (1 = distributed optimizer) */
     int sp;                /* sequence parallel: -1 search, 0 off, 1 on (when tp > 1) */
-    int dp_overlap;        /* overlap gradient reduction with the last backward */
+    int dp_overlap;        /* overlap the gradient reduction with the last backward: 0 never,
+                              1 always, 2 only without pipeline parallelism (Megatron-LM 2021:
+                              PyTorch DDP when pp = 1, its own DDP after the flush otherwise) */
     int tp_max;            /* largest TP (default: GPUs per node) */
     int cp_max;            /* largest context-parallel degree (1: off) */
     int vpp_max;           /* largest interleaving degree (1: off) */
@@ -74,6 +85,18 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
 /* Pieces of the model, exposed for tests. */
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
 double cc_bubble_time(int pp, int vpp, double t_mb);
+/* Once per step with pp > 1 and tied embeddings: the first stage (input embedding) and the
+ * last (output layer) hold copies of the V x h word embedding (/tp), and all-reduce their
+ * gradients (hb->grad_bytes per element) between the two, after the data-parallel reduction
+ * (not overlapped). stride: rank distance between consecutive stages (tp*cp*dp). 0 if pp = 1
+ * or the embeddings are not tied. Seconds. */
+double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
+                          const struct cc_habits *hb, int tp, int pp, long long stride);
+/* Time per micro-batch to add the stage's fresh 16-bit weight gradients into the gradient
+ * buffer when the GEMM does not accumulate in place (hb->accum_fusion = 0): `params` per GPU
+ * x (2 bytes read + hb->grad_bytes read + hb->grad_bytes written) / HBM bandwidth. 0 when
+ * fused. Seconds. */
+double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_Bps);
 /* Weights, gradients, optimizer bytes per GPU for `params` parameters on this GPU's stage
  * (already divided by tp), sharded over `shard` ranks by ZeRO stage `zero`. */
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,

@@ -16,6 +16,9 @@ struct cc_megatron_row {
     int tp, pp, gpus;     /* published layout; dp = gpus / (tp * pp) */
     double tflops;        /* published achieved TFLOP/s per GPU */
     double pct_peak;      /* published percentage of the 312 TFLOP/s peak */
+    int mb, vpp;          /* micro-batch and interleaving degree the row was run with (NVIDIA's
+                             examples/sc21/run_table_1.sh; v = layers / (p * layers per
+                             virtual stage), 1 without interleaving) */
 };
 
 extern const struct cc_megatron_row cc_megatron_rows[];
@@ -33,7 +36,9 @@ struct cc_megatron_check {
     struct cc_ranked published;/* the best setting of the published tp/pp/dp */
     double pred_tflops;        /* predicted TFLOP/s per GPU, paper's formula */
     double err_pct;            /* (predicted - published) / published * 100 */
-    int pass;                  /* rank < 3 and |err| <= 15 */
+    struct cc_eval as_run;     /* the published layout at the row's own mb and v */
+    double run_tflops, run_err_pct; /* its predicted TFLOP/s per GPU and error */
+    int pass;                  /* rank < 3, |err| <= 15 and |run_err| <= 15 */
 };
 
 /* Run the search for every row (out has cc_megatron_nrows entries). Returns CC_EFAIL if any
