@@ -7,3 +7,4 @@ check_PROGRAMS += tests/netns/test_tcp_wire
 tests_netns_test_tcp_wire_SOURCES = tests/netns/test_tcp_wire.c
 tests_netns_test_tcp_wire_LDADD = $(CC_UNIT_LIBS)
 TESTS += tests/netns/test_tcp_wire
+TESTS += tests/netns/tcp-local.sh
