@@ -10,7 +10,7 @@
 #   -c I@SEC    cut host I's link SEC s in  -R SEC    restore the cut link SEC s after cutting
 #   CMD runs under mpirun with one rank per host, e.g. "$CCBENCH bench --backend tcp ...".
 #   Exit status: CMD's (mpirun's); 77 when the machine cannot host the cluster (reason printed).
-# Library:   CLUSTER_LIB=1 . cluster.sh; cl_check || skip...; cl_up N RATE; cl_mpirun CMD...;
+# Library:   CLUSTER_LIB=1 . cluster.sh; cl_check || skip...; cl_up N RATE; cl_mpirun [-t SEC] CMD...;
 #            cl_rate I RATE; cl_cut I; cl_restore I; cl_ns I; cl_ip I; cl_down (also on EXIT).
 # Names are unique per invocation (ccb<pid>h0, ..., ccb<pid>sw) so parallel runs never collide.
 
@@ -86,10 +86,11 @@ AGENT
     chmod +x "$CL_DIR/agent"
 }
 
-# cl_mpirun CMD...: one rank per host; mpirun itself runs inside h0
+# cl_mpirun [-t SEC] CMD...: one rank per host; mpirun itself runs inside h0 (killed after SEC)
 cl_mpirun() {
-    h0=$(cl_ns 0)
-    ip netns exec "$h0" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$h0" \
+    h0=$(cl_ns 0) t_=0
+    [ "$1" = -t ] && { t_=$2; shift 2; }
+    timeout -k 5 "$t_" ip netns exec "$h0" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$h0" \
         env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         mpirun -np "$CL_N" --hostfile "$CL_DIR/hostfile" --bind-to none \
         --mca plm_rsh_agent "$CL_DIR/agent" --mca orte_tmpdir_base "$CL_DIR" \

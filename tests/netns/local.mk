@@ -8,3 +8,5 @@ tests_netns_test_tcp_wire_SOURCES = tests/netns/test_tcp_wire.c
 tests_netns_test_tcp_wire_LDADD = $(CC_UNIT_LIBS)
 TESTS += tests/netns/test_tcp_wire
 TESTS += tests/netns/tcp-local.sh
+TESTS += tests/netns/tcp-netns.sh
+EXTRA_DIST += tests/netns/cluster.sh tests/netns/tcp-local.sh tests/netns/tcp-netns.sh
