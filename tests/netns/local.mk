@@ -10,3 +10,5 @@ TESTS += tests/netns/test_tcp_wire
 TESTS += tests/netns/tcp-local.sh
 TESTS += tests/netns/tcp-netns.sh
 EXTRA_DIST += tests/netns/cluster.sh tests/netns/tcp-local.sh tests/netns/tcp-netns.sh
+EXTRA_DIST += tests/perf/tcp-netns-bench.sh
+dist_doc_DATA += docs/tcp.md docs/netns.md
