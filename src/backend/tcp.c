@@ -264,7 +264,7 @@ static cc_status check_errors(struct tcp_ctx *c, const struct pollfd *p, int n)
         int e = 0;
         socklen_t el = sizeof e;
         getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &e, &el);
-        if (e || (p[i].revents & (POLLHUP | POLLNVAL)))
+        if (s && (e || (p[i].revents & (POLLHUP | POLLNVAL))))
             return peer_fail(c, s->peer, "connection check", e ? e : ECONNRESET);
     }
     return CC_OK;
