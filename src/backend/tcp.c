@@ -38,6 +38,7 @@
 
 #define DEFAULT_CHUNK (512u << 10)
 #define MIN_WINDOW (8u << 20)
+#define POLL_EVERY_S 0.05 /* while data flows, check strangers and idle sockets this often */
 
 enum seg_mode { SEG_STORE, SEG_REDUCE };
 
@@ -296,7 +297,7 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
             }
         }
     }
-    double last = cc_now();
+    double last = cc_now(), polled = last;
     cc_status st = CC_OK;
     for (;;) {
         ssize_t moved = 0;
@@ -319,10 +320,11 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
         double now = cc_now();
         if (moved) {
             last = now;
-            continue;
-        }
-        if (now - last > c->timeout_s)
+            if (now - polled < POLL_EVERY_S)
+                continue; /* busy moving data; still poll now and then (below, no wait) */
+        } else if (now - last > c->timeout_s) {
             return stalled(c, fl, nf);
+        }
         /* wait: strangers first, then every socket (idle ones too, for errors) */
         int n = cc_tcp_strangers_poll(c, c->pfds), first = n;
         for (size_t j = 0; j < nsock; j++) {
@@ -338,8 +340,9 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
                 ev |= POLLIN;
             c->pfds[n++] = (struct pollfd){s->fd, ev, 0};
         }
-        int ms = (int)((last + c->timeout_s - now) * 1000) + 1;
-        if (poll(c->pfds, (nfds_t)n, cc_tcp_strangers_wait_ms(c, ms)) < 0 && errno != EINTR) {
+        int ms = moved ? 0 : cc_tcp_strangers_wait_ms(c, (int)((last + c->timeout_s - now) * 1000) + 1);
+        polled = now;
+        if (poll(c->pfds, (nfds_t)n, ms) < 0 && errno != EINTR) {
             cc_err("tcp: poll failed during %s: %s", c->what, strerror(errno));
             return CC_ESYS;
         }
