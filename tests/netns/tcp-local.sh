@@ -68,4 +68,30 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "no IPv4 interface matches --tcp-if '=nosuchif0'" "$tmp/out"
 ok $? "--tcp-if matching nothing: one-line error, exit 2 (got $rc)" "$(cat "$tmp/out")"
 
+# a peer that hangs mid-all-reduce (stopped, so its sockets stay open and mpirun sees nothing
+# wrong) is named by the others within the deadline, and the run ends with status 3
+rank_pid() { # pid of the ccbench process of MPI rank $1 among this test's processes
+    for p in $(pgrep -f "ccbench bench --backend tcp -b 64M -e 64M -n 500"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}
+t0=$(date +%s)
+timeout 120 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp -b 64M -e 64M -n 500 -w 1 -q --timeout 5 \
+    >"$tmp/out" 2>&1 &
+bench=$!
+n=0
+while [ $n -lt 100 ] && ! grep -q "uses interface" "$tmp/out"; do sleep 0.2; n=$((n + 1)); done
+sleep 2
+victim=$(rank_pid 2)
+[ -n "$victim" ] && kill -STOP "$victim"
+wait $bench
+rc=$?
+t1=$(date +%s)
+[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
+[ -n "$victim" ] && [ "$rc" = 3 ] && [ $((t1 - t0)) -le 30 ] &&
+    grep -a "error: tcp:" "$tmp/out" | grep -q "rank 2 (.*) .*during allreduce of 64M bytes"
+ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(grep -a error "$tmp/out")"
+
 tap_done
