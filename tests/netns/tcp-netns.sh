@@ -93,4 +93,19 @@ grep "error" "$tmp/out" | grep -q "allreduce of 64M bytes" && grep "error" "$tmp
 ok $? "the error names the collective, the size and the host's address" "$(grep error "$tmp/out")"
 [ "$(jq -s '[.[] | select(.type == "result" and .wrong == 0) | .bytes] | unique | join(",")' "$j" 2>/dev/null)" = '"4194304,16777216"' ]
 ok $? "the sizes measured before the cut are kept in the JSON" "$(cat "$j" | cut -c1-200)"
+# 4. a host with nothing but loopback: the default interface choice falls back to lo
+lo_ns="${CL_P}lo"
+if ip netns add "$lo_ns" 2>/dev/null; then
+    ip -n "$lo_ns" link set lo up
+    timeout 60 ip netns exec "$lo_ns" $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1K -e 1K \
+        -n 2 -q --json "$tmp/lo.json" >"$tmp/out" 2>&1
+    rc=$?
+    pids=$(ip netns pids "$lo_ns"); [ -n "$pids" ] && kill -9 $pids
+    ip netns del "$lo_ns"
+    [ "$rc" = 0 ] && grep -q "uses interface lo (127.0.0.1:[0-9]*).*(default choice)" "$tmp/out" &&
+        [ "$(wrong "$tmp/lo.json")" = 0 ]
+    ok $? "only loopback up: the default falls back to lo and says so (exit $rc)" "$(tail -5 "$tmp/out")"
+else
+    ok 1 "namespace for the loopback-only test"
+fi
 tap_done
