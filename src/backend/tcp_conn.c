@@ -1,0 +1,475 @@
+/* tcp_conn.c - start-up of the tcp backend: interface, listener, token, connections.
+ *
+ * Order (no rank waits on another in a cycle): every rank listens, the addresses are
+ * allgathered over the rte and rank 0's random token and job id broadcast; then each rank
+ * connects to every lower rank (the listener's kernel backlog completes these even before
+ * the peer accepts) and sends a hello per stream, accepts the hellos of every higher rank
+ * and answers each with its own hello, and finally reads the answers of the lower ranks.
+ * Every wait has the --timeout deadline; strangers met meanwhile are logged and dropped. */
+#include "backend/tcp_conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "net/ifmatch.h"
+
+#define SOCK_BUF_BYTES (4 << 20)
+#define STRANGER_MAX_S 10.0 /* a stranger gets at most this long to send its hello */
+
+const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_t len)
+{
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &c->addrs[peer].ip, ip, sizeof ip);
+    snprintf(buf, len, "rank %d (%s, %s:%u)", peer, c->rte->hosts[peer], ip,
+             (unsigned)ntohs(c->addrs[peer].port));
+    return buf;
+}
+
+/* ---- interface --------------------------------------------------------------------------- */
+
+static cc_status choose_interface(const char *spec, struct tcp_addr *out, char *err, size_t errlen)
+{
+    struct ifaddrs *ifs = NULL;
+    char seen[256] = "";
+    const struct ifaddrs *pick = NULL, *loop = NULL;
+    if (spec && cc_if_spec_check(spec, err, errlen) != CC_OK)
+        return CC_EUSAGE;
+    if (getifaddrs(&ifs) != 0) {
+        cc_errbuf(err, errlen, "cannot list network interfaces: %s", strerror(errno));
+        return CC_ESYS;
+    }
+    for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+            continue;
+        size_t n = strlen(seen);
+        snprintf(seen + n, sizeof seen - n, "%s%s", n ? ", " : "", i->ifa_name);
+        if (!loop && (i->ifa_flags & IFF_LOOPBACK))
+            loop = i;
+        if (!pick && cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
+            pick = i;
+    }
+    if (!pick && !spec)
+        pick = loop; /* a laptop or a single host: nothing but loopback is up */
+    if (!pick) {
+        cc_errbuf(err, errlen, "no IPv4 interface matches --tcp-if '%s' (up: %s)",
+                  spec ? spec : CC_IF_DEFAULT, seen[0] ? seen : "none");
+        freeifaddrs(ifs);
+        return CC_ENODEV;
+    }
+    memset(out, 0, sizeof *out);
+    out->ip = ((const struct sockaddr_in *)pick->ifa_addr)->sin_addr.s_addr;
+    snprintf(out->ifname, sizeof out->ifname, "%s", pick->ifa_name);
+    freeifaddrs(ifs);
+    return CC_OK;
+}
+
+/* ---- socket options and waiting ------------------------------------------------------------ */
+
+static void set_buffers(int fd)
+{
+    int b = SOCK_BUF_BYTES;
+    /* the FORCE variants pass the rmem_max/wmem_max caps (root); else keep autotuning */
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &b, sizeof b) != 0)
+        cc_debug("tcp: SO_SNDBUFFORCE refused (%s); kernel autotuning kept", strerror(errno));
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &b, sizeof b) != 0)
+        cc_debug("tcp: SO_RCVBUFFORCE refused (%s); kernel autotuning kept", strerror(errno));
+}
+
+/* Data socket options: no Nagle delay; keepalive every second and a user timeout of half the
+ * deadline, so a cut link errors out every socket to that host (even idle ones) before the
+ * collective's own deadline fires, and the error names the right peer. */
+static void set_data_opts(int fd, double timeout_s)
+{
+    int one = 1, idle = 1, cnt = 3;
+    unsigned ut = (unsigned)(timeout_s * 500);
+    if (ut < 1000)
+        ut = 1000;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut);
+}
+
+static int ms_until(double deadline)
+{
+    double left = deadline - cc_now();
+    return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+/* Move exactly len bytes on a non-blocking socket before the deadline. */
+static cc_status io_full(int fd, void *buf, size_t len, int out, double deadline, int *err)
+{
+    size_t done = 0;
+    *err = 0;
+    while (done < len) {
+        ssize_t r = out ? send(fd, (char *)buf + done, len - done, MSG_NOSIGNAL)
+                        : recv(fd, (char *)buf + done, len - done, 0);
+        if (r > 0) {
+            done += (size_t)r;
+            continue;
+        }
+        if (r == 0) {
+            *err = ECONNRESET;
+            return CC_EPEER;
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            *err = errno;
+            return CC_EPEER;
+        }
+        struct pollfd p = {fd, out ? POLLOUT : POLLIN, 0};
+        int ms = ms_until(deadline);
+        if (ms == 0 || poll(&p, 1, ms) == 0) {
+            *err = ETIMEDOUT;
+            return CC_ETIMEOUT;
+        }
+    }
+    return CC_OK;
+}
+
+/* ---- strangers ----------------------------------------------------------------------------- */
+
+static void pend_drop(struct tcp_ctx *c, int i, const char *why)
+{
+    cc_warn("tcp: rejected connection from %s: %s", c->pend[i].from, why);
+    close(c->pend[i].fd);
+    c->rejected++;
+    c->pend[i] = c->pend[--c->npend];
+}
+
+static void accept_new(struct tcp_ctx *c)
+{
+    for (;;) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        int fd = accept(c->listen_fd, (struct sockaddr *)&sa, &sl);
+        if (fd < 0)
+            return;
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        if (c->npend == TCP_MAX_PENDING)
+            pend_drop(c, 0, "too many connections in handshake");
+        struct tcp_pending *p = &c->pend[c->npend++];
+        memset(p, 0, sizeof *p);
+        p->fd = fd;
+        p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
+        char ip[INET_ADDRSTRLEN] = "?";
+        inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+        snprintf(p->from, sizeof p->from, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
+    }
+}
+
+/* A complete hello from pending i: adopt it (start-up, expected rank and stream) or drop it. */
+static void pend_judge(struct tcp_ctx *c, int i)
+{
+    struct tcp_pending *p = &c->pend[i];
+    struct cc_wire_hello got;
+    char why[160];
+    if (cc_wire_hello_check(p->buf, &c->me, &got, why, sizeof why) != CC_OK)
+        return pend_drop(c, i, why);
+    struct tcp_sock *s = tcp_sock_of(c, (int)got.rank, (int)got.stream);
+    if (!c->accepting || (int)got.rank <= c->rank || s->fd >= 0) {
+        snprintf(why, sizeof why, "%s hello of rank %u stream %u",
+                 c->accepting ? "unexpected or duplicate" : "connection after start-up:",
+                 (unsigned)got.rank, (unsigned)got.stream);
+        return pend_drop(c, i, why);
+    }
+    uint8_t ack[CC_WIRE_HELLO_BYTES];
+    struct cc_wire_hello mine = c->me;
+    int e;
+    mine.stream = got.stream;
+    cc_wire_hello_pack(&mine, ack);
+    if (io_full(p->fd, ack, sizeof ack, 1, cc_now() + c->timeout_s, &e) != CC_OK) {
+        snprintf(why, sizeof why, "cannot answer rank %u: %s", (unsigned)got.rank, strerror(e));
+        return pend_drop(c, i, why);
+    }
+    set_data_opts(p->fd, c->timeout_s);
+    s->fd = p->fd;
+    c->pend[i] = c->pend[--c->npend];
+}
+
+int cc_tcp_strangers_poll(struct tcp_ctx *c, struct pollfd *pfds)
+{
+    pfds[0] = (struct pollfd){c->listen_fd, POLLIN, 0};
+    for (int i = 0; i < c->npend; i++)
+        pfds[1 + i] = (struct pollfd){c->pend[i].fd, POLLIN, 0};
+    return 1 + c->npend;
+}
+
+void cc_tcp_strangers_serve(struct tcp_ctx *c, const struct pollfd *pfds, int n)
+{
+    double now = cc_now();
+    /* walk backwards: dropping entry i moves the last one into its place */
+    for (int i = (n - 1 < c->npend ? n - 1 : c->npend) - 1; i >= 0; i--) {
+        struct tcp_pending *p = &c->pend[i];
+        if (pfds[1 + i].revents) {
+            ssize_t r = recv(p->fd, p->buf + p->got, sizeof p->buf - p->got, 0);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+                pend_drop(c, i, "closed before completing the handshake");
+                continue;
+            }
+            if (r > 0 && (p->got += (size_t)r) == sizeof p->buf) {
+                pend_judge(c, i);
+                continue;
+            }
+        }
+        if (now > p->deadline)
+            pend_drop(c, i, "no handshake before the deadline");
+    }
+    if (pfds[0].revents)
+        accept_new(c);
+}
+
+int cc_tcp_strangers_wait_ms(const struct tcp_ctx *c, int cap)
+{
+    for (int i = 0; i < c->npend; i++) {
+        int ms = ms_until(c->pend[i].deadline);
+        if (ms < cap)
+            cap = ms;
+    }
+    return cap;
+}
+
+/* ---- start-up ------------------------------------------------------------------------------ */
+
+static cc_status make_listener(struct tcp_ctx *c, char *err, size_t errlen)
+{
+    struct tcp_addr *me = &c->addrs[c->rank];
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = me->ip};
+    socklen_t sl = sizeof sa;
+    int one = 1;
+    c->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->listen_fd < 0) {
+        cc_errbuf(err, errlen, "cannot create a socket: %s", strerror(errno));
+        return CC_ESYS;
+    }
+    setsockopt(c->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    set_buffers(c->listen_fd); /* inherited by accepted sockets */
+    if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(c->listen_fd, SOMAXCONN) != 0 ||
+        getsockname(c->listen_fd, (struct sockaddr *)&sa, &sl) != 0) {
+        char ip[INET_ADDRSTRLEN] = "?";
+        inet_ntop(AF_INET, &me->ip, ip, sizeof ip);
+        cc_errbuf(err, errlen, "cannot listen on %s (%s): %s", ip, me->ifname, strerror(errno));
+        return CC_ESYS;
+    }
+    me->port = sa.sin_port;
+    return CC_OK;
+}
+
+static cc_status make_token(struct tcp_ctx *c, char *err, size_t errlen)
+{
+    uint8_t rnd[CC_WIRE_TOKEN_BYTES + 8];
+    long long ok = 1;
+    if (c->rank == 0) {
+        ssize_t r = getrandom(rnd, sizeof rnd, 0);
+        if (r != (ssize_t)sizeof rnd) {
+            int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+            ok = fd >= 0 && read(fd, rnd, sizeof rnd) == (ssize_t)sizeof rnd;
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+    if (cc_rte_bcast(c->rte, &ok, sizeof ok, 0) != CC_OK ||
+        cc_rte_bcast(c->rte, rnd, sizeof rnd, 0) != CC_OK) {
+        cc_errbuf(err, errlen, "cannot share the job token over MPI");
+        return CC_EPEER;
+    }
+    if (!ok) {
+        cc_errbuf(err, errlen, "rank 0 cannot read random bytes for the job token");
+        return CC_ESYS;
+    }
+    memcpy(c->me.token, rnd, CC_WIRE_TOKEN_BYTES);
+    memcpy(&c->me.job, rnd + CC_WIRE_TOKEN_BYTES, 8);
+    c->me.rank = (uint32_t)c->rank;
+    c->me.nranks = (uint32_t)c->size;
+    c->me.nstreams = (uint32_t)c->nstreams;
+    return CC_OK;
+}
+
+/* Connect to every lower rank and send one hello per stream. */
+static cc_status connect_lower(struct tcp_ctx *c, double deadline, char *err, size_t errlen)
+{
+    char pd[128];
+    int e = 0, j, k;
+    for (j = 0; j < c->rank; j++)
+        for (k = 0; k < c->nstreams; k++) {
+            struct tcp_sock *s = tcp_sock_of(c, j, k);
+            struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = c->addrs[j].ip,
+                                     .sin_port = c->addrs[j].port};
+            s->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (s->fd < 0) {
+                cc_errbuf(err, errlen, "cannot create a socket: %s", strerror(errno));
+                return CC_ESYS;
+            }
+            set_buffers(s->fd);
+            set_data_opts(s->fd, c->timeout_s);
+            if (connect(s->fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+                e = errno;
+                goto fail;
+            }
+        }
+    for (j = 0; j < c->rank; j++)
+        for (k = 0; k < c->nstreams; k++) {
+            struct tcp_sock *s = tcp_sock_of(c, j, k);
+            struct pollfd p = {s->fd, POLLOUT, 0};
+            socklen_t el = sizeof e;
+            int ms = ms_until(deadline);
+            if (ms == 0 || poll(&p, 1, ms) == 0) {
+                e = ETIMEDOUT;
+                goto fail;
+            }
+            if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
+                goto fail;
+            uint8_t h[CC_WIRE_HELLO_BYTES];
+            struct cc_wire_hello mine = c->me;
+            mine.stream = (uint32_t)k;
+            cc_wire_hello_pack(&mine, h);
+            if (io_full(s->fd, h, sizeof h, 1, deadline, &e) != CC_OK)
+                goto fail;
+        }
+    return CC_OK;
+fail:
+    cc_errbuf(err, errlen, "cannot connect to %s: %s", cc_tcp_peer_desc(c, j, pd, sizeof pd),
+              strerror(e));
+    return e == ETIMEDOUT ? CC_ETIMEOUT : CC_EPEER;
+}
+
+/* Accept the hellos of every higher rank (strangers are dropped meanwhile). */
+static cc_status accept_higher(struct tcp_ctx *c, double deadline, char *err, size_t errlen)
+{
+    char pd[128];
+    c->accepting = 1;
+    for (;;) {
+        int missing = -1;
+        for (int j = c->size - 1; j > c->rank; j--)
+            for (int k = 0; k < c->nstreams; k++)
+                if (tcp_sock_of(c, j, k)->fd < 0)
+                    missing = j;
+        if (missing < 0)
+            break;
+        int ms = ms_until(deadline);
+        if (ms == 0) {
+            c->accepting = 0;
+            cc_errbuf(err, errlen, "timed out after %g s waiting for %s to connect", c->timeout_s,
+                      cc_tcp_peer_desc(c, missing, pd, sizeof pd));
+            return CC_ETIMEOUT;
+        }
+        int n = cc_tcp_strangers_poll(c, c->pfds);
+        if (poll(c->pfds, (nfds_t)n, cc_tcp_strangers_wait_ms(c, ms)) > 0 || c->npend)
+            cc_tcp_strangers_serve(c, c->pfds, n);
+    }
+    c->accepting = 0;
+    return CC_OK;
+}
+
+/* Read each lower rank's answer and check it is that rank, on that stream, of this job. */
+static cc_status read_answers(struct tcp_ctx *c, double deadline, char *err, size_t errlen)
+{
+    char pd[128], why[160];
+    for (int j = 0; j < c->rank; j++)
+        for (int k = 0; k < c->nstreams; k++) {
+            uint8_t h[CC_WIRE_HELLO_BYTES];
+            struct cc_wire_hello got;
+            int e;
+            cc_status st = io_full(tcp_sock_of(c, j, k)->fd, h, sizeof h, 0, deadline, &e);
+            if (st != CC_OK) {
+                cc_errbuf(err, errlen, "no handshake answer from %s: %s",
+                          cc_tcp_peer_desc(c, j, pd, sizeof pd), strerror(e));
+                return st;
+            }
+            if (cc_wire_hello_check(h, &c->me, &got, why, sizeof why) != CC_OK ||
+                got.rank != (uint32_t)j || got.stream != (uint32_t)k) {
+                if (got.rank != (uint32_t)j || got.stream != (uint32_t)k)
+                    snprintf(why, sizeof why, "answered as rank %u stream %u", (unsigned)got.rank,
+                             (unsigned)got.stream);
+                cc_errbuf(err, errlen, "bad handshake answer from %s: %s",
+                          cc_tcp_peer_desc(c, j, pd, sizeof pd), why);
+                return CC_EPEER;
+            }
+        }
+    return CC_OK;
+}
+
+cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *conf, char *err,
+                             size_t errlen)
+{
+    size_t nsock = (size_t)c->size * (size_t)c->nstreams;
+    struct tcp_addr mine;
+    cc_status st;
+    long long ok;
+
+    c->listen_fd = -1;
+    c->addrs = calloc((size_t)c->size, sizeof *c->addrs);
+    c->socks = calloc(nsock, sizeof *c->socks);
+    c->pfds = calloc(1 + TCP_MAX_PENDING + nsock, sizeof *c->pfds);
+    if (!c->addrs || !c->socks || !c->pfds) {
+        cc_tcp_close_all(c);
+        return CC_ENOMEM;
+    }
+    for (size_t i = 0; i < nsock; i++) {
+        c->socks[i].fd = -1;
+        c->socks[i].peer = (int)(i / (size_t)c->nstreams);
+        c->socks[i].stream = (int)(i % (size_t)c->nstreams);
+    }
+    /* every rank must agree it has an interface and a listener before anyone connects */
+    st = choose_interface(conf->tcp_if, &mine, err, errlen);
+    if (st == CC_OK) {
+        c->addrs[c->rank] = mine;
+        st = make_listener(c, err, errlen);
+        mine = c->addrs[c->rank];
+    }
+    ok = st;
+    if (cc_rte_allreduce_ll(c->rte, &ok, 1, CC_RTE_MAX) != CC_OK ||
+        cc_rte_allgather(c->rte, &mine, c->addrs, sizeof mine) != CC_OK) {
+        cc_errbuf(err, errlen, "cannot exchange addresses over MPI");
+        st = CC_EPEER;
+    } else if (ok && st == CC_OK) {
+        cc_errbuf(err, errlen, "another rank could not set up its listener");
+        st = (cc_status)ok;
+    }
+    if (st == CC_OK)
+        st = make_token(c, err, errlen);
+    double deadline = cc_now() + c->timeout_s;
+    if (st == CC_OK)
+        st = connect_lower(c, deadline, err, errlen);
+    if (st == CC_OK)
+        st = accept_higher(c, deadline, err, errlen);
+    if (st == CC_OK)
+        st = read_answers(c, deadline, err, errlen);
+    if (st != CC_OK)
+        cc_tcp_close_all(c);
+    return st;
+}
+
+void cc_tcp_close_all(struct tcp_ctx *c)
+{
+    size_t nsock = (size_t)c->size * (size_t)c->nstreams;
+    for (size_t i = 0; c->socks && i < nsock; i++)
+        if (c->socks[i].fd >= 0)
+            close(c->socks[i].fd);
+    for (int i = 0; i < c->npend; i++)
+        close(c->pend[i].fd);
+    c->npend = 0;
+    if (c->listen_fd >= 0)
+        close(c->listen_fd);
+    c->listen_fd = -1;
+    free(c->addrs);
+    free(c->socks);
+    free(c->pfds);
+    c->addrs = NULL;
+    c->socks = NULL;
+    c->pfds = NULL;
+}

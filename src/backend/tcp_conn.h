@@ -1,0 +1,87 @@
+/* tcp_conn.h - the tcp backend's connections: interface choice, listening socket, the
+ * handshake that opens K sockets per pair of ranks once at start-up, and the service of
+ * strangers (connections that arrive later are read, logged and dropped).
+ * Internal to the tcp backend (tcp.c runs the collectives over these sockets). */
+#ifndef CC_BACKEND_TCP_CONN_H
+#define CC_BACKEND_TCP_CONN_H
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "net/wire.h"
+
+#define TCP_MAX_PENDING 16 /* strangers being read at once; more are closed at once */
+
+/* One socket to a peer. The per-collective fields are (re)set by tcp.c for each call. */
+struct tcp_sock {
+    int fd, peer, stream;
+    struct tcp_flow *sf, *rf;            /* current send / receive flow using it, or NULL */
+    uint8_t shdr[CC_WIRE_FRAME_BYTES], rhdr[CC_WIRE_FRAME_BYTES];
+    size_t shdr_n, rhdr_n;               /* frame header bytes sent / received */
+    uint64_t sbytes, sdone, rbytes, rdone; /* payload bytes of this socket: due and moved */
+};
+
+struct tcp_addr {        /* what each rank publishes (allgathered) */
+    uint32_t ip;         /* IPv4, network order */
+    uint16_t port;       /* network order */
+    uint16_t pad;
+    char ifname[16];
+};
+
+struct tcp_pending {     /* an accepted connection whose hello is not complete yet */
+    int fd;
+    uint8_t buf[CC_WIRE_HELLO_BYTES];
+    size_t got;
+    double deadline;
+    char from[64];
+};
+
+struct tcp_ctx {
+    const struct cc_rte *rte;
+    int rank, size, nstreams;
+    double timeout_s;
+    size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
+    struct cc_wire_hello me;       /* token, job id, rank and counts of this job */
+    int listen_fd;
+    struct tcp_addr *addrs;        /* [size] */
+    struct tcp_sock *socks;        /* [size * nstreams]; entries of this rank unused */
+    int accepting;                 /* start-up: hellos from higher ranks are adopted */
+    struct tcp_pending pend[TCP_MAX_PENDING];
+    int npend;
+    long rejected;                 /* strangers dropped so far */
+    struct pollfd *pfds;           /* scratch for poll: 1 + TCP_MAX_PENDING + sockets */
+    /* collective state (tcp.c) */
+    uint32_t seq;
+    char what[96];                 /* "allreduce of 64M" for messages */
+    char *ring;                    /* receive staging for reductions, `window` bytes */
+    char *work;                    /* scratch for partial results */
+    size_t work_bytes;
+    struct tcp_seg *segs;          /* [4 * size] segment lists of the current flows */
+};
+
+static inline struct tcp_sock *tcp_sock_of(struct tcp_ctx *c, int peer, int stream)
+{
+    return &c->socks[peer * c->nstreams + stream];
+}
+
+/* Open everything: choose the interface, listen, exchange addresses and the token over the
+ * rte, connect and handshake. One-line reason in err on failure (ctx left cleaned up). */
+cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *conf, char *err,
+                             size_t errlen);
+/* Close every socket and free what cc_tcp_connect_all allocated. */
+void cc_tcp_close_all(struct tcp_ctx *c);
+
+/* "rank 2 (host, 198.18.0.3:40123)" */
+const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_t len);
+
+/* Strangers: add the listener and pending connections to pfds (returns how many were added),
+ * then after poll() serve them (accept, read hellos, log and drop). */
+int cc_tcp_strangers_poll(struct tcp_ctx *c, struct pollfd *pfds);
+void cc_tcp_strangers_serve(struct tcp_ctx *c, const struct pollfd *pfds, int n);
+/* Milliseconds until the first pending stranger's deadline (or `cap`). */
+int cc_tcp_strangers_wait_ms(const struct tcp_ctx *c, int cap);
+
+#endif

@@ -1,0 +1,99 @@
+#!/bin/sh
+# tcp backend on one host (no namespaces): every collective x every datatype with 2-4 ranks,
+# every reduction op with a non-zero root and several streams, each result checked by the
+# harness (#wrong in the JSON output) and the exit status asserted.
+. "$CC_SRCDIR/tests/tap.sh"
+command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
+command -v jq >/dev/null 2>&1 || skip_all "jq not found (needed to read the JSON results)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ccb-tcp-local.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+measured() { jq -s '[.[] | select(.type == "result" and (has("na") | not))] | length' "$1"; }
+wrong() { jq -s '[.[] | select(.type == "result" and (has("na") | not)) | .wrong] | add' "$1"; }
+colls() { jq -s '[.[] | select(.type == "result" and (has("na") | not)) | .collective] | unique | length' "$1"; }
+
+for np in 2 3 4; do
+    for d in int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64; do
+        j="$tmp/np$np-$d.json"
+        timeout 300 $CC_MPIRUN -np $np "$CCBENCH" bench --backend tcp --coll all -d $d \
+            -b 8 -e 256K -f 8 -n 2 -w 1 -q --tcp-chunk 4K --json "$j" >"$tmp/out" 2>&1
+        rc=$?
+        n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null); c=$(colls "$j" 2>/dev/null)
+        [ "$rc" = 0 ] && [ "${n:-0}" -ge 60 ] && [ "$w" = 0 ] && [ "$c" = 7 ]
+        ok $? "np $np $d: all collectives, $n measurements, wrong ${w:-?}, exit $rc" "$(tail -5 "$tmp/out")"
+    done
+done
+
+# every op, a root that is not 0, 3 streams with small chunks so stripes wrap many times
+for op in sum prod min max avg; do
+    j="$tmp/op-$op.json"
+    timeout 300 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp \
+        --coll allreduce,reducescatter,reduce,broadcast -o $op -d float32 -r 2 \
+        -b 8 -e 1M -f 16 -n 2 -w 1 -q --tcp-streams 3 --tcp-chunk 4K --json "$j" >"$tmp/out" 2>&1
+    rc=$?
+    n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+    [ "$rc" = 0 ] && [ "${n:-0}" -ge 30 ] && [ "$w" = 0 ]
+    ok $? "np 3 op $op root 2, 3 streams: $n measurements, wrong ${w:-?}, exit $rc" "$(tail -5 "$tmp/out")"
+done
+
+# one rank: every collective is a local copy
+j="$tmp/np1.json"
+timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp --coll all -b 8 -e 64K -f 8 -n 2 -w 1 \
+    -q --json "$j" >"$tmp/out" 2>&1
+rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 0 ] && [ "${n:-0}" -ge 20 ] && [ "$w" = 0 ]
+ok $? "np 1: $n measurements, wrong ${w:-?}, exit $rc" "$(tail -5 "$tmp/out")"
+
+# the checker can fail: a corrupted element on rank 1 is counted and the exit status is 1
+j="$tmp/corrupt.json"
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp --coll allreduce -b 1K -e 1K -n 2 -w 1 \
+    -q --debug-corrupt 1 --json "$j" >"$tmp/out" 2>&1
+rc=$?; w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 1 ] && [ "${w:-0}" -gt 0 ]
+ok $? "a corrupted result is reported (wrong ${w:-?}, exit $rc)" "$(tail -5 "$tmp/out")"
+
+# the chosen interface is said on rank 0 and in the JSON header
+j="$tmp/if.json"
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp --tcp-if =lo -b 8 -e 8 -n 2 -w 1 \
+    -q --json "$j" >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 0 ] && grep -q "uses interface lo (127" "$tmp/out" &&
+    [ "$(head -1 "$j" | jq -r '.tcp_interface + " " + (.tcp_ranks | length | tostring)')" = "lo 2" ]
+ok $? "--tcp-if =lo is used and reported (exit $rc)" "$(cat "$tmp/out")"
+
+# an interface list that matches nothing is a clean usage error
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp --tcp-if =nosuchif0 -b 8 -e 8 -n 1 \
+    >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "no IPv4 interface matches --tcp-if '=nosuchif0'" "$tmp/out"
+ok $? "--tcp-if matching nothing: one-line error, exit 2 (got $rc)" "$(cat "$tmp/out")"
+
+# a peer that hangs mid-all-reduce (stopped, so its sockets stay open and mpirun sees nothing
+# wrong) is named by the others within the deadline, and the run ends with status 3. Short
+# all-reduces without barriers: the harness's own MPI calls (between batches of ~50 ms) take
+# well under 1% of the time, so the stop lands in tcp traffic, where the deadline applies.
+rank_pid() { # pid of the ccbench process of MPI rank $1 among this test's processes
+    for p in $(pgrep -f "ccbench bench --backend tcp -b 1M -e 1M -n 1000000"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}
+t0=$(date +%s)
+timeout 120 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000000 -w 1 -q --timeout 5 --iter-barrier 0 \
+    >"$tmp/out" 2>&1 &
+bench=$!
+n=0
+while [ $n -lt 100 ] && ! grep -q "uses interface" "$tmp/out"; do sleep 0.2; n=$((n + 1)); done
+sleep 2
+victim=$(rank_pid 2)
+[ -n "$victim" ] && kill -STOP "$victim"
+wait $bench
+rc=$?
+t1=$(date +%s)
+[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
+[ -n "$victim" ] && [ "$rc" = 3 ] && [ $((t1 - t0)) -le 30 ] &&
+    grep -a "error: tcp:" "$tmp/out" | grep "allreduce of 1M bytes" | grep -q "rank 2 ("
+ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(grep -a error "$tmp/out")"
+
+tap_done

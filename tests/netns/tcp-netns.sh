@@ -1,0 +1,111 @@
+#!/bin/sh
+# tcp backend across 4 namespace hosts (tests/netns/cluster.sh): every collective checked; a
+# foreign connection with a bad token is rejected while a bench runs; a link cut in the middle
+# of an all-reduce is reported within the deadline, naming the host, with a non-zero exit and
+# the sizes measured before the cut kept.
+. "$CC_SRCDIR/tests/tap.sh"
+CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
+command -v jq >/dev/null 2>&1 || skip_all "jq not found (needed to read the JSON results)"
+cl_check || skip_all "$CL_SKIP"
+cl_up 4 1gbit || { ok 1 "cluster set-up"; tap_done; exit 1; }
+tmp=$CL_DIR
+measured() { jq -s '[.[] | select(.type == "result" and (has("na") | not))] | length' "$1"; }
+wrong() { jq -s '[.[] | select(.type == "result" and (has("na") | not)) | .wrong] | add' "$1"; }
+# wait_for SECONDS CMD...: poll until CMD succeeds
+wait_for() {
+    n_=$(($1 * 5)); shift
+    while [ $n_ -gt 0 ]; do "$@" 2>/dev/null && return 0; sleep 0.2; n_=$((n_ - 1)); done
+    return 1
+}
+
+# 1. every collective over 4 hosts, 2 streams per peer
+j="$tmp/all.json"
+cl_mpirun -t 300 "$CCBENCH" bench --backend tcp --coll all -b 8 -e 4M -f 64 -n 2 -w 1 -q \
+    --tcp-streams 2 --json "$j" >"$tmp/out" 2>&1
+rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 0 ] && [ "${n:-0}" -ge 30 ] && [ "$w" = 0 ] &&
+    [ "$(head -1 "$j" | jq -r .tcp_interface)" = eth0 ]
+ok $? "4 hosts: every collective, $n measurements, wrong ${w:-?}, on eth0, exit $rc" "$(tail -5 "$tmp/out")"
+
+# 2. strangers while a bench runs: a bad token and a malformed hello sent to rank 0's port
+listen_port() {
+    port=$(ip netns exec "$(cl_ns 0)" ss -Htlnp 2>/dev/null | grep '"ccbench"' |
+        sed -n 's/.*198\.18\.0\.1:\([0-9]*\).*/\1/p' | head -1)
+    [ -n "$port" ]
+}
+j="$tmp/token.json"
+cl_mpirun -t 300 "$CCBENCH" bench --backend tcp -b 4M -e 4M -n 60 -w 1 -q --json "$j" \
+    >"$tmp/out" 2>&1 &
+bench=$!
+if wait_for 30 listen_port && wait_for 30 grep -q '"type"' "$j"; then
+    hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+    ip netns exec "$(cl_ns 1)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
+        printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
+    ip netns exec "$(cl_ns 3)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
+        printf 'GET / HTTP/1.0\r\n\r\n%030d' 0 >&3 && sleep 1" 2>/dev/null
+    ok 0 "strangers connected to rank 0's port $port during the run"
+else
+    ok 1 "rank 0's listening port found while the bench runs" "$(tail -5 "$tmp/out")"
+fi
+wait $bench; rc=$?
+n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 0 ] && [ "${n:-0}" -ge 2 ] && [ "$w" = 0 ]
+ok $? "the bench completes correctly despite them (wrong ${w:-?}, exit $rc)" "$(tail -5 "$tmp/out")"
+grep -q "rejected connection from $(cl_ip 1):[0-9]*: bad token" "$tmp/out"
+ok $? "the bad token is rejected and logged" "$(grep -i reject "$tmp/out")"
+grep -q "rejected connection from $(cl_ip 3):[0-9]*: malformed handshake" "$tmp/out"
+ok $? "the malformed hello is rejected and logged" "$(grep -i reject "$tmp/out")"
+
+# 3. cut host 2's link during a 64M all-reduce (deadline 5 s)
+j="$tmp/cut.json"
+t_start=$(date +%s)
+cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 4M -e 64M -f 4 -n 10 -w 1 -q --timeout 5 \
+    --json "$j" >"$tmp/out" 2>&1 &
+bench=$!
+tx2() { ip netns exec "$(cl_ns 2)" cat /sys/class/net/eth0/statistics/tx_bytes; }
+past() { [ "$(tx2)" -gt "$1" ]; }
+if wait_for 60 grep -q '"bytes":16777216' "$j" && tx0=$(tx2) &&
+    wait_for 30 past $((tx0 + 150000000)); then
+    # host 2 has sent 150 MB since the 16M row: inside the 64M all-reduces (the harness's
+    # own MPI calls between iterations take a few milliseconds of each 0.85 s iteration)
+    cl_cut 2
+    t_cut=$(date +%s.%N)
+    if wait_for 30 grep -q "error.*$(cl_ns 2)" "$tmp/out"; then
+        t_err=$(date +%s.%N)
+        lag=$(echo "$t_err - $t_cut" | bc)
+        [ "$(echo "$lag <= 10" | bc)" = 1 ]
+        ok $? "the cut is reported after $lag s (deadline 5 s, bound 10 s)" "$(grep error "$tmp/out")"
+    else
+        ok 1 "the cut is reported naming $(cl_ns 2)" "$(tail -10 "$tmp/out")"
+    fi
+    cl_restore 2 # let mpirun reach the host's daemon to finish the abort
+else
+    ok 1 "the bench reached 64M before the cut" "$(tail -5 "$tmp/out")"
+fi
+wait_for 40 sh -c "! kill -0 $bench 2>/dev/null"
+alive=$?
+[ $alive = 0 ] || kill $bench 2>/dev/null
+wait $bench; rc=$?
+t_end=$(date +%s)
+[ $alive = 0 ] && [ "$rc" = 3 ]
+ok $? "the run exits with status 3 on its own ($rc after $((t_end - t_start)) s)" "$(tail -10 "$tmp/out")"
+grep "error" "$tmp/out" | grep -q "allreduce of 64M bytes" && grep "error" "$tmp/out" | grep -q "$(cl_ip 2):"
+ok $? "the error names the collective, the size and the host's address" "$(grep error "$tmp/out")"
+[ "$(jq -s '[.[] | select(.type == "result" and .wrong == 0) | .bytes] | unique | join(",")' "$j" 2>/dev/null)" = '"4194304,16777216"' ]
+ok $? "the sizes measured before the cut are kept in the JSON" "$(cat "$j" | cut -c1-200)"
+# 4. a host with nothing but loopback: the default interface choice falls back to lo
+lo_ns="${CL_P}lo"
+if ip netns add "$lo_ns" 2>/dev/null; then
+    ip -n "$lo_ns" link set lo up
+    timeout 60 ip netns exec "$lo_ns" $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1K -e 1K \
+        -n 2 -q --json "$tmp/lo.json" >"$tmp/out" 2>&1
+    rc=$?
+    pids=$(ip netns pids "$lo_ns"); [ -n "$pids" ] && kill -9 $pids
+    ip netns del "$lo_ns"
+    [ "$rc" = 0 ] && grep -q "uses interface lo (127.0.0.1:[0-9]*).*(default choice)" "$tmp/out" &&
+        [ "$(wrong "$tmp/lo.json")" = 0 ]
+    ok $? "only loopback up: the default falls back to lo and says so (exit $rc)" "$(tail -5 "$tmp/out")"
+else
+    ok 1 "namespace for the loopback-only test"
+fi
+tap_done
