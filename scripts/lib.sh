@@ -2,7 +2,8 @@
 # Installs the Debian packages ccbench needs when they are missing, and builds it.
 
 CC_DEBIAN_PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
-libhwloc-dev hwloc libjansson-dev libibverbs-dev ibverbs-providers iproute2 procps"
+libhwloc-dev hwloc libjansson-dev libibverbs-dev ibverbs-providers iproute2 procps jq bc
+util-linux"
 
 cc_say() { printf '==> %s\n' "$*" >&2; }
 cc_die() { printf 'error: %s\n' "$*" >&2; exit 2; }

@@ -254,6 +254,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
 
     /* inputs in place before warm-up, so timed iterations move real data */
     coll->fill(cx, B->hsend);
+    cc_watchdog_enter(wd_what);
     CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
 
     /* warm-up, then an estimate of the wall time of one iteration (max over ranks) */
@@ -261,11 +262,11 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     for (int i = 0; i < p->warmup; i++) {
         cc_watchdog_enter(wd_what);
         st = one_iteration(p, a, &us);
-        cc_watchdog_leave();
         if (st != CC_OK)
             goto done;
     }
     double est[1] = {p->warmup ? (cc_now() - w0) / p->warmup : 0};
+    cc_watchdog_enter(wd_what);
     CC_TRY(cc_rte_allreduce_d(r, est, 1, CC_RTE_MAX));
     double wall_per_iter = est[0] > 0 ? est[0] : 1e-5;
     double target_batch_s = fmin(0.1, fmax(0.005, p->max_time_s / 20));
@@ -297,11 +298,11 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         for (long i = 0; i < batch; i++) {
             cc_watchdog_enter(wd_what);
             st = one_iteration(p, a, &batchv[i]);
-            cc_watchdog_leave();
             if (st != CC_OK)
                 goto done;
             local_sum += batchv[i];
         }
+        cc_watchdog_enter(wd_what);
         CC_TRY(reduce_times(p, batchv, (size_t)batch));
         for (long i = 0; i < batch; i++) {
             samples[n++] = batchv[i];
@@ -387,7 +388,6 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         st = be->run(p->bctx, a);
         if (st == CC_OK)
             st = be->sync(p->bctx);
-        cc_watchdog_leave();
         if (st != CC_OK)
             goto done;
         CC_TRY(be->copy_out(p->bctx, B->hrecv, a->recvbuf, cx->recvcount * es));
@@ -402,11 +402,15 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         }
         wrong += (long long)cc_coll_check(coll, cx, B->hrecv);
     }
+    cc_watchdog_enter(wd_what);
     CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
     m->wrong = p->check_iters > 0 ? wrong : -1;
     m->wall_s = cc_now() - t_begin;
 
 done:
+    /* the watchdog stays armed from the first operation to here: exchanges between
+     * iterations (reductions of times, agreement) are covered as much as the collectives */
+    cc_watchdog_leave();
     free(samples);
     free(batchv);
     return st;

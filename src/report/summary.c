@@ -32,6 +32,8 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
 size_t cc_summary_format(char *buf, size_t len, const struct cc_summary *sums, int nsums)
 {
     size_t n = 0;
+    if (len)
+        buf[0] = 0;
     for (int i = 0; i < nsums && n < len; i++) {
         const struct cc_summary *s = &sums[i];
         if (!s->coll || !s->rows)
