@@ -461,6 +461,10 @@ EXPORT ncclResult_t ncclReduce(const void *s, void *d, size_t n, ncclDataType_t 
     (void)op;
     return root != 0 ? ncclInvalidArgument : copy(s, d, n, t, c, st);
 }
+/* nccl.h declares these without a prototype */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
 EXPORT ncclResult_t ncclGroupStart(void)
 {
     if (grp.depth++ == 0)
