@@ -5,7 +5,7 @@
  * MPI_Allreduce on float32 with MPI_SUM, each timed alone with MPI_Wtime and followed by an
  * untimed MPI_Barrier; iters/skip are OSU's defaults (1000/200 up to 8 KiB, 100/10 above).
  * Prints "size avg_us" (the average over ranks of each rank's mean) and the sweep's wall time.
- * Usage: mpirun -np N ref_allreduce [max_bytes] */
+ * Usage: mpirun -np N ref_allreduce [max_bytes [min_bytes]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +14,14 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    size_t maxb = (size_t)64 << 20;
+    size_t maxb = (size_t)64 << 20, minb = 8;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1)
         maxb = strtoull(argv[1], NULL, 0);
+    if (argc > 2)
+        minb = strtoull(argv[2], NULL, 0);
     float *send = malloc(maxb), *recv = malloc(maxb);
     if (!send || !recv)
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -27,7 +29,7 @@ int main(int argc, char **argv)
         send[i] = (float)(i % 7);
     memset(recv, 0, maxb);
     double wall0 = MPI_Wtime();
-    for (size_t bytes = 8; bytes <= maxb; bytes *= 2) {
+    for (size_t bytes = minb; bytes <= maxb; bytes *= 2) {
         int count = (int)(bytes / sizeof(float));
         int large = bytes > 8192;
         int iters = large ? 100 : 1000, skip = large ? 10 : 200;
