@@ -244,13 +244,11 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     double local_sum = 0, t_begin = cc_now(), us;
     struct cc_running run = {0};
     cc_status st = CC_OK;
-    char what[160];
     char szb[32];
 
-    snprintf(what, sizeof what, "%s %s %s (%s, backend %s)", coll->name,
+    snprintf(wd_what, sizeof wd_what, "%s %s %s (%s, backend %s)", coll->name,
              cc_size_format(bytes, szb, sizeof szb), a->inplace ? "in-place" : "out-of-place",
              cc_dtype_name(cx->dtype), be->name);
-    memcpy(wd_what, what, sizeof what);
 
     /* inputs in place before warm-up, so timed iterations move real data */
     coll->fill(cx, B->hsend);

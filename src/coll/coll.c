@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/opt.h"
 
 extern const struct cc_coll cc_coll_allreduce, cc_coll_allgather, cc_coll_reducescatter,
     cc_coll_broadcast, cc_coll_reduce, cc_coll_alltoall, cc_coll_sendrecv;
@@ -33,36 +34,7 @@ const struct cc_coll *cc_coll_find(const char *name)
 
 unsigned cc_coll_parse_list(const char *text, char *why, size_t whylen)
 {
-    unsigned mask = 0;
-    char word[64];
-    const char *p = text;
-    while (p && *p) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == 0 || n >= sizeof word) {
-            cc_errbuf(why, whylen, "invalid collective list '%s'", text);
-            return 0;
-        }
-        memcpy(word, p, n);
-        word[n] = 0;
-        if (strcmp(word, "all") == 0) {
-            mask |= (1u << CC_COLL_COUNT) - 1;
-        } else {
-            const struct cc_coll *c = cc_coll_find(word);
-            if (!c) {
-                cc_errbuf(why, whylen,
-                          "unknown collective '%s' (allreduce, allgather, reducescatter, "
-                          "broadcast, reduce, alltoall, sendrecv or all)",
-                          word);
-                return 0;
-            }
-            mask |= 1u << c->id;
-        }
-        p = comma ? comma + 1 : NULL;
-    }
-    if (!mask)
-        cc_errbuf(why, whylen, "empty collective list");
-    return mask;
+    return cc_choice_mask(cc_coll_names, "collective", text, why, whylen);
 }
 
 size_t cc_coll_granule(const struct cc_coll *c, enum cc_dtype t, int nranks)
