@@ -26,7 +26,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -51,13 +51,14 @@ static const struct cc_opt layout_opts[] = {
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
-    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.68", "F", "achieved/peak FLOP/s of the matrix multiplies (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
     {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"accum-fusion", 0, CC_OPT_INT, F(accum_fusion), "1", "0|1", "weight-gradient GEMMs accumulate in place (0: a memory-bound add per micro-batch, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
+    {"gemm-waves", 0, CC_OPT_INT, F(gemm_waves), "1", "0|1", "GEMM time follows tile and wave quantization on the GPU's SMs (0: every GEMM at --efficiency)", NULL, CC_OPT_RANGE, 0, 1},
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
     {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
@@ -100,16 +101,16 @@ static int list_models(void)
 
 static int list_gpus(void)
 {
-    printf("%-10s %-24s %8s %8s %8s %6s %8s %8s %8s\n", "id", "name", "bf16", "fp16", "fp8",
-           "GB", "HBM GB/s", "intra", "inter");
+    printf("%-10s %-24s %8s %8s %8s %6s %8s %8s %8s %5s\n", "id", "name", "bf16", "fp16", "fp8",
+           "GB", "HBM GB/s", "intra", "inter", "SMs");
     for (int i = 0; cc_gpu_table[i].id; i++) {
         const struct cc_gpu_spec *g = &cc_gpu_table[i];
-        printf("%-10s %-24s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f\n", g->id, g->name,
+        printf("%-10s %-24s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f %5d\n", g->id, g->name,
                g->tflops[0], g->tflops[1], g->tflops[2], g->mem_gb, g->hbm_GBps, g->intra_GBps,
-               g->inter_GBps);
+               g->inter_GBps, g->sms);
     }
     printf("(TFLOP/s dense; intra/inter: expected all-reduce busbw GB/s within a node and "
-           "across nodes)\n");
+           "across nodes; SMs: AMD compute units)\n");
     return 0;
 }
 
@@ -121,12 +122,15 @@ static int validate(const struct layout_cfg *cfg)
     size_t n;
     cc_megatron_habits(&hb, cfg->efficiency);
     hb.vpp_max = cfg->vpp_max;
+    hb.gemm_waves = cfg->gemm_waves;
     cc_status st = cc_megatron_validate(&hb, k);
     n = (size_t)snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
     if (cfg->efficiency != CC_LAYOUT_EFFICIENCY) /* the documented defaults */
         n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %g", cfg->efficiency);
     if (cfg->vpp_max != 8 && n < sizeof cmd)
-        snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
+    if (!cfg->gemm_waves && n < sizeof cmd)
+        snprintf(cmd + n, sizeof cmd - n, " --gemm-waves 0");
     cc_layout_print_megatron(stdout, k, cc_megatron_nrows, &hb, cmd);
     return st == CC_OK ? 0 : 1;
 }
@@ -238,6 +242,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->grad_accum = cfg->grad_accum;
     hb->main_grad_bytes = cfg->grad_copy;
     hb->accum_fusion = cfg->accum_fusion;
+    hb->gemm_waves = cfg->gemm_waves;
     if (cfg->zero > 0)
         hb->zero_min = hb->zero_max = cfg->zero - 1;
     hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;

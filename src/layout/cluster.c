@@ -14,21 +14,22 @@
 /* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
  * MI300X AMD). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
  * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
- * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); see docs/layout.md. */
+ * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); last column: SMs (AMD: compute units),
+ * for the GEMM wave model (layout/gemm.h); see docs/layout.md. */
 const struct cc_gpu_spec cc_gpu_table[] = {
-    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45},
-    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370},
-    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185},
-    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370},
-    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185},
-    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185},
-    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185},
-    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370},
-    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25},
-    {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45},
-    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370},
-    {"mi250x", "mi250", NULL, "AMD Instinct MI250X", {383, 383, 0}, 128, 3200, 150, 90},
-    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0},
+    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132},
+    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132},
+    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108},
+    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108},
+    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148},
+    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25, 142},
+    {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80},
+    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304},
+    {"mi250x", "mi250", NULL, "AMD Instinct MI250X", {383, 383, 0}, 128, 3200, 150, 90, 220},
+    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0},
 };
 
 static void normalise(const char *in, char *out, size_t len)
@@ -66,6 +67,7 @@ static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
         c->peak_flops[p] = g->tflops[p] * 1e12;
     c->mem_bytes = g->mem_gb * 1e9;
     c->hbm_Bps = g->hbm_GBps * 1e9;
+    c->sms = g->sms;
     c->intra_busbw_Bps = g->intra_GBps * 1e9;
     c->inter_node_Bps = g->inter_GBps * 1e9;
 }

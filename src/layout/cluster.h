@@ -24,6 +24,7 @@ struct cc_gpu_spec {
     double hbm_GBps;      /* memory bandwidth */
     double intra_GBps;    /* expected all-reduce busbw across the GPUs of a node */
     double inter_GBps;    /* expected all-reduce busbw across nodes (typical NICs of the era) */
+    int sms;              /* streaming multiprocessors (AMD: compute units): GEMM waves */
 };
 
 /* Find a row by id or by a model string such as "NVIDIA A100-SXM4-80GB" (case and
@@ -52,6 +53,7 @@ struct cc_cluster {
     double mem_bytes;                  /* per GPU */
     double peak_flops[CC_PREC_COUNT];  /* per GPU; 0: precision not supported */
     double hbm_Bps;
+    int sms;                           /* SMs per GPU (0: unknown, no wave quantization) */
     double intra_busbw_Bps;            /* all-reduce busbw, all GPUs of one node */
     double inter_node_Bps;             /* all-reduce busbw across nodes, whole node: the
                                           node's inter-node bandwidth, shared by its GPUs */

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/opt.h"
+#include "layout/gemm.h"
 
 /* Bytes of memory traffic per activation byte and pass (one write, one read): the element-wise
  * work (norms, activations, softmax, dropout, residuals) runs at memory speed. Fixed a priori,
@@ -33,6 +34,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->sp = -1;
     hb->dp_overlap = 1;
     hb->accum_fusion = 1;
+    hb->gemm_waves = 1;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -107,6 +109,30 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         return CC_EUSAGE;
     }
     return CC_OK;
+}
+
+double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
+                          int sms, int nfwd, int attn_again)
+{
+    double h = m->hidden, s = m->seq_len, T = mb * s_loc, t = tp > 0 ? tp : 1;
+    double kv = (double)m->kv_heads * (h / m->heads), dh = h / m->heads;
+    double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->ffn; /* gate and up fused */
+    double heads = mb * m->heads / t;                            /* attention batch */
+    double w = cc_gemm_time(T, (h + 2.0 * kv) / t, h, 1, rate, sms, nfwd, 1) + /* QKV */
+               cc_gemm_time(T, h, h / t, 1, rate, sms, nfwd, 1) +              /* proj */
+               cc_gemm_time(T, up / t, h, 1, rate, sms, nfwd, 1) +             /* MLP in */
+               cc_gemm_time(T, h, m->ffn / t, 1, rate, sms, nfwd, 1);          /* MLP out */
+    int na = nfwd + (attn_again ? 1 : 0);
+    double a = cc_gemm_time(s_loc, s, dh, heads, rate, sms, na, 1) + /* Q K^T */
+               cc_gemm_time(s_loc, dh, s, heads, rate, sms, na, 1);  /* softmax(.) V */
+    return w + a;
+}
+
+double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
+                          int sms)
+{
+    return cc_gemm_time(mb * s_loc, (double)m->vocab / (tp > 0 ? tp : 1), m->hidden, 1, rate,
+                        sms, 1, 1);
 }
 
 double cc_bubble_time(int pp, int vpp, double t_mb)
@@ -282,14 +308,15 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double rate = x->peak * hb->efficiency;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
+    int sms = hb->gemm_waves ? c->sms : 0;
 
-    /* compute per micro-batch */
-    double f_layer = cc_model_layer_fwd_flops(m, mb) / ((double)tp * cp);
-    double f_extra = x->rc == CC_RC_SELECTIVE ? 4.0 * mb * s_loc * m->seq_len * h / tp : 0.0;
+    /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
     double ew_layer = ELEMWISE_TRAFFIC * passes *
                       cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, CC_RC_NONE) / hbm;
-    double t_layer = (f_layer * passes + f_extra) / rate + ew_layer;
-    double t_logit = 3.0 * cc_model_logit_fwd_flops(m, mb) / ((double)tp * cp) / rate +
+    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, sms,
+                                        x->rc == CC_RC_FULL ? 2 : 1,
+                                        x->rc == CC_RC_SELECTIVE) + ew_layer;
+    double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* first and last stage; each adds its weight gradients into the buffer once per
      * micro-batch unless the GEMM accumulates in place */

@@ -13,10 +13,11 @@
 #include "layout/cluster.h"
 #include "layout/model.h"
 
-/* The one calibrated constant: achieved/peak FLOP/s of the matrix multiplies, chosen to minimise
- * the worst throughput error over Megatron-LM SC'21 Table 1 (docs/layout.md). The command's
- * --efficiency default repeats it. */
-#define CC_LAYOUT_EFFICIENCY 0.68
+/* The one calibrated constant: achieved/peak FLOP/s of a matrix multiply that fills every SM
+ * (tile and wave losses come on top, layout/gemm.h), chosen to minimise the worst throughput
+ * error over Megatron-LM SC'21 Table 1 (docs/layout.md). The command's --efficiency default
+ * repeats it. */
+#define CC_LAYOUT_EFFICIENCY 0.71
 
 /* Training habits and search limits (what the user sets; defaults in the command). */
 struct cc_habits {
@@ -27,6 +28,8 @@ struct cc_habits {
     int main_grad_bytes;   /* fp32 gradient copy the optimizer keeps besides the reduced
                               gradients (Megatron-LM's fp16 optimizer: 4), bytes/param */
     int grad_accum;        /* fixed accumulation steps (0: any) */
+    int gemm_waves;        /* 1: GEMM time follows tile and wave quantization on the GPU's
+                              SMs (layout/gemm.h); 0: every GEMM at `efficiency` */
     int accum_fusion;      /* 1: the weight-gradient GEMM accumulates into the gradient buffer
                               (Megatron-LM --gradient-accumulation-fusion, 2022 on); 0: each
                               micro-batch's 16-bit gradient is added to the buffer by a separate
@@ -83,6 +86,17 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e);
 
 /* Pieces of the model, exposed for tests. */
+/* GEMM seconds of one transformer layer for one micro-batch of mb sequences of s_loc tokens
+ * (s_loc = s / cp) on one GPU of a tp group: QKV, output projection, MLP and the two attention
+ * products (batched over mb*heads/tp), nfwd forward passes (2 with full recomputation) and the
+ * backward products, plus one more forward of the attention products when attn_again
+ * (selective recomputation). Wave quantization on `sms` SMs (0: none), `rate` FLOP/s. */
+double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
+                          int sms, int nfwd, int attn_again);
+/* GEMM seconds of the output layer (logits, V/tp columns) for one micro-batch: forward and
+ * backward, never recomputed. */
+double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
+                          int sms);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
 double cc_bubble_time(int pp, int vpp, double t_mb);
 /* Once per step with pp > 1 and tied embeddings: the first stage (input embedding) and the

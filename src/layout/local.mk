@@ -3,6 +3,7 @@
 libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
 	src/layout/cluster.c src/layout/cluster.h \
 	src/layout/layout.c src/layout/layout.h \
+	src/layout/gemm.c src/layout/gemm.h \
 	src/layout/megatron.c src/layout/megatron.h \
 	src/layout/report.c src/layout/report.h
 

@@ -29,10 +29,12 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
                  "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
     fprintf(out, "# habits  efficiency %.2f, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s\n", hb->efficiency,
+                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s\n", hb->efficiency,
             hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes, hb->zero_min,
             hb->zero_max, cc_recompute_names[hb->recompute],
-            hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off");
+            hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
+            hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
+                           : ", GEMM waves off");
 }
 
 struct part { const char *name; double t; };
@@ -282,6 +284,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "gpus_per_node", json_integer(c->gpus_per_node));
     json_object_set_new(co, "memory_bytes", json_real(c->mem_bytes));
     json_object_set_new(co, "peak_flops", json_real(c->peak_flops[m->prec]));
+    json_object_set_new(co, "sms", json_integer(c->sms));
     json_object_set_new(co, "intra_busbw_GBps", json_real(c->intra_busbw_Bps / GB));
     json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
@@ -292,6 +295,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));
     json_object_set_new(ho, "zero_max", json_integer(hb->zero_max));
     json_object_set_new(ho, "accum_fusion", json_boolean(hb->accum_fusion));
+    json_object_set_new(ho, "gemm_waves", json_boolean(hb->gemm_waves && c->sms > 0));
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
     json_object_set_new(o, "model", mo);
@@ -320,8 +324,10 @@ void cc_layout_print_megatron(FILE *out, const struct cc_megatron_check *k, int 
                  "only without pipeline parallelism (PyTorch DDP for p=1, Megatron's own DDP "
                  "after the pipeline flush for p>1, as NVIDIA's examples/sc21/run_table_1.sh "
                  "sets it); one global efficiency "
-                 "%.2f (achieved/peak of the matrix multiplies), no per-row factor.\n\n",
-            hb->efficiency);
+                 "%.2f (achieved/peak of a matrix multiply that occupies every SM)%s, no "
+                 "per-row factor.\n\n",
+            hb->efficiency, hb->gemm_waves ? ", less each GEMM's tile and wave quantization on "
+                                             "the A100's 108 SMs" : "");
     fprintf(out, "| model | GPUs | batch | published t,p,d | rank of published in ccbench | "
                  "ccbench first choice | published TFLOP/s/GPU | ccbench TFLOP/s/GPU | error | "
                  "as run: mb, v | ccbench as run | error as run | pass |\n"

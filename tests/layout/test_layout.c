@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout/gemm.h"
 #include "layout/megatron.h"
 #include "../tap.h"
 
@@ -215,6 +216,54 @@ static void test_inputs(void)
     ok(strstr(err, "heads '12' do not divide hidden size 1000") != NULL, "message: %s", err);
 }
 
+static void test_gemm(void)
+{
+    /* A100, 108 SMs, 256x128 tiles either way round. 2048 x 9216: 8 x 72 = 576 tiles (16 x 36
+     * the other way), 5.33 waves -> 6: 576 / 648 = 8/9 of the SM time does useful work */
+    is_near(cc_gemm_wave_eff(2048, 9216, 6144, 1, 108), 8.0 / 9.0, 1e-12,
+            "2048x9216 on 108 SMs: 576 tiles in 6 waves = 8/9");
+    /* 2304 x 1536 = 9 x 12 tiles of 256x128: exactly one wave, no padding */
+    is_near(cc_gemm_wave_eff(2304, 1536, 4096, 1, 108), 1.0, 1e-12, "108 tiles: one full wave");
+    /* batched: 2048 x 2048 x 27 heads = 8 x 16 x 27 = 3456 tiles = 32 full waves */
+    is_near(cc_gemm_wave_eff(2048, 2048, 128, 27, 108), 1.0, 1e-12,
+            "batch counts tiles: 3456 tiles, 32 waves");
+    /* 100 x 100 with k = 4096: one padded tile; split-K into min(108, 4096/256 = 16) slices,
+     * one wave: 100*100*16 / (108 * 256*128) */
+    is_near(cc_gemm_wave_eff(100, 100, 4096, 1, 108), 160000.0 / (108.0 * 32768.0), 1e-12,
+            "tiny GEMM: one padded tile split 16 ways over k");
+    is_near(cc_gemm_wave_eff(2048, 9216, 6144, 1, 0), 1.0, 0, "SMs unknown: no quantization");
+    /* forward 2048x9216 (8/9), dA 2048x6144 (384 tiles, 4 waves: 8/9), dB 6144x9216 (1728
+     * tiles, 16 full waves: 1): 2*M*N*K/rate * (9/8 + 9/8 + 1) */
+    double one = 2.0 * 2048 * 9216 * 6144 / 1e14;
+    is_near(cc_gemm_time(2048, 9216, 6144, 1, 1e14, 108, 1, 1), one * 3.25, 1e-15,
+            "forward + both backward products with their own waves");
+    is_near(cc_gemm_time(2048, 9216, 6144, 1, 1e14, 108, 2, 0), one * 2.25, 1e-15,
+            "two forward passes (full recomputation), no backward");
+
+    /* Without quantization a layer's GEMMs are exactly the layer FLOPs: (nfwd + 2) forwards */
+    struct cc_model m;
+    preset("megatron-18.4b", &m);
+    double f = cc_model_layer_fwd_flops(&m, 2) / 4;
+    REL(cc_layer_gemm_time(&m, 2, 2048, 4, 1e14, 0, 2, 0), 4 * f / 1e14, 1e-12,
+        "flat layer GEMMs = 4 x forward FLOPs / t / rate (full recompute)");
+    /* selective recomputation: one more forward of the attention products, 4 b s^2 h / t */
+    REL(cc_layer_gemm_time(&m, 2, 2048, 4, 1e14, 0, 1, 1),
+        (3 * f + 4.0 * 2 * 2048 * 2048 * m.hidden / 4) / 1e14, 1e-12,
+        "selective: + the attention products once more");
+    preset("llama3-70b", &m); /* GQA and SwiGLU shapes add up too */
+    REL(cc_layer_gemm_time(&m, 1, 8192, 8, 1e14, 0, 1, 0),
+        3 * cc_model_layer_fwd_flops(&m, 1) / 8 / 1e14, 1e-12, "GQA + SwiGLU layer GEMMs");
+    /* context parallel: s/cp queries against all s keys = the layer FLOPs / (t * cp) */
+    REL(cc_layer_gemm_time(&m, 1, 4096, 8, 1e14, 0, 1, 0),
+        3 * cc_model_layer_fwd_flops(&m, 1) / 16 / 1e14, 1e-12, "cp = 2 halves the layer");
+    REL(cc_logit_gemm_time(&m, 1, 8192, 8, 1e14, 0),
+        3 * cc_model_logit_fwd_flops(&m, 1) / 8 / 1e14, 1e-12, "logits: forward + backward");
+    /* with 108 SMs every product takes at least its flat time */
+    ok(cc_layer_gemm_time(&m, 1, 8192, 8, 1e14, 108, 1, 0) >=
+           cc_layer_gemm_time(&m, 1, 8192, 8, 1e14, 0, 1, 0),
+       "waves never make a layer faster");
+}
+
 static void test_eval(void)
 {
     /* megatron-1.7b, t=1 p=1 d=32 mb=1, paper habits, efficiency 0.64 (hand computation):
@@ -229,6 +278,7 @@ static void test_eval(void)
     preset("megatron-1.7b", &m);
     cc_cluster_quick(&c, 32, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
     cc_megatron_habits(&hb, 0.64);
+    hb.gemm_waves = 0; /* every GEMM at 0.64 of peak: the hand arithmetic below */
     struct cc_layout l = {1, 1, 32, 1, 1, 1, 0, 0, CC_RC_FULL};
     cc_layout_eval(&m, &c, &hb, &l, &e);
     ok(e.feasible, "1.7B on 32 GPUs, pure data parallel, fits");
@@ -402,6 +452,7 @@ int main(void)
     test_pieces();
     test_comm();
     test_inputs();
+    test_gemm();
     test_eval();
     test_embed_sync();
     test_search();
