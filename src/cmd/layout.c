@@ -26,7 +26,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -62,6 +62,7 @@ static const struct cc_opt layout_opts[] = {
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
     {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
+    {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
     {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},
@@ -243,6 +244,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->main_grad_bytes = cfg->grad_copy;
     hb->accum_fusion = cfg->accum_fusion;
     hb->gemm_waves = cfg->gemm_waves;
+    hb->uneven_pp = cfg->uneven_pp;
     if (cfg->zero > 0)
         hb->zero_min = hb->zero_max = cfg->zero - 1;
     hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;

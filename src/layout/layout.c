@@ -35,6 +35,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->dp_overlap = 1;
     hb->accum_fusion = 1;
     hb->gemm_waves = 1;
+    hb->uneven_pp = 1;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -44,8 +45,9 @@ void cc_habits_default(struct cc_habits *hb)
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s", l->tp, l->pp,
-             l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc]);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s", l->tp, l->pp,
+             l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc],
+             l->split ? ",split=1" : "");
     return buf;
 }
 
@@ -94,12 +96,14 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "v") == 0 || strcmp(key, "vpp") == 0) l->vpp = iv;
         else if (strcmp(key, "sp") == 0) l->sp = iv != 0;
         else if (strcmp(key, "zero") == 0) l->zero = iv;
+        else if (strcmp(key, "split") == 0) l->split = iv != 0;
         else {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc)", text, key);
+                      "zero, rc, split)", text, key);
             return CC_EUSAGE;
         }
-        if (iv == 0 && strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0) {
+        if (iv == 0 && strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 &&
+            strcmp(key, "split") != 0) {
             cc_errbuf(err, errlen, "layout '%s': %s must be at least 1", text, key);
             return CC_EUSAGE;
         }
@@ -169,6 +173,11 @@ void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double
     *o = params * opt / (zero >= 1 ? sh : 1.0);
 }
 
+const char *cc_stage_name(int mem_stage)
+{
+    return mem_stage == 1 ? "last" : mem_stage == 2 ? "second" : "first";
+}
+
 static void why(struct cc_eval *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void why(struct cc_eval *e, const char *fmt, ...)
 {
@@ -198,9 +207,11 @@ struct ctx {
     const struct cc_habits *hb;
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
     enum cc_recompute rc;
+    int split;
     long long N;
-    double L, mm, s_loc, peak;
-    double p_first, p_last; /* parameters per GPU of the first and last stage */
+    double mm, s_loc, peak;
+    double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
+    double p_first, p_mid, p_last; /* parameters per GPU of those stages */
     double logits;          /* logit bytes per micro-batch per GPU */
 };
 
@@ -222,8 +233,12 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         why(e, "tp %d does not divide the %d GPUs of a node", tp, gpn);
     if (tp > tp_max)
         why(e, "tp %d is larger than %d (a node has %d GPUs; see --tp-max)", tp, tp_max, gpn);
-    if (m->layers % pp)
-        why(e, "pp %d does not divide the %d layers", pp, m->layers);
+    int slots = m->layers + (x->split ? 2 : 0);
+    if (x->split && pp < 2)
+        why(e, "split=1 (embedding and loss counted as layers) needs pp >= 2");
+    if (slots % pp)
+        why(e, x->split ? "pp %d does not divide the %d layers + embedding + loss"
+                        : "pp %d does not divide the %d layers", pp, slots);
     if (m->seq_len % x->cp)
         why(e, "cp %d does not divide the sequence length %d", x->cp, m->seq_len);
     if (m->global_batch % ((long long)x->dp * x->mb))
@@ -232,8 +247,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (v > 1 && pp < 3) /* Megatron-LM without overlapped P2P: no two sends between the
                             same two ranks in one communication batch */
         why(e, "an interleaved schedule (v=%d) needs pp > 2 (Megatron-LM)", v);
-    if (v > 1 && m->layers % (pp * v))
-        why(e, "v %d does not divide the %d layers per stage", v, m->layers / pp);
+    if (v > 1 && slots % (pp * v))
+        why(e, "v %d does not divide the %d layers per stage", v, slots / pp);
     if (v > 1 && e->m % pp)
         why(e, "an interleaved schedule needs the micro-batch count (%lld) to be a multiple of "
             "pp %d", e->m, pp);
@@ -249,51 +264,67 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     }
 }
 
-/* Weights, gradients, optimizer state and activations of the fuller of the first and last
- * pipeline stages. */
+/* Layers' worth of activations that pipeline stage r (of pp, with Lr layers) holds: the
+ * micro-batches (chunks, with interleaving) it has run forward and not yet backward at the
+ * end of the warm-up. Plain 1F1B: pp - r micro-batches; interleaved (Megatron-LM's schedule):
+ * 2(pp - r - 1) + (v - 1)pp + 1 chunks of Lr/v layers; never more than the step has. */
+static double inflight_layers(int r, int pp, int v, double Lr, double mm)
+{
+    if (pp == 1)
+        return Lr;
+    if (v == 1)
+        return Lr * fmin(pp - r, mm);
+    return fmin(Lr / v * (2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0), Lr * mm);
+}
+
+/* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the
+ * first (embedding, most micro-batches in flight), the second (a full complement of layers
+ * when the first and last hold one fewer) or the last (output layer and logits). */
 static void eval_memory(struct ctx *x, struct cc_eval *e)
 {
     const struct cc_model *m = x->m;
     int tp = x->tp, pp = x->pp, v = x->v;
-    double L = x->L, V = m->vocab;
+    double V = m->vocab;
     double Pl = cc_model_layer_params(m);
     double embed = cc_model_embed_params(m), outp = V * m->hidden;
     double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
     if (pp == 1) {
-        x->p_first = x->p_last = cc_model_params(m);
+        x->p_first = x->p_mid = x->p_last = cc_model_params(m);
     } else {
-        x->p_first = L * Pl + embed;
-        x->p_last = L * Pl + outp + norm; /* tied: the last stage keeps its own copy */
+        x->p_first = x->Lf * Pl + embed;
+        x->p_mid = x->Lm * Pl;
+        x->p_last = x->Ll * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
-    x->p_first /= tp, x->p_last /= tp;
+    x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
     double work = x->rc == CC_RC_FULL
                       ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
                       : 0.0;
     x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
-    double inflight; /* layers' worth of activations held by the first stage */
-    if (pp == 1)
-        inflight = L;
-    else if (v == 1)
-        inflight = L * fmin(pp, x->mm);
-    else
-        inflight = fmin(L * pp * (1.0 + (pp - 1.0) / (pp * (double)v)), L * x->mm);
-    double act_first = act_layer * inflight + work + (pp == 1 ? x->logits : 0.0);
-    double act_last = act_layer * L + work + x->logits;
-    double wf, gf, of, wl, gl, ol;
-    cc_state_bytes(m, x->hb, x->p_first, x->zero, x->shard, &wf, &gf, &of);
-    cc_state_bytes(m, x->hb, x->p_last, x->zero, x->shard, &wl, &gl, &ol);
-    double tot_first = wf + gf + of + act_first, tot_last = wl + gl + ol + act_last;
-    e->mem_stage = (pp > 1 && tot_last > tot_first);
-    e->mem_weights = e->mem_stage ? wl : wf;
-    e->mem_grads = e->mem_stage ? gl : gf;
-    e->mem_optim = e->mem_stage ? ol : of;
-    e->mem_act = e->mem_stage ? act_last : act_first;
-    e->mem_total = fmax(tot_first, tot_last);
+
+    struct { double p, act; } st[3] = {
+        {x->p_first, act_layer * inflight_layers(0, pp, v, x->Lf, x->mm) + work +
+                         (pp == 1 ? x->logits : 0.0)},
+        {x->p_last, act_layer * inflight_layers(pp - 1, pp, v, x->Ll, x->mm) + work + x->logits},
+        {x->p_mid, act_layer * inflight_layers(1, pp, v, x->Lm, x->mm) + work},
+    };
+    int nst = pp == 1 ? 1 : pp == 2 ? 2 : 3;
+    double best = -1;
+    for (int i = 0; i < nst; i++) {
+        double w, g, o;
+        cc_state_bytes(m, x->hb, st[i].p, x->zero, x->shard, &w, &g, &o);
+        double tot = w + g + o + st[i].act;
+        if (tot > best) { /* ties: the first stage named */
+            best = tot;
+            e->mem_stage = i;
+            e->mem_weights = w, e->mem_grads = g, e->mem_optim = o, e->mem_act = st[i].act;
+        }
+    }
+    e->mem_total = best;
     e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
     if (e->mem_total > e->mem_limit)
         why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
-            "%.0f%% margin)", e->mem_total / 1e9, e->mem_stage ? "last" : "first",
+            "%.0f%% margin)", e->mem_total / 1e9, cc_stage_name(e->mem_stage),
             e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
 }
 
@@ -304,7 +335,7 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     const struct cc_cluster *c = x->c;
     const struct cc_habits *hb = x->hb;
     int tp = x->tp, pp = x->pp, cp = x->cp, v = x->v, sp = x->sp, shard = x->shard;
-    double L = x->L, mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
+    double mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
     double rate = x->peak * hb->efficiency;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
@@ -318,14 +349,8 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;
     double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
-    /* first and last stage; each adds its weight gradients into the buffer once per
-     * micro-batch unless the GEMM accumulates in place */
-    double comp = fmax(L * t_layer + (pp == 1 ? t_logit : 0.0) +
-                           cc_grad_accum_time(hb, x->p_first, hbm),
-                       L * t_layer + t_logit + cc_grad_accum_time(hb, x->p_last, hbm));
-
-    /* communication per micro-batch */
-    double tp_mb = 0, cp_mb = 0, pp_mb = 0, z3_mb = 0;
+    /* communication per layer and micro-batch */
+    double tp_layer = 0, cp_layer = 0, pp_mb = 0, z3_mb = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
         int pn = per_node(c, tp, 1);
@@ -333,14 +358,14 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
-        tp_mb = L * nar * one;
+        tp_layer = nar * one;
     }
     if (cp > 1) {
         double kv = mb * s_loc * 2.0 * (m->kv_heads * (h / m->heads)) * 2.0; /* K and V */
         int pn = per_node(c, cp, tp);
         double nag = x->rc == CC_RC_FULL ? 2.0 : 1.0;
-        cp_mb = L * (nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
-                     cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp));
+        cp_layer = nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
+                   cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
     }
     if (pp > 1) {
         double S = mb * s_loc * h * 2.0 / tp; /* scatter/gather across the TP ranks */
@@ -352,8 +377,27 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         if (tp > 1)
             pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
     }
-    double dp_bytes_g = fmax(x->p_first, x->p_last) * hb->grad_bytes;
-    double dp_bytes_w = fmax(x->p_first, x->p_last) * 2.0;
+    /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
+     * the last (logits); each adds its weight gradients into the buffer once per micro-batch
+     * unless the GEMM accumulates in place */
+    struct { double layers, extra, params; } st[3] = {
+        {x->Lf, pp == 1 ? t_logit : 0.0, x->p_first},
+        {x->Ll, t_logit, x->p_last},
+        {x->Lm, 0.0, x->p_mid},
+    };
+    int nst = pp == 1 ? 1 : pp == 2 ? 2 : 3;
+    double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0;
+    for (int i = 0; i < nst; i++) {
+        double ci = st[i].layers * t_layer + st[i].extra + cc_grad_accum_time(hb, st[i].params, hbm);
+        double ti = st[i].layers * tp_layer, ki = st[i].layers * cp_layer;
+        if (ci + ti + ki > slowest) {
+            slowest = ci + ti + ki;
+            comp = ci, tp_mb = ti, cp_mb = ki;
+        }
+        p_max = fmax(p_max, st[i].params);
+    }
+    double dp_bytes_g = p_max * hb->grad_bytes;
+    double dp_bytes_w = p_max * 2.0;
     int pn_dp = per_node(c, shard, tp);
     if (x->zero == 3 && shard > 1) { /* gather weights for fwd and bwd, scatter grads */
         double z3 = 2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w) +
@@ -381,7 +425,7 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         e->t_dp += fmax(red / nb, red - window);
     }
     e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
-    double p_opt = fmax(x->p_first, x->p_last) / (x->zero >= 1 ? shard : 1);
+    double p_opt = p_max / (x->zero >= 1 ? shard : 1);
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
@@ -395,7 +439,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
 {
     struct ctx x = {m, c, hb, l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp > 0 ? l->vpp : 1,
                     l->sp && l->tp > 1, l->zero, l->dp * l->cp,
-                    l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc};
+                    l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc, l->split};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
     if (x.tp < 1 || x.pp < 1 || x.dp < 1 || x.cp < 1 || x.mb < 1) {
@@ -403,7 +447,14 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         return;
     }
     x.N = (long long)x.tp * x.pp * x.dp * x.cp;
-    x.L = (double)m->layers / x.pp;                             /* layers per stage */
+    if (x.split && x.pp > 1) { /* layers + 2 slots: the first and last stage give one to embedding/loss */
+        double S = (double)(m->layers + 2) / x.pp;
+        x.Lf = x.Ll = S - 1.0;
+        x.Lm = S;
+    } else {
+        x.Lf = x.Lm = x.Ll = (double)m->layers / x.pp;              /* layers per stage */
+    }
+    e->layers_first = (int)x.Lf, e->layers_mid = (int)x.Lm, e->layers_last = (int)x.Ll;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
     x.peak = c->peak_flops[m->prec];
@@ -470,7 +521,9 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
             if (m->seq_len % cp || c->gpus % (tp * cp))
                 continue;
             for (int pp = 1; pp <= m->layers; pp++) {
-                if (m->layers % pp || c->gpus % (tp * cp * pp))
+                int uniform = m->layers % pp == 0;
+                int uneven = hb->uneven_pp && pp > 1 && (m->layers + 2) % pp == 0;
+                if (!(uniform || uneven) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);
                 struct cc_ranked best = {{0}, {0}};
@@ -491,12 +544,15 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                             for (int z = hb->zero_min; z <= hb->zero_max; z++) {
                                 if (z >= 2 && pp > 1)
                                     continue;
-                                for (int v = 1; v <= hb->vpp_max; v++) {
-                                    if (v > 1 && (pp < 3 || (m->layers / pp) % v ||
-                                                  (per_dp / mb) % pp))
+                                for (int sv = 0; sv < 2 * hb->vpp_max; sv++) {
+                                    int split = sv % 2, v = sv / 2 + 1;
+                                    int per_stage = (m->layers + 2 * split) / pp;
+                                    if (split ? !uneven : !uniform)
+                                        continue;
+                                    if (v > 1 && (pp < 3 || per_stage % v || (per_dp / mb) % pp))
                                         continue;
                                     struct cc_ranked cand = {
-                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r]}, {0}};
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     s->evaluated++;
                                     if (!cand.eval.feasible) {

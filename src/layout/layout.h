@@ -39,6 +39,9 @@ struct cc_habits {
     int dp_overlap;        /* overlap the gradient reduction with the last backward: 0 never,
                               1 always, 2 only without pipeline parallelism (Megatron-LM 2021:
                               PyTorch DDP when pp = 1, its own DDP after the flush otherwise) */
+    int uneven_pp;         /* 1: also search pipelines that count the embedding and the loss as
+                              one layer each (layers + 2 split over pp; Megatron-Core
+                              --account-for-embedding/loss-in-pipeline-split) */
     int tp_max;            /* largest TP (default: GPUs per node) */
     int cp_max;            /* largest context-parallel degree (1: off) */
     int vpp_max;           /* largest interleaving degree (1: off) */
@@ -56,11 +59,15 @@ struct cc_layout {
     int sp;      /* sequence parallel */
     int zero;    /* 0..3 (1: distributed optimizer) */
     enum cc_recompute rc;
+    int split;   /* 0: layers / pp per stage; 1: (layers + 2) / pp slots per stage, the first
+                    stage's first slot holding the embedding and the last stage's last slot
+                    the output layer and loss (first and last stage: one layer fewer) */
 };
 
-/* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full". */
+/* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
+ * set). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
-/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above; dp may be omitted). Keys not
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above and split; dp may be omitted). Keys not
  * given stay as in *l on entry. CC_EUSAGE with a message on a bad key or value. */
 cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
                           size_t errlen);
@@ -72,13 +79,17 @@ struct cc_eval {
     long long m;           /* micro-batches per step per pipeline (grad accumulation) */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
-    int mem_stage;         /* 0: first stage, 1: last stage */
+    int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
+    int layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */
     double hw_tflops;      /* executed FLOP/s per GPU incl. recomputation, TFLOP/s */
 };
+
+/* "first", "last" or "second" for cc_eval.mem_stage. */
+const char *cc_stage_name(int mem_stage);
 
 /* Evaluate one layout. Never fails: infeasible layouts still get every number that can be
  * computed, with feasible = 0 and the reason. */
@@ -129,7 +140,8 @@ struct cc_search {
     char why_none[256];        /* if nothing is feasible: why (one line) */
 };
 
-/* Enumerate tp (divides heads and kv heads, <= tp_max), pp (divides layers), cp (divides s),
+/* Enumerate tp (divides heads and kv heads, <= tp_max), pp (divides layers, or layers + 2 with
+ * hb->uneven_pp), cp (divides s),
  * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
  * tp/pp/cp/dp, sorted by step time (ties: smaller tp, pp, cp, zero, vpp, then larger mb).
  * CC_EINFEASIBLE (with why_none) if no layout fits. */

@@ -32,6 +32,7 @@ void cc_megatron_habits(struct cc_habits *hb, double efficiency)
     hb->sp = 0;
     hb->dp_overlap = 2; /* PyTorch DDP (overlapped) at pp = 1, local DDP otherwise */
     hb->accum_fusion = 0; /* gradient accumulation fusion came in 2022 */
+    hb->uneven_pp = 0;    /* uneven pipeline splits came with Megatron-Core */
     hb->recompute = CC_RC_FULL;
 }
 

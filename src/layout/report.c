@@ -57,13 +57,19 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
     (void)c;
     fprintf(out, "# searched %lld settings, %lld fit; %d layouts (tp,pp,dp) ranked, best "
                  "setting of each shown\n\n", s->evaluated, s->feasible, s->nbest);
-    fprintf(out, "%3s  %-52s %8s %9s %10s %6s  %s\n", "#", "layout", "mem/GPU", "step(s)",
+    int w = 52; /* the layout column fits the longest row shown */
+    for (int i = 0; i < s->nbest && i < k; i++) {
+        int n = (int)strlen(cc_layout_format(&s->best[i].layout, lb, sizeof lb));
+        if (n > w)
+            w = n;
+    }
+    fprintf(out, "%3s  %-*s %8s %9s %10s %6s  %s\n", "#", w, "layout", "mem/GPU", "step(s)",
             "tokens/s", "MFU", "compute/tp/cp/pp/bubble/dp/opt (% of step)");
     for (int i = 0; i < s->nbest && i < k; i++) {
         const struct cc_eval *e = &s->best[i].eval;
         struct part p[7];
         parts(e, p);
-        fprintf(out, "%3d  %-52s %5.1f GB %9.3f %10.4g %5.1f%%  ", i + 1,
+        fprintf(out, "%3d  %-*s %5.1f GB %9.3f %10.4g %5.1f%%  ", i + 1, w,
                 cc_layout_format(&s->best[i].layout, lb, sizeof lb), e->mem_total / GB,
                 e->t_step, e->tokens_per_s, e->mfu * 100);
         for (int j = 0; j < 7; j++)
@@ -121,11 +127,16 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "feasible yes\n");
     else
         fprintf(out, "feasible no: %s\n", e->why);
-    fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %g\n",
-            e->m, (double)m->layers / l->pp);
+    if (e->layers_first == e->layers_mid && e->layers_mid == e->layers_last)
+        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %d\n",
+                e->m, e->layers_mid);
+    else
+        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
+                     "first %d, middle %d, last %d (embedding and loss count as one layer)\n",
+                e->m, e->layers_first, e->layers_mid, e->layers_last);
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
-            e->mem_stage ? "last" : "first", e->mem_weights / GB, e->mem_grads / GB,
+            cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
     parts(e, p);
@@ -145,8 +156,11 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
                       if (w_ > 0) n += (size_t)w_; } while (0)
     buf[0] = 0;
     PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
+    if (l->split && l->pp > 1)
+        PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
     if (l->vpp > 1)
-        PUT(" --num-layers-per-virtual-pipeline-stage %d", m->layers / (l->pp * l->vpp));
+        PUT(" --num-layers-per-virtual-pipeline-stage %d",
+            (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / (l->pp * l->vpp));
     if (l->cp > 1)
         PUT(" --context-parallel-size %d", l->cp);
     if (l->sp)
@@ -212,8 +226,10 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
             hb->bucket_bytes, hb->bucket_bytes,
             l->sp ? "true" : "false");
     if (l->pp > 1)
-        fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d); "
-                     "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp, l->tp);
+        fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); "
+                     "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp,
+                l->split ? ", partition_method='type:transformer|embedding', with the loss as a "
+                           "layer" : "", l->tp);
 }
 
 json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
@@ -230,12 +246,15 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *
     json_object_set_new(lay, "sequence_parallel", json_boolean(l->sp));
     json_object_set_new(lay, "zero", json_integer(l->zero));
     json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
+    json_object_set_new(lay, "uneven_split", json_boolean(l->split && l->pp > 1));
+    json_object_set_new(lay, "layers_per_stage",
+                        json_pack("[iii]", e->layers_first, e->layers_mid, e->layers_last));
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
     json_object_set_new(o, "layout", lay);
     json_object_set_new(o, "feasible", json_boolean(e->feasible));
     if (!e->feasible)
         json_object_set_new(o, "why", json_string(e->why));
-    json_object_set_new(mem, "stage", json_string(e->mem_stage ? "last" : "first"));
+    json_object_set_new(mem, "stage", json_string(cc_stage_name(e->mem_stage)));
     json_object_set_new(mem, "weights", json_real(e->mem_weights));
     json_object_set_new(mem, "gradients", json_real(e->mem_grads));
     json_object_set_new(mem, "optimizer", json_real(e->mem_optim));
@@ -295,6 +314,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));
     json_object_set_new(ho, "zero_max", json_integer(hb->zero_max));
     json_object_set_new(ho, "accum_fusion", json_boolean(hb->accum_fusion));
+    json_object_set_new(ho, "uneven_pp", json_boolean(hb->uneven_pp));
     json_object_set_new(ho, "gemm_waves", json_boolean(hb->gemm_waves && c->sms > 0));
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));

@@ -68,6 +68,19 @@ rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results /nonexistent.jsonl >/dev/null 2>"$out/e6"; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot read results" "$out/e6"; ok $? "missing results: exit 2"
 
+"$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm \
+    -x tp=8,pp=16,v=8,mb=1,sp=1,zero=1,rc=full,split=1 >"$out/u" 2>&1
+ok $? "--explain an uneven 16-stage pipeline of 126 layers" "$(head -8 "$out/u")"
+grep -q "layers per stage: first 7, middle 8, last 7" "$out/u"; ok $? "stage layers 7/8/7 shown"
+grep -q -- "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split --num-layers-per-virtual-pipeline-stage 1" "$out/u"
+ok $? "Megatron-LM arguments for the uneven split"
+"$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --uneven-pp 0 \
+    -x tp=8,pp=16,v=8,mb=1,sp=1,zero=1,rc=full,split=1 >"$out/u0" 2>&1
+ok $? "--uneven-pp 0 limits the search, not --explain"
+grep -q "layers per stage: first 7, middle 8, last 7" "$out/u0"; ok $? "explicit split evaluated"
+"$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm -x tp=8,pp=16 >/dev/null 2>"$out/e8"; rc=$?
+[ $rc -eq 2 ] && grep -q "pp 16 does not divide the 126 layers" "$out/e8"; ok $? "pp=16 without split: exit 2, says why"
+
 "$CCBENCH" layout --validate-megatron >"$out/v" 2>&1
 grep -q "^| megatron-1t | 3072 | 3072 | 8,64,6 | 1 |" "$out/v"; ok $? "Megatron table: 1T row, published layout first"
 tap_done

@@ -397,7 +397,8 @@ static void test_search(void)
         const struct cc_layout *x = &a.best[i].layout;
         if (i && a.best[i].eval.t_step < a.best[i - 1].eval.t_step)
             sorted = 0;
-        if (x->tp * x->pp * x->dp * x->cp != 512 || m.heads % x->tp || m.layers % x->pp ||
+        if (x->tp * x->pp * x->dp * x->cp != 512 || m.heads % x->tp ||
+            (m.layers + 2 * x->split) % x->pp ||
             x->tp > 8 || !a.best[i].eval.feasible)
             valid = 0;
     }
@@ -411,6 +412,115 @@ static void test_search(void)
     is_int(cc_layout_search(&m, &c, &hb, &a), CC_EINFEASIBLE, "405B on 8 x 40 GB: nothing fits");
     ok(strstr(a.why_none, "no layout fits in memory") != NULL, "reason: %s", a.why_none);
     cc_search_free(&a);
+}
+
+static void test_uneven(void)
+{
+    struct cc_model m;
+    struct cc_cluster c, c24, c12;
+    struct cc_habits hb;
+    struct cc_eval e, e24, e12;
+    struct cc_layout l;
+    char err[256], buf[128];
+    int dp_given;
+
+    /* parse and format */
+    memset(&l, 0, sizeof l);
+    ok(cc_layout_parse("tp=8,pp=16,split=1", &l, &dp_given, err, sizeof err) == CC_OK &&
+           l.split == 1 && l.pp == 16, "parse split=1");
+    l.dp = 128, l.cp = 1, l.mb = 1, l.vpp = 8, l.rc = CC_RC_FULL;
+    is_str(cc_layout_format(&l, buf, sizeof buf),
+           "tp=8,pp=16,dp=128,cp=1,mb=1,v=8,sp=0,zero=0,rc=full,split=1", "format appends split=1");
+
+    /* structure: Llama-3 405B has 126 layers; 16 stages need the embedding and loss slots */
+    preset("llama3-405b", &m);
+    cc_cluster_quick(&c, 16384, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout u = {8, 16, 128, 1, 1, 1, 1, 1, CC_RC_FULL, 0};
+    cc_layout_eval(&m, &c, &hb, &u, &e);
+    ok(!e.feasible && strstr(e.why, "does not divide the 126 layers"), "pp=16 uniform: %s", e.why);
+    u.split = 1, u.vpp = 8;
+    cc_layout_eval(&m, &c, &hb, &u, &e);
+    ok(e.feasible, "pp=16 with embedding and loss slots, v=8: 128 slots = 16 x 8 (%s)", e.why);
+    ok(e.layers_first == 7 && e.layers_mid == 8 && e.layers_last == 7,
+       "layers per stage 7, 8, ..., 8, 7 (got %d %d %d)", e.layers_first, e.layers_mid,
+       e.layers_last);
+    u.vpp = 3;
+    cc_layout_eval(&m, &c, &hb, &u, &e);
+    ok(!e.feasible && strstr(e.why, "v 3 does not divide the 8 layers per stage"), "v=3: %s", e.why);
+    u.pp = 1, u.dp = 2048, u.vpp = 1;
+    cc_layout_eval(&m, &c, &hb, &u, &e);
+    ok(!e.feasible && strstr(e.why, "needs pp >= 2"), "split with pp=1: %s", e.why);
+
+    /* memory by hand: megatron-1.7b (24 layers, h=2304, V=51200, s=2048) on 13 single-GPU
+     * nodes, pp=13 over 26 slots: first 1 layer + embedding, middle 2, last 1 + output layer.
+     * Params: Pl = 12h^2+13h = 63730944, embedding (V+s)h = 122683392, output Vh = 117964800,
+     * final norm 2h = 4608; 20 bytes each (paper habits). Activations (full recomputation,
+     * mb=1): 2sbh = 9437184 per layer in flight, working layer sbh(34+5as/h) = 663748608,
+     * logits 6sV = 629145600. In flight: first 13 micro-batches x 1 layer, second 12 x 2,
+     * last 1 x 1. Totals: first 3728286720 + 786432000, second 2549237760 + 890241024, last
+     * 3634007040 + 1302331392 = 4936338432: the last stage is the fullest. */
+    preset("megatron-1.7b", &m);
+    cc_cluster_quick(&c, 13, 1, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    cc_megatron_habits(&hb, 0.7);
+    hb.gemm_waves = 0, hb.accum_fusion = 1;
+    struct cc_layout s13 = {1, 13, 1, 1, 1, 1, 0, 0, CC_RC_FULL, 1};
+    cc_layout_eval(&m, &c, &hb, &s13, &e);
+    ok(e.feasible, "1.7B, pp=13 with embedding and loss slots (%s)", e.why);
+    is_int(e.mem_stage, 1, "fullest stage: the last (output layer and logits)");
+    REL(e.mem_total, 4936338432.0, 1e-12, "last stage 4.94 GB");
+    /* time: the last stage (1 layer + logits) sets the pace, as in a uniform 24-stage pipeline
+     * whose stages hold one layer each; a 12-stage pipeline's last stage holds 2 + logits */
+    cc_cluster_quick(&c24, 24, 1, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    cc_cluster_quick(&c12, 12, 1, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    struct cc_layout u24 = {1, 24, 1, 1, 1, 1, 0, 0, CC_RC_FULL, 0};
+    struct cc_layout u12 = {1, 12, 1, 1, 1, 1, 0, 0, CC_RC_FULL, 0};
+    cc_layout_eval(&m, &c24, &hb, &u24, &e24);
+    cc_layout_eval(&m, &c12, &hb, &u12, &e12);
+    REL(e.t_compute, e24.t_compute, 1e-12, "compute per step = 24 stages of one layer");
+    ok(e12.t_compute > e.t_compute * 1.3, "12 stages of two layers are slower (%.3f vs %.3f s)",
+       e12.t_compute, e.t_compute);
+
+    /* interleaved in-flight chunks per stage r: 2(pp-r-1) + (v-1)pp + 1 (Megatron-LM's
+     * warm-up). 1.7B, pp=4 uniform (6 layers, 3 per chunk), v=2: first 11 chunks = 33 layers,
+     * last 5 chunks = 15 layers. First: (6Pl + embedding) x 20 = 10101381120 + 33 x 9437184 +
+     * 663748608 = 11076556800; last: (6Pl + Vh + 2h) x 20 = 10007101440 + 15 x 9437184 +
+     * 663748608 + 629145600 = 11441553408, the fullest */
+    {
+        struct cc_cluster c4;
+        struct cc_eval e4;
+        cc_cluster_quick(&c4, 4, 1, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        struct cc_layout i4 = {1, 4, 1, 1, 1, 2, 0, 0, CC_RC_FULL, 0};
+        cc_layout_eval(&m, &c4, &hb, &i4, &e4);
+        ok(e4.feasible && e4.mem_stage == 1, "interleaved: the last stage is the fullest (%s)",
+           cc_stage_name(e4.mem_stage));
+        REL(e4.mem_total, 11441553408.0, 1e-12,
+            "interleaved last stage holds (v-1)pp + 1 = 5 chunks in flight");
+    }
+
+    /* the search finds 16-stage pipelines for 405B only with the uneven split */
+    preset("llama3-405b", &m);
+    cc_cluster_quick(&c, 16384, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_search a, b;
+    cc_layout_search(&m, &c, &hb, &a);
+    hb.uneven_pp = 0;
+    cc_layout_search(&m, &c, &hb, &b);
+    int found16 = 0, slots_ok = 1, none_split = 1;
+    for (int i = 0; i < a.nbest; i++) {
+        const struct cc_layout *x = &a.best[i].layout;
+        found16 |= x->pp == 16 && x->split;
+        if ((m.layers + 2 * x->split) % x->pp || (x->split && x->pp < 2))
+            slots_ok = 0;
+    }
+    for (int i = 0; i < b.nbest; i++)
+        none_split &= !b.best[i].layout.split && m.layers % b.best[i].layout.pp == 0;
+    ok(found16, "405B on 16,384 H100: pp=16 with embedding and loss slots is ranked");
+    ok(slots_ok, "every ranked pipeline divides the layers or layers + 2");
+    ok(none_split && b.nbest < a.nbest, "--uneven-pp 0: only divisors of 126 (%d vs %d layouts)",
+       b.nbest, a.nbest);
+    cc_search_free(&a);
+    cc_search_free(&b);
 }
 
 static void test_megatron(void)
@@ -456,6 +566,7 @@ int main(void)
     test_eval();
     test_embed_sync();
     test_search();
+    test_uneven();
     test_megatron();
     return tap_done();
 }
