@@ -12,7 +12,7 @@
 #include "core/log.h"
 
 /* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
- * MI300X AMD). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
+ * MI300X AMD; an MI250X is listed per GCD, the device a rank sees). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
  * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
  * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); last column: SMs (AMD: compute units),
  * for the GEMM wave model (layout/gemm.h); see docs/layout.md. */
@@ -28,7 +28,7 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25, 142},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80},
     {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304},
-    {"mi250x", "mi250", NULL, "AMD Instinct MI250X", {383, 383, 0}, 128, 3200, 150, 90, 220},
+    {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110},
     {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0},
 };
 

@@ -10,7 +10,7 @@ static const double tile_shapes[][2] = {{256.0, 128.0}, {128.0, 256.0}};
 
 double cc_gemm_wave_eff(double rows, double cols, double k, double batch, int sms)
 {
-    if (sms <= 0 || rows <= 0 || cols <= 0 || batch <= 0)
+    if (sms <= 0 || rows <= 0 || cols <= 0 || k <= 0 || batch <= 0)
         return 1.0;
     double best = 0.0;
     for (unsigned i = 0; i < sizeof tile_shapes / sizeof tile_shapes[0]; i++) {

@@ -14,7 +14,7 @@
 
 /* Fraction (0..1] of `sms` SMs doing useful work while computing `batch` products with
  * rows x cols outputs each, reducing over k. 1.0 when sms <= 0 (quantization not modelled)
- * or a size is not positive. Deterministic; no allocation. */
+ * or a size (k included) is not positive. Deterministic; no allocation. */
 double cc_gemm_wave_eff(double rows, double cols, double k, double batch, int sms);
 
 /* Seconds for C = A(M x K) * B(K x N), `batch` times, at `rate` FLOP/s for a perfectly

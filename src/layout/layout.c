@@ -248,7 +248,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
                             same two ranks in one communication batch */
         why(e, "an interleaved schedule (v=%d) needs pp > 2 (Megatron-LM)", v);
     if (v > 1 && slots % (pp * v))
-        why(e, "v %d does not divide the %d layers per stage", v, slots / pp);
+        why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
+                        : "v %d does not divide the %d layers per stage", v, slots / pp);
     if (v > 1 && e->m % pp)
         why(e, "an interleaved schedule needs the micro-batch count (%lld) to be a multiple of "
             "pp %d", e->m, pp);
@@ -264,17 +265,29 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     }
 }
 
-/* Layers' worth of activations that pipeline stage r (of pp, with Lr layers) holds: the
- * micro-batches (chunks, with interleaving) it has run forward and not yet backward at the
- * end of the warm-up. Plain 1F1B: pp - r micro-batches; interleaved (Megatron-LM's schedule):
- * 2(pp - r - 1) + (v - 1)pp + 1 chunks of Lr/v layers; never more than the step has. */
-static double inflight_layers(int r, int pp, int v, double Lr, double mm)
+/* How many of the first w forward chunk steps of an interleaved stage run model chunk k:
+ * Megatron-LM runs chunk 0 for pp micro-batches, then chunk 1, ..., chunk v-1, and again. */
+static double chunk_steps(double w, int pp, int v, int k)
 {
+    double cycle = (double)pp * v, full = floor(w / cycle), rem = w - full * cycle;
+    return full * pp + fmin(fmax(rem - (double)k * pp, 0.0), pp);
+}
+
+double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, double mm)
+{
+    double w; /* forward chunk steps in flight */
     if (pp == 1)
-        return Lr;
+        return fmax(slots - (short_chunk >= 0 ? 1.0 : 0.0), 0.0);
     if (v == 1)
-        return Lr * fmin(pp - r, mm);
-    return fmin(Lr / v * (2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0), Lr * mm);
+        w = fmin(pp - r, mm);
+    else if (mm == pp)
+        w = mm * v;
+    else
+        w = fmin(2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0, mm * v);
+    double layers = w * slots / v;
+    if (short_chunk >= 0)
+        layers -= v == 1 ? w : chunk_steps(w, pp, v, short_chunk);
+    return fmax(layers, 0.0);
 }
 
 /* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the
@@ -303,10 +316,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
 
     struct { double p, act; } st[3] = {
-        {x->p_first, act_layer * inflight_layers(0, pp, v, x->Lf, x->mm) + work +
-                         (pp == 1 ? x->logits : 0.0)},
-        {x->p_last, act_layer * inflight_layers(pp - 1, pp, v, x->Ll, x->mm) + work + x->logits},
-        {x->p_mid, act_layer * inflight_layers(1, pp, v, x->Lm, x->mm) + work},
+        {x->p_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
+                         work + (pp == 1 ? x->logits : 0.0)},
+        {x->p_last, act_layer * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
+                                                x->mm) + work + x->logits},
+        {x->p_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work},
     };
     int nst = pp == 1 ? 1 : pp == 2 ? 2 : 3;
     double best = -1;
@@ -447,14 +461,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         return;
     }
     x.N = (long long)x.tp * x.pp * x.dp * x.cp;
-    if (x.split && x.pp > 1) { /* layers + 2 slots: the first and last stage give one to embedding/loss */
+    if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
+                                  the embedding and the loss */
         double S = (double)(m->layers + 2) / x.pp;
-        x.Lf = x.Ll = S - 1.0;
+        x.Lf = x.Ll = fmax(S - 1.0, 0.0);
         x.Lm = S;
-    } else {
+    } else { /* uniform; with pp = 2 the split is the same thing */
         x.Lf = x.Lm = x.Ll = (double)m->layers / x.pp;              /* layers per stage */
+        x.split = x.split && x.pp == 2 ? 0 : x.split;
     }
-    e->layers_first = (int)x.Lf, e->layers_mid = (int)x.Lm, e->layers_last = (int)x.Ll;
+    e->layers_first = x.Lf, e->layers_mid = x.Lm, e->layers_last = x.Ll;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
     x.peak = c->peak_flops[m->prec];
@@ -522,7 +538,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 continue;
             for (int pp = 1; pp <= m->layers; pp++) {
                 int uniform = m->layers % pp == 0;
-                int uneven = hb->uneven_pp && pp > 1 && (m->layers + 2) % pp == 0;
+                int uneven = hb->uneven_pp && pp > 2 && (m->layers + 2) % pp == 0; /* pp = 2: same as uniform */
                 if (!(uniform || uneven) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);

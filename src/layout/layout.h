@@ -80,7 +80,7 @@ struct cc_eval {
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
-    int layers_first, layers_mid, layers_last; /* transformer layers per stage */
+    double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;
     double tokens_per_s;
@@ -97,6 +97,15 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e);
 
 /* Pieces of the model, exposed for tests. */
+/* Layers' worth of activations that pipeline stage r (of pp) holds at the end of the warm-up:
+ * the micro-batches (model chunks, with interleaving) it has run forward and not yet
+ * backward. `slots` is the stage's share of layers (layers/pp, or (layers + 2)/pp with the
+ * embedding/loss split); `short_chunk` is the chunk holding one layer fewer (with the split:
+ * chunk 0 on the first stage, chunk v-1 on the last), or -1. Plain 1F1B: min(pp - r, mm)
+ * micro-batches. Interleaved: 2(pp - r - 1) + (v - 1)pp + 1 chunks of slots/v, or all mm*v
+ * chunks when mm == pp (Megatron-LM then runs the whole step as warm-up); never more than
+ * the step has. pp = 1: one micro-batch. */
+double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, double mm);
 /* GEMM seconds of one transformer layer for one micro-batch of mb sequences of s_loc tokens
  * (s_loc = s / cp) on one GPU of a tp group: QKV, output projection, MLP and the two attention
  * products (batched over mb*heads/tp), nfwd forward passes (2 with full recomputation) and the

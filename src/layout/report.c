@@ -128,11 +128,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     else
         fprintf(out, "feasible no: %s\n", e->why);
     if (e->layers_first == e->layers_mid && e->layers_mid == e->layers_last)
-        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %d\n",
+        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %g\n",
                 e->m, e->layers_mid);
     else
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
-                     "first %d, middle %d, last %d (embedding and loss count as one layer)\n",
+                     "first %g, middle %g, last %g (embedding and loss count as one layer)\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last);
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
@@ -228,8 +228,8 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
     if (l->pp > 1)
         fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); "
                      "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp,
-                l->split ? ", partition_method='type:transformer|embedding', with the loss as a "
-                           "layer" : "", l->tp);
+                l->split ? ", partitioned so that the embedding and the output layer each "
+                           "count as one layer" : "", l->tp);
 }
 
 json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
@@ -246,9 +246,9 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *
     json_object_set_new(lay, "sequence_parallel", json_boolean(l->sp));
     json_object_set_new(lay, "zero", json_integer(l->zero));
     json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
-    json_object_set_new(lay, "uneven_split", json_boolean(l->split && l->pp > 1));
+    json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
-                        json_pack("[iii]", e->layers_first, e->layers_mid, e->layers_last));
+                        json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
     json_object_set_new(o, "layout", lay);
     json_object_set_new(o, "feasible", json_boolean(e->feasible));

@@ -25,8 +25,12 @@ ok $? "--json"
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512' "$out/j"
     ok $? "JSON parses: 3 layouts, step time, cluster"
+    "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --json -k 1 >"$out/j405" 2>&1
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; assert t["layers_per_stage"]==[7,8,7], t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True' "$out/j405"
+    ok $? "JSON: uneven split, layers per stage 7/8/7, SMs, habits"
 else
     skip "JSON parses" "python3 not installed"
+    skip "JSON: uneven split" "python3 not installed"
 fi
 
 "$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" >"$out/t" 2>&1
