@@ -6,6 +6,7 @@ libcccore_a_SOURCES += \
 	src/gpu/qp_wire.c src/gpu/qp_wire.h
 # Run-time loaders (dlopen; headers only at build time) and the GPU copy benchmark.
 libccbench_a_SOURCES += \
+	src/gpu/dl_once.h \
 	src/gpu/cuda_dl.c src/gpu/cuda_dl.h \
 	src/gpu/nccl_dl.c src/gpu/nccl_dl.h \
 	src/gpu/verbs_dl.c src/gpu/verbs_dl.h \

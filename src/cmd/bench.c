@@ -32,7 +32,7 @@ struct bench_cfg {
     const char *json, *csv;
     long long seed;
     double timeout;
-    int iter_barrier, quiet;
+    int iter_barrier, quiet, progress_mode;
     /* backend knobs */
     const char *tcp_if;
     int tcp_streams;
@@ -46,6 +46,7 @@ struct bench_cfg {
 };
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
+static const char *const progress_modes[] = {"auto", "on", "off", NULL};
 
 #define F(x) offsetof(struct bench_cfg, x)
 static const struct cc_opt bench_opts[] = {
@@ -74,6 +75,7 @@ static const struct cc_opt bench_opts[] = {
     {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after it", NULL, CC_OPT_RANGE, 0.1, 86400},
     {"iter-barrier", 0, CC_OPT_INT, F(iter_barrier), "1", "0|1", "barrier (untimed) between timed iterations", NULL, CC_OPT_RANGE, 0, 1},
     {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no table on stdout (files and summary only)"},
+    {"progress", 0, CC_OPT_CHOICE, F(progress_mode), "auto", NULL, "progress line on stdout, erased before each row: auto (when stdout ends on a terminal), on, off", progress_modes},
     {"tcp-if", 0, CC_OPT_STR, F(tcp_if), NULL, "LIST", "tcp: interfaces, NCCL_SOCKET_IFNAME syntax (prefixes, ^exclude, =exact)"},
     {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size (0: automatic)"},
@@ -160,10 +162,36 @@ static void on_row(const struct cc_row *row, void *user)
     if (r->rte->rank != 0)
         return;
     if (r->progress)
-        fprintf(stderr, "\r\033[K");
+        fputs("\r\033[K", stdout);
     for (int i = 0; i < r->nsinks; i++)
         r->sinks[i].row(r->sinks[i].state, row);
     refresh_signal_summary(r);
+}
+
+/* Is fd of process pid (0: this one) a terminal, as far as /proc tells? */
+static int fd_is_terminal(long pid, int fd)
+{
+    char path[64], target[256];
+    if (pid == 0)
+        return isatty(fd);
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return 0;
+    target[n] = 0;
+    return strncmp(target, "/dev/pts/", 9) == 0 || strncmp(target, "/dev/tty", 8) == 0;
+}
+
+/* Does rank 0's standard output end on a terminal? The progress line shares stdout with the
+ * table so that the two stay in order (under mpirun stdout and stderr reach the terminal by
+ * separate channels, and a progress line on stderr lands in the middle of table rows).
+ * Open MPI gives every rank a pseudo-terminal for stdout even when mpirun writes to a file,
+ * so the parent's stdout must be a terminal too (mpirun, when it started rank 0 on its own
+ * node; or the shell of a run without mpirun). A remote rank 0 (parent orted, srun's step
+ * daemon) finds no terminal: --progress on forces it. */
+static int stdout_on_terminal(void)
+{
+    return fd_is_terminal(0, STDOUT_FILENO) && fd_is_terminal((long)getppid(), STDOUT_FILENO);
 }
 
 static void on_progress(const struct cc_coll *c, size_t bytes, int done, int total,
@@ -174,9 +202,9 @@ static void on_progress(const struct cc_coll *c, size_t bytes, int done, int tot
     if (r->rte->rank != 0 || !r->progress)
         return;
     double eta = done ? elapsed / done * (total - done) : 0;
-    fprintf(stderr, "\r\033[K[%d/%d] %s %s  elapsed %.0fs  ETA %s%.0fs", done + 1, total, c->name,
-            cc_size_format(bytes, sz, sizeof sz), elapsed, done ? "" : "~", eta);
-    fflush(stderr);
+    printf("\r\033[K[%d/%d] %s %s  elapsed %.0fs  ETA %s%.0fs", done + 1, total, c->name,
+           cc_size_format(bytes, sz, sizeof sz), elapsed, done ? "" : "~", eta);
+    fflush(stdout);
 }
 
 /* ---- header ------------------------------------------------------------------------------ */
@@ -438,7 +466,9 @@ int cc_cmd_bench(int argc, char **argv)
                 cc_sink_csv(&run.sinks[run.nsinks++], f, 1);
             }
         }
-        run.progress = isatty(STDERR_FILENO) && !getenv("CCBENCH_NO_PROGRESS");
+        run.progress = cfg.progress_mode == 1 ||
+                       (cfg.progress_mode == 0 && !getenv("CCBENCH_NO_PROGRESS") &&
+                        stdout_on_terminal());
     }
     cc_rte_bcast(&rte, &failed, sizeof failed, 0);
     if (failed) {
@@ -466,8 +496,10 @@ int cc_cmd_bench(int argc, char **argv)
     if (rte.rank == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        if (run.progress)
-            fprintf(stderr, "\r\033[K");
+        if (run.progress) {
+            fputs("\r\033[K", stdout);
+            fflush(stdout);
+        }
         for (int i = 0; i < CC_COLL_COUNT; i++)
             if (run.sums[i].rows && cfg.quiet)
                 break;

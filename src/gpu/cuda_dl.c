@@ -1,5 +1,6 @@
 /* cuda_dl.c - open the CUDA driver and runtime at run time (see cuda_dl.h). */
 #include "gpu/cuda_dl.h"
+#include "gpu/dl_once.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -86,13 +87,7 @@ static int do_load(void)
 
 const struct cc_cuda *cc_cuda_load(char *err, size_t errlen)
 {
-    if (!loaded)
-        loaded = do_load() == 0 ? 1 : -1;
-    if (loaded < 0) {
-        cc_errbuf(err, errlen, "%s", load_err);
-        return NULL;
-    }
-    return &cu;
+    return cc_dl_once(&loaded, do_load, load_err, err, errlen) == 0 ? &cu : NULL;
 }
 
 #else

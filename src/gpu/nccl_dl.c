@@ -1,6 +1,7 @@
 /* nccl_dl.c - open libnccl.so.2 at run time (see nccl_dl.h). */
 #define _GNU_SOURCE /* dladdr */
 #include "gpu/nccl_dl.h"
+#include "gpu/dl_once.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -43,13 +44,7 @@ static int do_load(void)
 
 const struct cc_nccl *cc_nccl_load(char *err, size_t errlen)
 {
-    if (!loaded)
-        loaded = do_load() == 0 ? 1 : -1;
-    if (loaded < 0) {
-        cc_errbuf(err, errlen, "%s", load_err);
-        return NULL;
-    }
-    return &nc;
+    return cc_dl_once(&loaded, do_load, load_err, err, errlen) == 0 ? &nc : NULL;
 }
 
 #else

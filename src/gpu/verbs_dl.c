@@ -1,5 +1,6 @@
 /* verbs_dl.c - open libibverbs.so.1 at run time (see verbs_dl.h). */
 #include "gpu/verbs_dl.h"
+#include "gpu/dl_once.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -35,13 +36,7 @@ static int do_load(void)
 
 const struct cc_verbs *cc_verbs_load(char *err, size_t errlen)
 {
-    if (!loaded)
-        loaded = do_load() == 0 ? 1 : -1;
-    if (loaded < 0) {
-        cc_errbuf(err, errlen, "%s", load_err);
-        return NULL;
-    }
-    return &vb;
+    return cc_dl_once(&loaded, do_load, load_err, err, errlen) == 0 ? &vb : NULL;
 }
 
 #else
