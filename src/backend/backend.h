@@ -29,6 +29,7 @@ struct cc_backend_conf {
     size_t max_bytes;        /* largest buffer the run will ask for */
     /* tcp */
     const char *tcp_if;      /* --tcp-if, NCCL_SOCKET_IFNAME syntax; NULL: default */
+    int tcp_family;          /* --tcp-family: 0 auto (NCCL_SOCKET_FAMILY, else IPv4 first), 4, 6 */
     int tcp_streams;         /* --tcp-streams, sockets per peer */
     size_t tcp_chunk;        /* --tcp-chunk, pipeline chunk bytes; 0: default */
     /* nccl / cuda */

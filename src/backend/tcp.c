@@ -584,7 +584,7 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
 {
     struct tcp_ctx *c = calloc(1, sizeof *c);
     cc_status st;
-    char ip[INET_ADDRSTRLEN] = "?", csz[32], wsz[32];
+    char ip[80] = "?", csz[32], wsz[32];
     if (!c)
         return CC_ENOMEM;
     c->rte = rte;
@@ -616,9 +616,8 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
         free(c);
         return st;
     }
-    inet_ntop(AF_INET, &c->addrs[0].ip, ip, sizeof ip);
-    cc_info("tcp: rank 0 uses interface %s (%s:%u); %d stream%s per peer, %s chunks, %s window%s",
-            c->addrs[0].ifname, ip, (unsigned)ntohs(c->addrs[0].port), c->nstreams,
+    cc_info("tcp: rank 0 uses interface %s (%s); %d stream%s per peer, %s chunks, %s window%s",
+            c->addrs[0].ifname, cc_tcp_addr_str(&c->addrs[0], 0, ip, sizeof ip), c->nstreams,
             c->nstreams > 1 ? "s" : "", cc_size_format(c->chunk, csz, sizeof csz),
             cc_size_format(c->window, wsz, sizeof wsz), conf->tcp_if ? "" : " (default choice)");
     *ctx = c;
@@ -671,11 +670,10 @@ static void tcp_describe(void *ctx, json_t *o)
 {
     struct tcp_ctx *c = ctx;
     json_t *ranks = json_array();
-    char ip[INET_ADDRSTRLEN], ep[64];
+    char ep[80];
     for (int i = 0; i < c->size; i++) {
         json_t *r = json_object();
-        inet_ntop(AF_INET, &c->addrs[i].ip, ip, sizeof ip);
-        snprintf(ep, sizeof ep, "%s:%u", ip, (unsigned)ntohs(c->addrs[i].port));
+        cc_tcp_addr_str(&c->addrs[i], 0, ep, sizeof ep);
         json_object_set_new(r, "rank", json_integer(i));
         json_object_set_new(r, "interface", json_string(c->addrs[i].ifname));
         json_object_set_new(r, "listen", json_string(ep));

@@ -27,48 +27,125 @@
 #define SOCK_BUF_BYTES (4 << 20)
 #define STRANGER_MAX_S 10.0 /* a stranger gets at most this long to send its hello */
 
+const char *cc_tcp_addr_str(const struct tcp_addr *a, int without_port, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int af = a->family == 6 ? AF_INET6 : AF_INET;
+    inet_ntop(af, a->ip, ip, sizeof ip);
+    if (without_port)
+        snprintf(buf, len, "%s", ip);
+    else
+        snprintf(buf, len, af == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, (unsigned)ntohs(a->port));
+    return buf;
+}
+
 const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_t len)
 {
-    char ip[INET_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET, &c->addrs[peer].ip, ip, sizeof ip);
-    snprintf(buf, len, "rank %d (%s, %s:%u)", peer, c->rte->hosts[peer], ip,
-             (unsigned)ntohs(c->addrs[peer].port));
+    char ep[80];
+    snprintf(buf, len, "rank %d (%s, %s)", peer, c->rte->hosts[peer],
+             cc_tcp_addr_str(&c->addrs[peer], 0, ep, sizeof ep));
     return buf;
+}
+
+/* The socket address of a published address. */
+static socklen_t to_sockaddr(const struct tcp_addr *a, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof *ss);
+    if (a->family == 6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        memcpy(&s6->sin6_addr, a->ip, 16);
+        s6->sin6_port = a->port;
+        return sizeof *s6;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    s4->sin_family = AF_INET;
+    memcpy(&s4->sin_addr, a->ip, 4);
+    s4->sin_port = a->port;
+    return sizeof *s4;
 }
 
 /* ---- interface --------------------------------------------------------------------------- */
 
-static cc_status choose_interface(const char *spec, struct tcp_addr *out, char *err, size_t errlen)
+/* An address ccbench can listen on and other hosts can reach: IPv4, or IPv6 that is not
+ * link-local (which would need the peer's own interface index) nor IPv4-mapped. */
+static int usable(const struct ifaddrs *i, int af)
+{
+    if (!i->ifa_addr || !(i->ifa_flags & IFF_UP) || i->ifa_addr->sa_family != af)
+        return 0;
+    if (af == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+        return !IN6_IS_ADDR_LINKLOCAL(a) && !IN6_IS_ADDR_V4MAPPED(a);
+    }
+    return 1;
+}
+
+/* The first interface (in the kernel's order) matching spec with a usable address of family
+ * af; with no spec, loopback when nothing else is up. */
+static const struct ifaddrs *pick_in(const struct ifaddrs *ifs, const char *spec, int af)
+{
+    const struct ifaddrs *loop = NULL;
+    for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!usable(i, af))
+            continue;
+        if (!loop && (i->ifa_flags & IFF_LOOPBACK))
+            loop = i;
+        if (cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
+            return i;
+    }
+    return spec ? NULL : loop; /* a laptop or a single host: nothing but loopback is up */
+}
+
+/* family: 4, 6, or 0 (NCCL_SOCKET_FAMILY=AF_INET/AF_INET6 if set, else IPv4 and then IPv6:
+ * the first matching interface with an IPv4 address wins; IPv6 only when none has one). */
+static cc_status choose_interface(const char *spec, int family, struct tcp_addr *out, char *err,
+                                  size_t errlen)
 {
     struct ifaddrs *ifs = NULL;
     char seen[256] = "";
-    const struct ifaddrs *pick = NULL, *loop = NULL;
+    const struct ifaddrs *pick = NULL;
+    const char *env = getenv("NCCL_SOCKET_FAMILY");
     if (spec && cc_if_spec_check(spec, err, errlen) != CC_OK)
         return CC_EUSAGE;
+    if (family == 0 && env && *env) {
+        if (strcmp(env, "AF_INET") == 0)
+            family = 4;
+        else if (strcmp(env, "AF_INET6") == 0)
+            family = 6;
+        else {
+            cc_errbuf(err, errlen, "NCCL_SOCKET_FAMILY '%s' is neither AF_INET nor AF_INET6", env);
+            return CC_EUSAGE;
+        }
+    }
     if (getifaddrs(&ifs) != 0) {
         cc_errbuf(err, errlen, "cannot list network interfaces: %s", strerror(errno));
         return CC_ESYS;
     }
     for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
-            continue;
+        if (!(usable(i, AF_INET) || usable(i, AF_INET6)) || strstr(seen, i->ifa_name))
+            continue; /* (a name that is part of another is listed once: fine for a message) */
         size_t n = strlen(seen);
         snprintf(seen + n, sizeof seen - n, "%s%s", n ? ", " : "", i->ifa_name);
-        if (!loop && (i->ifa_flags & IFF_LOOPBACK))
-            loop = i;
-        if (!pick && cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
-            pick = i;
     }
-    if (!pick && !spec)
-        pick = loop; /* a laptop or a single host: nothing but loopback is up */
+    if (family != 6)
+        pick = pick_in(ifs, spec, AF_INET);
+    if (!pick && family != 4)
+        pick = pick_in(ifs, spec, AF_INET6);
     if (!pick) {
-        cc_errbuf(err, errlen, "no IPv4 interface matches --tcp-if '%s' (up: %s)",
+        cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up: %s)",
+                  family == 4 ? "an IPv4" : family == 6 ? "a routable IPv6" : "an IPv4 or IPv6",
                   spec ? spec : CC_IF_DEFAULT, seen[0] ? seen : "none");
         freeifaddrs(ifs);
         return CC_ENODEV;
     }
     memset(out, 0, sizeof *out);
-    out->ip = ((const struct sockaddr_in *)pick->ifa_addr)->sin_addr.s_addr;
+    if (pick->ifa_addr->sa_family == AF_INET6) {
+        out->family = 6;
+        memcpy(out->ip, &((const struct sockaddr_in6 *)pick->ifa_addr)->sin6_addr, 16);
+    } else {
+        out->family = 4;
+        memcpy(out->ip, &((const struct sockaddr_in *)pick->ifa_addr)->sin_addr, 4);
+    }
     snprintf(out->ifname, sizeof out->ifname, "%s", pick->ifa_name);
     freeifaddrs(ifs);
     return CC_OK;
@@ -152,7 +229,7 @@ static void pend_drop(struct tcp_ctx *c, int i, const char *why)
 static void accept_new(struct tcp_ctx *c)
 {
     for (;;) {
-        struct sockaddr_in sa;
+        struct sockaddr_storage sa;
         socklen_t sl = sizeof sa;
         int fd = accept(c->listen_fd, (struct sockaddr *)&sa, &sl);
         if (fd < 0)
@@ -165,9 +242,17 @@ static void accept_new(struct tcp_ctx *c)
         memset(p, 0, sizeof *p);
         p->fd = fd;
         p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
-        char ip[INET_ADDRSTRLEN] = "?";
-        inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-        snprintf(p->from, sizeof p->from, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
+        struct tcp_addr from = {0};
+        if (sa.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&sa;
+            from.family = 6, from.port = s6->sin6_port;
+            memcpy(from.ip, &s6->sin6_addr, 16);
+        } else {
+            const struct sockaddr_in *s4 = (const struct sockaddr_in *)&sa;
+            from.family = 4, from.port = s4->sin_port;
+            memcpy(from.ip, &s4->sin_addr, 4);
+        }
+        cc_tcp_addr_str(&from, 0, p->from, sizeof p->from);
     }
 }
 
@@ -247,25 +332,26 @@ int cc_tcp_strangers_wait_ms(const struct tcp_ctx *c, int cap)
 static cc_status make_listener(struct tcp_ctx *c, char *err, size_t errlen)
 {
     struct tcp_addr *me = &c->addrs[c->rank];
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = me->ip};
-    socklen_t sl = sizeof sa;
+    struct sockaddr_storage sa;
+    socklen_t sl = to_sockaddr(me, &sa);
     int one = 1;
-    c->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    c->listen_fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->listen_fd < 0) {
         cc_errbuf(err, errlen, "cannot create a socket: %s", strerror(errno));
         return CC_ESYS;
     }
     setsockopt(c->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     set_buffers(c->listen_fd); /* inherited by accepted sockets */
-    if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+    if (bind(c->listen_fd, (struct sockaddr *)&sa, sl) != 0 ||
         listen(c->listen_fd, SOMAXCONN) != 0 ||
         getsockname(c->listen_fd, (struct sockaddr *)&sa, &sl) != 0) {
-        char ip[INET_ADDRSTRLEN] = "?";
-        inet_ntop(AF_INET, &me->ip, ip, sizeof ip);
-        cc_errbuf(err, errlen, "cannot listen on %s (%s): %s", ip, me->ifname, strerror(errno));
+        char ip[INET6_ADDRSTRLEN + 8];
+        cc_errbuf(err, errlen, "cannot listen on %s (%s): %s",
+                  cc_tcp_addr_str(me, 1, ip, sizeof ip), me->ifname, strerror(errno));
         return CC_ESYS;
     }
-    me->port = sa.sin_port;
+    me->port = sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                        : ((struct sockaddr_in *)&sa)->sin_port;
     return CC_OK;
 }
 
@@ -307,16 +393,16 @@ static cc_status connect_lower(struct tcp_ctx *c, double deadline, char *err, si
     for (j = 0; j < c->rank; j++)
         for (k = 0; k < c->nstreams; k++) {
             struct tcp_sock *s = tcp_sock_of(c, j, k);
-            struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = c->addrs[j].ip,
-                                     .sin_port = c->addrs[j].port};
-            s->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            struct sockaddr_storage sa;
+            socklen_t sl = to_sockaddr(&c->addrs[j], &sa);
+            s->fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
             if (s->fd < 0) {
                 cc_errbuf(err, errlen, "cannot create a socket: %s", strerror(errno));
                 return CC_ESYS;
             }
             set_buffers(s->fd);
             set_data_opts(s->fd, c->timeout_s);
-            if (connect(s->fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+            if (connect(s->fd, (struct sockaddr *)&sa, sl) != 0 && errno != EINPROGRESS) {
                 e = errno;
                 goto fail;
             }
@@ -425,7 +511,7 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
         c->socks[i].stream = (int)(i % (size_t)c->nstreams);
     }
     /* every rank must agree it has an interface and a listener before anyone connects */
-    st = choose_interface(conf->tcp_if, &mine, err, errlen);
+    st = choose_interface(conf->tcp_if, conf->tcp_family, &mine, err, errlen);
     if (st == CC_OK) {
         c->addrs[c->rank] = mine;
         st = make_listener(c, err, errlen);

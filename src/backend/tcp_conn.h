@@ -25,18 +25,23 @@ struct tcp_sock {
 };
 
 struct tcp_addr {        /* what each rank publishes (allgathered) */
-    uint32_t ip;         /* IPv4, network order */
+    uint8_t family;      /* 4 or 6 */
+    uint8_t pad[3];
+    uint8_t ip[16];      /* IPv4 in the first 4 bytes, or IPv6; network order */
     uint16_t port;       /* network order */
-    uint16_t pad;
+    uint16_t pad2;
     char ifname[16];
 };
+
+/* "198.18.0.3:40123" or "[fd00:cc::3]:40123" (without_port: no port, no brackets). */
+const char *cc_tcp_addr_str(const struct tcp_addr *a, int without_port, char *buf, size_t len);
 
 struct tcp_pending {     /* an accepted connection whose hello is not complete yet */
     int fd;
     uint8_t buf[CC_WIRE_HELLO_BYTES];
     size_t got;
     double deadline;
-    char from[64];
+    char from[80];
 };
 
 struct tcp_ctx {
@@ -74,7 +79,7 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
 /* Close every socket and free what cc_tcp_connect_all allocated. */
 void cc_tcp_close_all(struct tcp_ctx *c);
 
-/* "rank 2 (host, 198.18.0.3:40123)" */
+/* "rank 2 (host, 198.18.0.3:40123)" or "rank 2 (host, [fd00:cc::3]:40123)" */
 const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_t len);
 
 /* Strangers: add the listener and pending connections to pfds (returns how many were added),

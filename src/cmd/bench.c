@@ -35,6 +35,7 @@ struct bench_cfg {
     int iter_barrier, quiet, progress_mode;
     /* backend knobs */
     const char *tcp_if;
+    int tcp_family;
     int tcp_streams;
     size_t tcp_chunk;
     int gpu;
@@ -47,6 +48,7 @@ struct bench_cfg {
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
 static const char *const progress_modes[] = {"auto", "on", "off", NULL};
+static const char *const family_names[] = {"auto", "ipv4", "ipv6", NULL};
 
 #define F(x) offsetof(struct bench_cfg, x)
 static const struct cc_opt bench_opts[] = {
@@ -77,6 +79,7 @@ static const struct cc_opt bench_opts[] = {
     {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no table on stdout (files and summary only)"},
     {"progress", 0, CC_OPT_CHOICE, F(progress_mode), "auto", NULL, "progress line on stdout, erased before each row: auto (when stdout ends on a terminal), on, off", progress_modes},
     {"tcp-if", 0, CC_OPT_STR, F(tcp_if), NULL, "LIST", "tcp: interfaces, NCCL_SOCKET_IFNAME syntax (prefixes, ^exclude, =exact)"},
+    {"tcp-family", 0, CC_OPT_CHOICE, F(tcp_family), "auto", NULL, "tcp: address family; auto: NCCL_SOCKET_FAMILY, else IPv4 before IPv6", family_names},
     {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size (0: automatic)"},
     {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank); verbs: RDMA into GPU N memory (GPUDirect)"},
@@ -420,7 +423,8 @@ int cc_cmd_bench(int argc, char **argv)
     /* backend: every rank must agree that it started */
     struct cc_backend_conf bconf = {
         .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
-        .tcp_if = cfg.tcp_if, .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk,
+        .tcp_if = cfg.tcp_if, .tcp_family = cfg.tcp_family == 1 ? 4 : cfg.tcp_family == 2 ? 6 : 0,
+        .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk,
         .gpu = cfg.gpu, .nccl_path = cfg.nccl_path, .cuda_graph = cfg.cuda_graph,
         .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
     };

@@ -1,6 +1,7 @@
 #!/bin/sh
 # cluster.sh - a multi-host cluster on one machine: H "hosts" as network namespaces, each with
-# one veth link (eth0, 198.18.0.(i+1)/24 - benchmark-test addresses only) to a bridge that
+# one veth link (eth0, 198.18.0.(i+1)/24 - benchmark-test addresses only - and, where the
+# kernel has IPv6, fd00:cc:18::(i+1)/64, a unique-local address) to a bridge that
 # lives in its own "switch" namespace, each link shaped with tbf in both directions; one MPI
 # rank per host, launched by mpirun inside h0 (docs/netns.md).
 #
@@ -11,7 +12,8 @@
 #   CMD runs under mpirun with one rank per host, e.g. "$CCBENCH bench --backend tcp ...".
 #   Exit status: CMD's (mpirun's); 77 when the machine cannot host the cluster (reason printed).
 # Library:   CLUSTER_LIB=1 . cluster.sh; cl_check || skip...; cl_up N RATE; cl_mpirun [-t SEC] CMD...;
-#            cl_rate I RATE; cl_cut I; cl_restore I; cl_ns I; cl_ip I; cl_down (also on EXIT).
+#            cl_rate I RATE; cl_cut I; cl_restore I; cl_ns I; cl_ip I; cl_ip6 I (empty without
+#            IPv6: CL_IPV6=0); cl_down (also on EXIT).
 # Names are unique per invocation (ccb<pid>h0, ..., ccb<pid>sw) so parallel runs never collide.
 
 CL_P="ccb$$"
@@ -21,6 +23,8 @@ CL_SW="${CL_P}sw"
 
 cl_ns() { echo "${CL_P}h$1"; }
 cl_ip() { echo "198.18.0.$(($1 + 1))"; }
+CL_IPV6=1
+cl_ip6() { [ "$CL_IPV6" = 1 ] && echo "fd00:cc:18::$(($1 + 1))"; }
 
 # cl_check: can this machine host the cluster? Sets CL_SKIP to the reason when not.
 cl_check() {
@@ -69,6 +73,9 @@ cl_up() {
         ip -n "$h" link set lo up
         ip -n "$h" link add eth0 type veth peer name "p$i" netns "$CL_SW" || return 1
         ip -n "$h" addr add "$(cl_ip $i)/24" dev eth0
+        # nodad: usable at once (duplicate address detection would hold it for a second)
+        [ "$CL_IPV6" = 1 ] && { ip -n "$h" addr add "$(cl_ip6 $i)/64" dev eth0 nodad 2>/dev/null ||
+            CL_IPV6=0; }
         ip -n "$h" link set eth0 up
         ip -n "$CL_SW" link set "p$i" master br0
         ip -n "$CL_SW" link set "p$i" up

@@ -65,8 +65,40 @@ ok $? "--tcp-if =lo is used and reported (exit $rc)" "$(cat "$tmp/out")"
 timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp --tcp-if =nosuchif0 -b 8 -e 8 -n 1 \
     >"$tmp/out" 2>&1
 rc=$?
-[ "$rc" = 2 ] && grep -q "no IPv4 interface matches --tcp-if '=nosuchif0'" "$tmp/out"
+[ "$rc" = 2 ] && grep -q "no interface with an IPv4 or IPv6 address matches --tcp-if '=nosuchif0'" "$tmp/out"
 ok $? "--tcp-if matching nothing: one-line error, exit 2 (got $rc)" "$(cat "$tmp/out")"
+
+# IPv6 on loopback (::1): every collective, chosen by --tcp-family or NCCL_SOCKET_FAMILY
+listens() { head -1 "$1" | jq -r '[.tcp_ranks[].listen | sub(":[0-9]+$"; "")] | unique | join(",")'; }
+if ip -6 addr show dev lo 2>/dev/null | grep -q "inet6 ::1/"; then
+    j="$tmp/v6.json"
+    timeout 300 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp --tcp-if =lo --tcp-family ipv6 \
+        --coll all -b 8 -e 256K -f 8 -n 2 -w 1 -q --tcp-streams 2 --json "$j" >"$tmp/out" 2>&1
+    rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null); a=$(listens "$j" 2>/dev/null)
+    [ "$rc" = 0 ] && [ "${n:-0}" -ge 60 ] && [ "$w" = 0 ] && [ "$a" = "[::1]" ] &&
+        grep -q "uses interface lo (\[::1\]:[0-9]*)" "$tmp/out"
+    ok $? "IPv6 --tcp-family ipv6: every collective over [::1], $n measurements, wrong ${w:-?}, exit $rc" \
+        "$(tail -5 "$tmp/out")"
+    j="$tmp/v6env.json"
+    NCCL_SOCKET_FAMILY=AF_INET6 timeout 120 $CC_MPIRUN -x NCCL_SOCKET_FAMILY -np 2 "$CCBENCH" bench \
+        --backend tcp --tcp-if =lo -b 8 -e 1K -n 2 -w 1 -q --json "$j" >"$tmp/out" 2>&1
+    rc=$?; a=$(listens "$j" 2>/dev/null)
+    [ "$rc" = 0 ] && [ "$a" = "[::1]" ]; ok $? "NCCL_SOCKET_FAMILY=AF_INET6 picks ::1 ($a, exit $rc)"
+    j="$tmp/v4over.json"
+    NCCL_SOCKET_FAMILY=AF_INET6 timeout 120 $CC_MPIRUN -x NCCL_SOCKET_FAMILY -np 2 "$CCBENCH" bench \
+        --backend tcp --tcp-if =lo --tcp-family ipv4 -b 8 -e 1K -n 2 -w 1 -q --json "$j" >"$tmp/out" 2>&1
+    rc=$?; a=$(listens "$j" 2>/dev/null)
+    [ "$rc" = 0 ] && [ "$a" = "127.0.0.1" ]; ok $? "--tcp-family ipv4 wins over the variable ($a, exit $rc)"
+else
+    skip "IPv6 over ::1" "loopback has no ::1 (IPv6 is disabled here)"
+    skip "NCCL_SOCKET_FAMILY=AF_INET6" "loopback has no ::1 (IPv6 is disabled here)"
+    skip "--tcp-family ipv4 over the variable" "loopback has no ::1 (IPv6 is disabled here)"
+fi
+NCCL_SOCKET_FAMILY=AF_UNIX timeout 120 $CC_MPIRUN -x NCCL_SOCKET_FAMILY -np 2 "$CCBENCH" bench \
+    --backend tcp -b 8 -e 8 -n 1 >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "NCCL_SOCKET_FAMILY 'AF_UNIX' is neither AF_INET nor AF_INET6" "$tmp/out"
+ok $? "a bad NCCL_SOCKET_FAMILY: one-line error, exit 2 (got $rc)" "$(cat "$tmp/out")"
 
 # a peer that hangs mid-all-reduce (stopped, so its sockets stay open and mpirun sees nothing
 # wrong) is named by the others within the deadline, and the run ends with status 3. Short

@@ -56,6 +56,41 @@ ok $? "the bad token is rejected and logged" "$(grep -i reject "$tmp/out")"
 grep -q "rejected connection from $(cl_ip 3):[0-9]*: malformed handshake" "$tmp/out"
 ok $? "the malformed hello is rejected and logged" "$(grep -i reject "$tmp/out")"
 
+# 2b. the same over IPv6 (unique-local addresses on the same links): every collective, and a
+# stranger with a bad token named by its IPv6 address
+if [ "$CL_IPV6" = 1 ]; then
+    j="$tmp/v6.json"
+    listen_port6() {
+        port=$(ip netns exec "$(cl_ns 0)" ss -Htlnp 2>/dev/null | grep '"ccbench"' |
+            sed -n "s/.*\[$(cl_ip6 0)\]:\([0-9]*\).*/\1/p" | head -1)
+        [ -n "$port" ]
+    }
+    cl_mpirun -t 300 "$CCBENCH" bench --backend tcp --tcp-family ipv6 --coll all -b 8 -e 4M -f 64 \
+        -n 20 -w 1 -q --json "$j" >"$tmp/out" 2>&1 &
+    bench=$!
+    if wait_for 30 listen_port6 && wait_for 30 grep -q '"type"' "$j"; then
+        hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+        ip netns exec "$(cl_ns 1)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip6 0)/$port &&
+            printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
+        ok 0 "IPv6: a stranger connected to rank 0's [$(cl_ip6 0)]:$port"
+    else
+        ok 1 "IPv6: rank 0 listens on $(cl_ip6 0)" "$(tail -5 "$tmp/out")"
+    fi
+    wait $bench; rc=$?
+    n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+    addrs=$(head -1 "$j" | jq -r '[.tcp_ranks[].listen | sub(":[0-9]+$"; "")] | join(",")' 2>/dev/null)
+    [ "$rc" = 0 ] && [ "${n:-0}" -ge 30 ] && [ "$w" = 0 ] &&
+        [ "$addrs" = "[$(cl_ip6 0)],[$(cl_ip6 1)],[$(cl_ip6 2)],[$(cl_ip6 3)]" ]
+    ok $? "IPv6: every collective over 4 hosts, $n measurements, wrong ${w:-?}, listening on $addrs" \
+        "$(tail -5 "$tmp/out")"
+    grep -q "rejected connection from \[$(cl_ip6 1)\]:[0-9]*: bad token" "$tmp/out"
+    ok $? "IPv6: the bad token is rejected, named by its IPv6 address" "$(grep -i reject "$tmp/out")"
+else
+    skip "IPv6 across hosts" "the kernel refused an IPv6 address (no IPv6 here)"
+    skip "IPv6 strangers" "the kernel refused an IPv6 address (no IPv6 here)"
+    skip "IPv6 rejection" "the kernel refused an IPv6 address (no IPv6 here)"
+fi
+
 # 3. cut host 2's link during a 64M all-reduce (deadline 5 s)
 j="$tmp/cut.json"
 t_start=$(date +%s)
