@@ -447,7 +447,7 @@ static void test_uneven(void)
     cc_layout_eval(&m, &c, &hb, &u, &e);
     ok(e.feasible, "pp=16 with embedding and loss slots, v=8: 128 slots = 16 x 8 (%s)", e.why);
     ok(e.layers_first == 7 && e.layers_mid == 8 && e.layers_last == 7,
-       "layers per stage 7, 8, ..., 8, 7 (got %d %d %d)", e.layers_first, e.layers_mid,
+       "layers per stage 7, 8, ..., 8, 7 (got %g %g %g)", e.layers_first, e.layers_mid,
        e.layers_last);
     u.vpp = 3;
     cc_layout_eval(&m, &c, &hb, &u, &e);
