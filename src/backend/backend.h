@@ -32,6 +32,9 @@ struct cc_backend_conf {
     int tcp_family;          /* --tcp-family: 0 auto (NCCL_SOCKET_FAMILY, else IPv4 first), 4, 6 */
     int tcp_streams;         /* --tcp-streams, sockets per peer */
     size_t tcp_chunk;        /* --tcp-chunk, pipeline chunk bytes; 0: default */
+    int tcp_stop;            /* tests (--debug-stop): 1 + the rank that stops itself (SIGSTOP)
+                                at the start of its 50th tcp collective, as a hung peer would;
+                                0 off (so a zeroed conf stops nobody) */
     /* nccl / cuda */
     int gpu;                 /* --gpu, -1: local rank */
     const char *nccl_path;   /* --nccl-path nvlink|shm|net-ib|net-socket|auto */

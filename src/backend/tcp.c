@@ -25,6 +25,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "core/size.h"
 
 #define DEFAULT_CHUNK (512u << 10)
+#define TCP_DEBUG_STOP_SEQ 50 /* --debug-stop: the collective call that stops the rank */
 #define MIN_WINDOW (8u << 20)
 #define POLL_EVERY_S 0.05 /* while data flows, check strangers and idle sockets this often */
 
@@ -546,6 +548,8 @@ static cc_status tcp_run(void *ctx, const struct cc_coll_args *a)
     cc_size_format((a->coll == CC_ALLGATHER ? a->recvcount : a->sendcount) * es, sz, sizeof sz);
     snprintf(c->what, sizeof c->what, "%s of %s bytes", cc_coll_names[a->coll], sz);
     c->seq++;
+    if (c->stop_rank == c->rank && c->seq == TCP_DEBUG_STOP_SEQ)
+        raise(SIGSTOP); /* tests: a peer that hangs in the middle of the job */
     if (c->size == 1) {
         run_local(a);
         return CC_OK;
@@ -591,6 +595,7 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     c->rank = rte->rank;
     c->size = rte->size;
     c->nstreams = conf->tcp_streams > 0 ? conf->tcp_streams : 1;
+    c->stop_rank = conf->tcp_stop - 1;
     c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
     c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
     if (c->chunk % 8 || c->chunk < 4096) {

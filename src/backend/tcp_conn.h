@@ -47,6 +47,7 @@ struct tcp_pending {     /* an accepted connection whose hello is not complete y
 struct tcp_ctx {
     const struct cc_rte *rte;
     int rank, size, nstreams;
+    int stop_rank;                 /* --debug-stop (tests), -1 off */
     double timeout_s;
     size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
     struct cc_wire_hello me;       /* token, job id, rank and counts of this job */

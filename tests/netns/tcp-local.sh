@@ -101,30 +101,25 @@ rc=$?
 ok $? "a bad NCCL_SOCKET_FAMILY: one-line error, exit 2 (got $rc)" "$(cat "$tmp/out")"
 
 # a peer that hangs mid-all-reduce (stopped, so its sockets stay open and mpirun sees nothing
-# wrong) is named by the others within the deadline, and the run ends with status 3. Short
-# all-reduces without barriers: the harness's own MPI calls (between batches of ~50 ms) take
-# well under 1% of the time, so the stop lands in tcp traffic, where the deadline applies.
+# wrong) is named by the others within the deadline, and the run ends with status 3. The
+# hidden --debug-stop 2 makes rank 2 stop itself (SIGSTOP) at the start of its 50th tcp
+# collective, so the stop always lands inside tcp traffic (a stop sent from outside could land
+# in the harness's own MPI calls, which have no tcp deadline: the watchdog then ends the run
+# later, without naming the peer).
 rank_pid() { # pid of the ccbench process of MPI rank $1 among this test's processes
-    for p in $(pgrep -f "ccbench bench --backend tcp -b 1M -e 1M -n 1000000"); do
+    for p in $(pgrep -f "ccbench bench --backend tcp -b 1M -e 1M -n 1000 .*--debug-stop 2"); do
         tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
             { echo "$p"; return 0; }
     done
     return 1
 }
 t0=$(date +%s)
-timeout 120 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000000 -w 1 -q --timeout 5 --iter-barrier 0 \
-    >"$tmp/out" 2>&1 &
-bench=$!
-n=0
-while [ $n -lt 100 ] && ! grep -q "uses interface" "$tmp/out"; do sleep 0.2; n=$((n + 1)); done
-sleep 2
-victim=$(rank_pid 2)
-[ -n "$victim" ] && kill -STOP "$victim"
-wait $bench
+timeout 120 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000 -w 1 -q --timeout 5 \
+    --iter-barrier 0 --debug-stop 2 >"$tmp/out" 2>&1
 rc=$?
 t1=$(date +%s)
-[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
-[ -n "$victim" ] && [ "$rc" = 3 ] && [ $((t1 - t0)) -le 30 ] &&
+victim=$(rank_pid 2) && kill -KILL "$victim" 2>/dev/null
+[ "$rc" = 3 ] && [ $((t1 - t0)) -le 30 ] &&
     grep -a "error: tcp:" "$tmp/out" | grep "allreduce of 1M bytes" | grep -q "rank 2 ("
 ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(grep -a error "$tmp/out")"
 
