@@ -35,6 +35,8 @@ struct cc_backend_conf {
     int tcp_stop;            /* tests (--debug-stop): 1 + the rank that stops itself (SIGSTOP)
                                 at the start of its 50th tcp collective, as a hung peer would;
                                 0 off (so a zeroed conf stops nobody) */
+    int tcp_stop_startup;    /* tests (--debug-stop-startup): 1 + the rank that stops itself
+                                during start-up, before it connects to the lower ranks; 0 off */
     /* nccl / cuda */
     int gpu;                 /* --gpu, -1: local rank */
     const char *nccl_path;   /* --nccl-path nvlink|shm|net-ib|net-socket|auto */

@@ -596,6 +596,7 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     c->size = rte->size;
     c->nstreams = conf->tcp_streams > 0 ? conf->tcp_streams : 1;
     c->stop_rank = conf->tcp_stop - 1;
+    c->stop_startup_rank = conf->tcp_stop_startup - 1;
     c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
     c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
     if (c->chunk % 8 || c->chunk < 4096) {

@@ -48,6 +48,7 @@ struct tcp_ctx {
     const struct cc_rte *rte;
     int rank, size, nstreams;
     int stop_rank;                 /* --debug-stop (tests), -1 off */
+    int stop_startup_rank;         /* --debug-stop-startup (tests), -1 off */
     double timeout_s;
     size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
     struct cc_wire_hello me;       /* token, job id, rank and counts of this job */

@@ -43,7 +43,7 @@ struct bench_cfg {
     int cuda_graph;
     const char *ib_dev;
     int gid_index, ib_qps;
-    int corrupt, stop;
+    int corrupt, stop, stop_startup;
 };
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
@@ -89,6 +89,7 @@ static const struct cc_opt bench_opts[] = {
     {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index (-1: a routable RoCE v2 GID)"},
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
+    {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop", 0, CC_OPT_INT, F(stop), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) in its 50th collective (tests)", NULL, CC_OPT_HIDDEN},
     CC_OPT_END,
 };
@@ -425,7 +426,7 @@ int cc_cmd_bench(int argc, char **argv)
     struct cc_backend_conf bconf = {
         .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
         .tcp_if = cfg.tcp_if, .tcp_family = cfg.tcp_family == 1 ? 4 : cfg.tcp_family == 2 ? 6 : 0,
-        .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk, .tcp_stop = cfg.stop + 1,
+        .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk, .tcp_stop = cfg.stop + 1, .tcp_stop_startup = cfg.stop_startup + 1,
         .gpu = cfg.gpu, .nccl_path = cfg.nccl_path, .cuda_graph = cfg.cuda_graph,
         .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
     };

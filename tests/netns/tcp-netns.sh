@@ -1,6 +1,7 @@
 #!/bin/sh
 # tcp backend across 4 namespace hosts (tests/netns/cluster.sh): every collective checked; a
-# foreign connection with a bad token is rejected while a bench runs; a link cut in the middle
+# foreign connection with a bad token is rejected while a bench runs and during start-up, over
+# IPv4 and IPv6; a link cut in the middle
 # of an all-reduce is reported within the deadline, naming the host, with a non-zero exit and
 # the sizes measured before the cut kept.
 . "$CC_SRCDIR/tests/tap.sh"
@@ -55,6 +56,45 @@ grep -q "rejected connection from $(cl_ip 1):[0-9]*: bad token" "$tmp/out"
 ok $? "the bad token is rejected and logged" "$(grep -i reject "$tmp/out")"
 grep -q "rejected connection from $(cl_ip 3):[0-9]*: malformed handshake" "$tmp/out"
 ok $? "the malformed hello is rejected and logged" "$(grep -i reject "$tmp/out")"
+
+# 2a. strangers during start-up: rank 1 stops itself before it connects (hidden
+# --debug-stop-startup), so rank 0 is still waiting for its hellos when a bad token (from
+# host 2) and a malformed hello (from host 3) reach rank 0's port; then rank 1 continues and
+# the job starts and runs correctly
+stopped_rank1() {
+    for p in $(ip netns pids "$(cl_ns 1)"); do
+        [ "$(cat /proc/$p/comm 2>/dev/null)" = ccbench ] &&
+            [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" = T ] && { r1=$p; return 0; }
+    done
+    return 1
+}
+j="$tmp/startup.json"
+cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 2 -w 1 -q --timeout 60 \
+    --debug-stop-startup 1 --json "$j" >"$tmp/out" 2>&1 &
+bench=$!
+r1=""
+if wait_for 30 stopped_rank1 && wait_for 10 listen_port; then
+    hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+    ip netns exec "$(cl_ns 2)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
+        printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
+    ip netns exec "$(cl_ns 3)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
+        printf 'GET / HTTP/1.0\r\n\r\n%030d' 0 >&3 && sleep 1" 2>/dev/null
+    ok 0 "start-up: strangers reached rank 0's port $port while rank 1 was stopped"
+else
+    ok 1 "start-up: rank 1 stopped itself and rank 0 listens" "$(tail -5 "$tmp/out")"
+fi
+[ -n "$r1" ] && kill -CONT "$r1"
+wait $bench; rc=$?
+n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 0 ] && [ "${n:-0}" -ge 2 ] && [ "$w" = 0 ] &&
+    grep -q "rejected connection from $(cl_ip 2):[0-9]*: bad token" "$tmp/out" &&
+    grep -q "rejected connection from $(cl_ip 3):[0-9]*: malformed handshake" "$tmp/out"
+ok $? "start-up: both rejected and logged, then the job runs (wrong ${w:-?}, exit $rc)" \
+    "$(grep -i -e reject -e error "$tmp/out")"
+lr=$(grep -n "rejected connection from $(cl_ip 2)" "$tmp/out" | head -1 | cut -d: -f1)
+lu=$(grep -n "uses interface" "$tmp/out" | head -1 | cut -d: -f1)
+[ -n "$lr" ] && [ -n "$lu" ] && [ "$lr" -lt "$lu" ]
+ok $? "start-up: the rejection came before start-up finished (line ${lr:-?} < ${lu:-?})" "$(cat "$tmp/out")"
 
 # 2b. the same over IPv6 (unique-local addresses on the same links): every collective, and a
 # stranger with a bad token named by its IPv6 address
