@@ -66,6 +66,21 @@ static socklen_t to_sockaddr(const struct tcp_addr *a, struct sockaddr_storage *
     return sizeof *s4;
 }
 
+/* The reverse: family, address and port of an AF_INET or AF_INET6 socket address (the
+ * interface name is left as it is). */
+static void from_sockaddr(const struct sockaddr *sa, struct tcp_addr *a)
+{
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+        a->family = 6, a->port = s6->sin6_port;
+        memcpy(a->ip, &s6->sin6_addr, 16);
+    } else {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+        a->family = 4, a->port = s4->sin_port;
+        memcpy(a->ip, &s4->sin_addr, 4);
+    }
+}
+
 /* ---- interface --------------------------------------------------------------------------- */
 
 /* An address ccbench can listen on and other hosts can reach: IPv4, or IPv6 that is not
@@ -140,13 +155,7 @@ static cc_status choose_interface(const char *spec, int family, struct tcp_addr 
         return CC_ENODEV;
     }
     memset(out, 0, sizeof *out);
-    if (pick->ifa_addr->sa_family == AF_INET6) {
-        out->family = 6;
-        memcpy(out->ip, &((const struct sockaddr_in6 *)pick->ifa_addr)->sin6_addr, 16);
-    } else {
-        out->family = 4;
-        memcpy(out->ip, &((const struct sockaddr_in *)pick->ifa_addr)->sin_addr, 4);
-    }
+    from_sockaddr(pick->ifa_addr, out); /* port 0 until the listener is bound */
     snprintf(out->ifname, sizeof out->ifname, "%s", pick->ifa_name);
     freeifaddrs(ifs);
     return CC_OK;
@@ -244,15 +253,7 @@ static void accept_new(struct tcp_ctx *c)
         p->fd = fd;
         p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
         struct tcp_addr from = {0};
-        if (sa.ss_family == AF_INET6) {
-            const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&sa;
-            from.family = 6, from.port = s6->sin6_port;
-            memcpy(from.ip, &s6->sin6_addr, 16);
-        } else {
-            const struct sockaddr_in *s4 = (const struct sockaddr_in *)&sa;
-            from.family = 4, from.port = s4->sin_port;
-            memcpy(from.ip, &s4->sin_addr, 4);
-        }
+        from_sockaddr((const struct sockaddr *)&sa, &from);
         cc_tcp_addr_str(&from, 0, p->from, sizeof p->from);
     }
 }
@@ -351,8 +352,7 @@ static cc_status make_listener(struct tcp_ctx *c, char *err, size_t errlen)
                   cc_tcp_addr_str(me, 1, ip, sizeof ip), me->ifname, strerror(errno));
         return CC_ESYS;
     }
-    me->port = sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
-                                        : ((struct sockaddr_in *)&sa)->sin_port;
+    from_sockaddr((struct sockaddr *)&sa, me); /* the port the kernel chose */
     return CC_OK;
 }
 
