@@ -1,6 +1,6 @@
 # tap.sh - TAP helpers for test scripts: source it, call ok/skip_all, end with tap_done.
 #   . "$CC_SRCDIR/tests/tap.sh"
-#   run_ok "bench np2" mpirun ... ; tap_done
+#   run "bench np2" 0 mpirun ...; has "a summary" "busbw"; tap_done
 tap_n=0
 tap_failed=0
 ok() { # ok COND_EXIT_STATUS "name" [diagnostic]
@@ -15,6 +15,20 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+# run NAME WANT_RC CMD...: one check that CMD exits WANT_RC; its output is kept in $out
+run() {
+    name=$1 want=$2
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    [ "$rc" -eq "$want" ]
+    ok $? "$name (exit $rc, want $want)" "$out"
+}
+# has NAME REGEX [FILE]: one check that the last output (or FILE) matches REGEX
+has() {
+    if [ -n "${3:-}" ]; then grep -Eq -e "$2" "$3"; else printf '%s\n' "$out" | grep -Eq -e "$2"; fi
+    ok $? "$1" "$(printf '%s\n' "$out" | tail -5)"
+}
 # Open MPI refuses root unless told; these machines run as root.
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

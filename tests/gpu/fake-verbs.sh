@@ -17,18 +17,7 @@ export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCBENCH_NO_PR
 unset NCCL_IB_HCA FAKEIBV_DEVICES FAKEIBV_PORT_DOWN
 MPI="$CC_MPIRUN -x LD_LIBRARY_PATH"
 
-run() {
-    name=$1 want=$2
-    shift 2
-    out=$("$@" 2>&1)
-    rc=$?
-    [ "$rc" -eq "$want" ]
-    ok $? "$name (exit $rc, want $want)" "$out"
-}
-has() {
-    if [ -n "${3:-}" ]; then grep -Eq -e "$2" "$3"; else printf '%s\n' "$out" | grep -Eq -e "$2"; fi
-    ok $? "$1" "$(printf '%s\n' "$out" | tail -5)"
-}
+# run and has: tests/tap.sh
 
 # can this container write into another process (process_vm_writev)?
 out=$($MPI -np 2 "$CCBENCH" bench --backend verbs --coll sendrecv -b 8 -e 8 -n 1 -w 0 2>&1)

@@ -18,19 +18,7 @@ MPI="$CC_MPIRUN -x LD_LIBRARY_PATH -x FAKEGPU_DEVICES"
 FAKEGPU_DEVICES=2
 export FAKEGPU_DEVICES
 
-# run NAME WANT_RC CMD...: output in $out
-run() {
-    name=$1 want=$2
-    shift 2
-    out=$("$@" 2>&1)
-    rc=$?
-    [ "$rc" -eq "$want" ]
-    ok $? "$name (exit $rc, want $want)" "$out"
-}
-has() { # has NAME REGEX [FILE]: the last output (or FILE) matches
-    if [ -n "${3:-}" ]; then grep -Eq -e "$2" "$3"; else printf '%s\n' "$out" | grep -Eq -e "$2"; fi
-    ok $? "$1" "$(printf '%s\n' "$out" | tail -5)"
-}
+# run and has: tests/tap.sh
 
 run "version loads the fake libraries" 0 "$CCBENCH" version
 has "version: 2 GPUs" "here: 2 GPU\(s\)"

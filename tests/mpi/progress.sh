@@ -8,10 +8,10 @@ command -v mpirun >/dev/null || skip_all "mpirun not installed"
 command -v script >/dev/null || skip_all "script (util-linux) not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 esc=$(printf '\033')
-run="$CC_MPIRUN -np 2 $CCBENCH bench --coll allreduce -b 1K -e 64K -f 4 -n 3"
+bench="$CC_MPIRUN -np 2 $CCBENCH bench --coll allreduce -b 1K -e 64K -f 4 -n 3"
 
 # on a terminal: progress for each of the 4 sizes, each erased before its row
-script -qec "$run" "$tmp/tty" >/dev/null 2>&1
+script -qec "$bench" "$tmp/tty" >/dev/null 2>&1
 ok $? "bench on a terminal exits 0" "$(tail -5 "$tmp/tty")"
 for i in 1 2 3 4; do
     grep -q "\[$i/4\] allreduce" "$tmp/tty" || break
@@ -26,22 +26,22 @@ n=$(tr '\r' '\n' <"$tmp/tty" | grep -c "^${esc}\[K  *\(4096\|16384\|65536\)  ")
 [ "$n" -eq 3 ]; ok $? "rows after the first start by erasing the progress line ($n of 3)"
 
 # stdout to a file (under the same terminal): the file is clean, nothing on the terminal
-script -qec "$run >'$tmp/out'" "$tmp/tty2" >/dev/null 2>&1
+script -qec "$bench >'$tmp/out'" "$tmp/tty2" >/dev/null 2>&1
 ok $? "stdout to a file exits 0"
 ! grep -q "$esc" "$tmp/out" && ! grep -q "ETA" "$tmp/out"; ok $? "no progress or escapes in the file"
 [ "$(grep -c ' float32 ' "$tmp/out")" -eq 4 ]; ok $? "4 rows in the file"
 ! grep -q "ETA" "$tmp/tty2"; ok $? "no progress on the terminal when stdout goes to a file"
 
 # switched off
-script -qec "$run --progress off" "$tmp/tty3" >/dev/null 2>&1
+script -qec "$bench --progress off" "$tmp/tty3" >/dev/null 2>&1
 ! grep -q "ETA" "$tmp/tty3" && grep -q ' 65536 ' "$tmp/tty3"; ok $? "--progress off"
-script -qec "CCBENCH_NO_PROGRESS=1 $run" "$tmp/tty4" >/dev/null 2>&1
+script -qec "CCBENCH_NO_PROGRESS=1 $bench" "$tmp/tty4" >/dev/null 2>&1
 ! grep -q "ETA" "$tmp/tty4" && grep -q ' 65536 ' "$tmp/tty4"; ok $? "CCBENCH_NO_PROGRESS=1"
 
 # forced, without a terminal: it goes where stdout goes
-$run --progress on >"$tmp/forced" 2>&1
+$bench --progress on >"$tmp/forced" 2>&1
 ok $? "--progress on without a terminal exits 0"
 grep -q "\[4/4\] allreduce 64K" "$tmp/forced"; ok $? "--progress on shows it anyway"
-$run >"$tmp/plain" 2>&1
+$bench >"$tmp/plain" 2>&1
 ! grep -q "ETA" "$tmp/plain"; ok $? "no terminal, no progress"
 tap_done

@@ -28,22 +28,32 @@ rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
     [ "$(head -1 "$j" | jq -r .tcp_interface)" = eth0 ]
 ok $? "4 hosts: every collective, $n measurements, wrong ${w:-?}, on eth0, exit $rc" "$(tail -5 "$tmp/out")"
 
-# 2. strangers while a bench runs: a bad token and a malformed hello sent to rank 0's port
+# listen_port ADDR ("198.18.0.1" or "[fd00:cc:18::1]"): rank 0's listening port on ADDR, in $port
 listen_port() {
     port=$(ip netns exec "$(cl_ns 0)" ss -Htlnp 2>/dev/null | grep '"ccbench"' |
-        sed -n 's/.*198\.18\.0\.1:\([0-9]*\).*/\1/p' | head -1)
+        awk -v a="$1:" 'index($4, a) == 1 { print substr($4, length(a) + 1); exit }')
     [ -n "$port" ]
 }
+# send_bad_token HOST ADDR PORT: from host HOST, a well-formed hello with a wrong token
+send_bad_token() {
+    hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
+    ip netns exec "$(cl_ns "$1")" timeout 10 bash -c "exec 3<>/dev/tcp/$2/$3 &&
+        printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
+}
+# send_junk HOST ADDR PORT: from host HOST, something that is not a hello
+send_junk() {
+    ip netns exec "$(cl_ns "$1")" timeout 10 bash -c "exec 3<>/dev/tcp/$2/$3 &&
+        printf 'GET / HTTP/1.0\r\n\r\n%030d' 0 >&3 && sleep 1" 2>/dev/null
+}
+
+# 2. strangers while a bench runs: a bad token and a malformed hello sent to rank 0's port
 j="$tmp/token.json"
 cl_mpirun -t 300 "$CCBENCH" bench --backend tcp -b 4M -e 4M -n 60 -w 1 -q --json "$j" \
     >"$tmp/out" 2>&1 &
 bench=$!
-if wait_for 30 listen_port && wait_for 30 grep -q '"type"' "$j"; then
-    hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
-    ip netns exec "$(cl_ns 1)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
-        printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
-    ip netns exec "$(cl_ns 3)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
-        printf 'GET / HTTP/1.0\r\n\r\n%030d' 0 >&3 && sleep 1" 2>/dev/null
+if wait_for 30 listen_port "$(cl_ip 0)" && wait_for 30 grep -q '"type"' "$j"; then
+    send_bad_token 1 "$(cl_ip 0)" "$port"
+    send_junk 3 "$(cl_ip 0)" "$port"
     ok 0 "strangers connected to rank 0's port $port during the run"
 else
     ok 1 "rank 0's listening port found while the bench runs" "$(tail -5 "$tmp/out")"
@@ -73,12 +83,9 @@ cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 2 -w 1 -q --timeou
     --debug-stop-startup 1 --json "$j" >"$tmp/out" 2>&1 &
 bench=$!
 r1=""
-if wait_for 30 stopped_rank1 && wait_for 10 listen_port; then
-    hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
-    ip netns exec "$(cl_ns 2)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
-        printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
-    ip netns exec "$(cl_ns 3)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip 0)/$port &&
-        printf 'GET / HTTP/1.0\r\n\r\n%030d' 0 >&3 && sleep 1" 2>/dev/null
+if wait_for 30 stopped_rank1 && wait_for 10 listen_port "$(cl_ip 0)"; then
+    send_bad_token 2 "$(cl_ip 0)" "$port"
+    send_junk 3 "$(cl_ip 0)" "$port"
     ok 0 "start-up: strangers reached rank 0's port $port while rank 1 was stopped"
 else
     ok 1 "start-up: rank 1 stopped itself and rank 0 listens" "$(tail -5 "$tmp/out")"
@@ -100,18 +107,11 @@ ok $? "start-up: the rejection came before start-up finished (line ${lr:-?} < ${
 # stranger with a bad token named by its IPv6 address
 if [ "$CL_IPV6" = 1 ]; then
     j="$tmp/v6.json"
-    listen_port6() {
-        port=$(ip netns exec "$(cl_ns 0)" ss -Htlnp 2>/dev/null | grep '"ccbench"' |
-            sed -n "s/.*\[$(cl_ip6 0)\]:\([0-9]*\).*/\1/p" | head -1)
-        [ -n "$port" ]
-    }
     cl_mpirun -t 300 "$CCBENCH" bench --backend tcp --tcp-family ipv6 --coll all -b 8 -e 4M -f 64 \
         -n 20 -w 1 -q --json "$j" >"$tmp/out" 2>&1 &
     bench=$!
-    if wait_for 30 listen_port6 && wait_for 30 grep -q '"type"' "$j"; then
-        hello_bad='CCBT\000\001\000\000\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377'
-        ip netns exec "$(cl_ns 1)" timeout 10 bash -c "exec 3<>/dev/tcp/$(cl_ip6 0)/$port &&
-            printf '$hello_bad' >&3 && printf '%024d' 0 >&3 && sleep 1" 2>/dev/null
+    if wait_for 30 listen_port "[$(cl_ip6 0)]" && wait_for 30 grep -q '"type"' "$j"; then
+        send_bad_token 1 "$(cl_ip6 0)" "$port"
         ok 0 "IPv6: a stranger connected to rank 0's [$(cl_ip6 0)]:$port"
     else
         ok 1 "IPv6: rank 0 listens on $(cl_ip6 0)" "$(tail -5 "$tmp/out")"

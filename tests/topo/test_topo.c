@@ -183,25 +183,40 @@ static int count_prefix(char **ev, int n, const char *prefix)
     return c;
 }
 
-static void check_nccl_xml(void)
+/* NCCL topology XML written for the hwloc fixture tests/topo/NAME (malloc'd, or NULL on
+ * failure with the status in *st). */
+static char *nccl_xml_of(const char *name, cc_status *st)
 {
-    char xml[600], err[512] = "", gold[600];
-    snprintf(xml, sizeof xml, "%s/tests/topo/dgx-like.xml", srcdir);
+    char xml[600], err[512] = "";
+    snprintf(xml, sizeof xml, "%s/tests/topo/%s", srcdir, name);
     struct cc_probe_opts o = {xml, sysroot, NULL, 1};
     struct cc_probe *p = NULL;
     json_t *node = NULL;
     char *out = NULL;
     size_t outlen = 0;
     FILE *mem = open_memstream(&out, &outlen);
-    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
-    if (st == CC_OK)
-        st = cc_probe_node(p, &node, err, sizeof err);
-    if (st == CC_OK)
-        st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
+    *st = cc_probe_open(&p, &o, err, sizeof err);
+    if (*st == CC_OK)
+        *st = cc_probe_node(p, &node, err, sizeof err);
+    if (*st == CC_OK)
+        *st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
     fclose(mem);
-    ok(st == CC_OK, "nccl xml: written for the DGX-like fixture");
     cc_probe_close(p);
     json_decref(node);
+    if (*st != CC_OK) {
+        diag("%s: %s", name, err);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static void check_nccl_xml(void)
+{
+    char gold[600];
+    cc_status st;
+    char *out = nccl_xml_of("dgx-like.xml", &st);
+    ok(st == CC_OK, "nccl xml: written for the DGX-like fixture");
 
     path_of(gold, sizeof gold, "tests/topo/golden/dgx-like.nccl.xml");
     char *want = slurp(gold);
@@ -232,24 +247,10 @@ static void check_nccl_xml(void)
 /* GPUs on an NVSwitch: each <gpu> has one <nvlink> to the switch, with NVSwitch's class. */
 static void check_nvswitch_xml(void)
 {
-    char xml[600], err[512] = "";
-    snprintf(xml, sizeof xml, "%s/tests/topo/nvswitch.xml", srcdir);
-    struct cc_probe_opts o = {xml, sysroot, NULL, 1};
-    struct cc_probe *p = NULL;
-    json_t *node = NULL;
-    char *out = NULL;
-    size_t outlen = 0;
-    FILE *mem = open_memstream(&out, &outlen);
-    cc_status st = cc_probe_open(&p, &o, err, sizeof err);
-    if (st == CC_OK)
-        st = cc_probe_node(p, &node, err, sizeof err);
-    if (st == CC_OK)
-        st = cc_probe_nccl_xml(p, node, mem, err, sizeof err);
-    fclose(mem);
-    cc_probe_close(p);
-    json_decref(node);
+    cc_status st;
+    char *out = nccl_xml_of("nvswitch.xml", &st);
     static char *ev[256];
-    int n = st == CC_OK && out ? xml_events(out, ev, 256) : -1;
+    int n = out ? xml_events(out, ev, 256) : -1;
     ok(n > 0, "nvswitch xml: written and parsed (%d events)", n);
     is_int(count_prefix(ev, n, "<gpu "), 4, "nvswitch xml: 4 <gpu>");
     is_int(count_prefix(ev, n, "<nvlink count=\"18\" target=\"0000:80:00.0\" tclass=\"0x068000\">"), 4,
