@@ -290,6 +290,13 @@ double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, d
     return fmax(layers, 0.0);
 }
 
+/* Stages evaluated, in this order: the first; the last (pp > 1); the second (pp > 2, the
+ * first of the middle ones: most micro-batches in flight among them). */
+static int stages_evaluated(int pp)
+{
+    return pp < 3 ? pp : 3;
+}
+
 /* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the
  * first (embedding, most micro-batches in flight), the second (a full complement of layers
  * when the first and last hold one fewer) or the last (output layer and logits). */
@@ -322,7 +329,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                                 x->mm) + work + x->logits},
         {x->p_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work},
     };
-    int nst = pp == 1 ? 1 : pp == 2 ? 2 : 3;
+    int nst = stages_evaluated(pp);
     double best = -1;
     for (int i = 0; i < nst; i++) {
         double w, g, o;
@@ -399,7 +406,7 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         {x->Ll, t_logit, x->p_last},
         {x->Lm, 0.0, x->p_mid},
     };
-    int nst = pp == 1 ? 1 : pp == 2 ? 2 : 3;
+    int nst = stages_evaluated(pp);
     double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0;
     for (int i = 0; i < nst; i++) {
         double ci = st[i].layers * t_layer + st[i].extra + cc_grad_accum_time(hb, st[i].params, hbm);
@@ -468,7 +475,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         x.Lm = S;
     } else { /* uniform; with pp = 2 the split is the same thing */
         x.Lf = x.Lm = x.Ll = (double)m->layers / x.pp;              /* layers per stage */
-        x.split = x.split && x.pp == 2 ? 0 : x.split;
+        if (x.pp == 2)
+            x.split = 0;
     }
     e->layers_first = x.Lf, e->layers_mid = x.Lm, e->layers_last = x.Ll;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
