@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "layout/nccltests.h"
 
 /* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
  * MI300X AMD; an MI250X is listed per GCD, the device a rank sees). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
@@ -252,21 +253,38 @@ static int fit_points(const struct pt *p, int np, struct cc_fit *f)
     return 0;
 }
 
-cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
-                                  size_t errlen)
+/* Growing list of points read from one file. */
+struct pts { struct pt *p; int n, cap; };
+
+static int push_point(struct pts *v, struct pt p)
 {
-    FILE *f = fopen(path, "r");
+    if (v->n == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 256;
+        struct pt *np = realloc(v->p, (size_t)cap * sizeof *np);
+        if (!np)
+            return -1;
+        v->p = np, v->cap = cap;
+    }
+    v->p[v->n++] = p;
+    return 0;
+}
+
+/* A point of a group of n ranks spread over nnodes nodes; x in busbw bytes. */
+static struct pt make_point(enum cc_coll_id coll, int n, int nnodes, double bytes, double t)
+{
+    return (struct pt){(int)coll, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA, n,
+                       (n + nnodes - 1) / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t};
+}
+
+/* ccbench bench --json: the header's nnodes, then "type":"result" lines. */
+static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err, size_t errlen)
+{
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
-    int nnodes = 0, npts = 0, ptcap = 0, nfit = 0;
-    struct pt *pts = NULL;
+    int nnodes = 0;
     cc_status st = CC_OK;
 
-    if (!f) {
-        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
-        return CC_EINVAL;
-    }
     while (getline(&line, &cap, f) > 0) {
         lineno++;
         if (line[0] == '\n' || line[0] == '#')
@@ -278,7 +296,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                       o ? "not a JSON object" : je.text);
             json_decref(o);
             st = CC_EPARSE;
-            goto done;
+            break;
         }
         const char *type = json_string_value(json_object_get(o, "type"));
         if (type && strcmp(type, "header") == 0)
@@ -291,35 +309,74 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             if (!nnodes) {
                 cc_errbuf(err, errlen, "cannot read results '%s': line %ld: result before the "
                           "header (no nnodes)", path, lineno);
-                json_decref(o);
                 st = CC_EPARSE;
-                goto done;
-            }
-            if (cl && n >= 2 && bytes > 0 && t > 0) {
-                if (npts == ptcap) {
-                    ptcap = ptcap ? 2 * ptcap : 256;
-                    struct pt *np = realloc(pts, (size_t)ptcap * sizeof *pts);
-                    if (!np) {
-                        json_decref(o);
-                        st = CC_ENOMEM;
-                        goto done;
-                    }
-                    pts = np;
-                }
-                pts[npts++] = (struct pt){(int)cl->id, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA,
-                                          n, (n + nnodes - 1) / nnodes,
-                                          bytes * cl->busbw_factor(n), t};
+            } else if (cl && n >= 2 && bytes > 0 && t > 0 &&
+                       push_point(v, make_point(cl->id, n, nnodes, bytes, t))) {
+                st = CC_ENOMEM;
             }
         }
         json_decref(o);
+        if (st != CC_OK)
+            break;
+    }
+    free(line);
+    if (st == CC_OK && !v->n) {
+        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines", path);
+        st = CC_EINVAL;
+    }
+    return st;
+}
+
+static int nt_point(const struct cc_nt_point *p, void *ctx)
+{
+    return push_point(ctx, make_point(p->coll, p->nranks, p->nhosts, p->bytes, p->time_s));
+}
+
+/* nccl-tests text output (layout/nccltests.h). */
+static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *err,
+                                size_t errlen)
+{
+    struct cc_nt_summary sum;
+    cc_status st = cc_nccltests_read(f, path, nt_point, v, &sum, err, errlen);
+    if (st == CC_OK && !sum.points) {
+        cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (%d rows "
+                  "with #wrong > 0, %d of one-GPU tests, %d of tests without a ccbench "
+                  "collective)", path, sum.wrong_rows, sum.single_rows, sum.other_rows);
+        st = CC_EINVAL;
+    }
+    if (st == CC_OK && sum.wrong_rows)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) reporting wrong "
+               "elements", path, sum.wrong_rows);
+    return st;
+}
+
+cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
+                                  size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    struct pts v = {0};
+    int nfit = 0;
+
+    if (!f) {
+        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
+        return CC_EINVAL;
+    }
+    int nt = cc_nccltests_sniff(f);
+    cc_status st = nt ? read_nccltests(f, path, &v, err, errlen)
+                      : read_jsonl(f, path, &v, err, errlen);
+    fclose(f);
+    if (st != CC_OK) {
+        free(v.p);
+        return st;
     }
     /* group by (collective, scope, nranks) and fit each group */
-    for (int i = 0; i < npts; i++) {
+    struct pt *pts = v.p;
+    for (int i = 0; i < v.n; i++) {
         if (pts[i].coll < 0)
             continue;
         struct pt key = pts[i];
         int k = 0;
-        for (int j = i; j < npts; j++)
+        for (int j = i; j < v.n; j++)
             if (pts[j].coll == key.coll && pts[j].scope == key.scope && pts[j].n == key.n) {
                 struct pt tmp = pts[j];
                 pts[j] = pts[i + k];
@@ -336,19 +393,15 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             pts[j].coll = -1;
         i += k - 1;
     }
+    free(v.p);
     if (!nfit) {
-        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines", path);
-        st = CC_EINVAL;
-        goto done;
+        cc_errbuf(err, errlen, "results '%s': no measurement could be fitted", path);
+        return CC_EINVAL;
     }
     size_t len = strlen(c->bw_source);
-    snprintf(c->bw_source + len, sizeof c->bw_source - len, "%sfitted from '%s'",
-             len ? "; " : "", path);
-done:
-    free(pts);
-    free(line);
-    fclose(f);
-    return st;
+    snprintf(c->bw_source + len, sizeof c->bw_source - len, "%sfitted from '%s'%s",
+             len ? "; " : "", path, nt ? " (nccl-tests)" : "");
+    return CC_OK;
 }
 
 /* ---- communication model -------------------------------------------------------------------- */

@@ -59,7 +59,7 @@ struct cc_cluster {
                                           node's inter-node bandwidth, shared by its GPUs */
     double p2p_intra_Bps;              /* send/recv between two GPUs of a node */
     double lat_intra_s, lat_inter_s;   /* per-collective latency when nothing is fitted */
-    char bw_source[160];               /* where the rates come from (for the report) */
+    char bw_source[1024];              /* where the rates come from (for the report) */
     struct cc_fit fits[CC_COLL_COUNT][2][CC_FIT_MAX];
     int nfits[CC_COLL_COUNT][2];
 };
@@ -75,8 +75,10 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
 cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
                                    char *err, size_t errlen);
 
-/* Fit alpha + x/busbw to the "type":"result" lines of ccbench bench JSON Lines (x = bytes *
- * busbw factor); scope from the header's nnodes (1: within a node). Adds to c->fits. */
+/* Fit alpha + x/busbw (x = bytes * busbw factor) per collective, scope and group size to
+ * the measurements in `path`: ccbench bench JSON Lines ("type":"result" lines; scope from the
+ * header's nnodes, 1: within a node) or an nccl-tests log (layout/nccltests.h; scope from
+ * the hosts of its Rank lines), told apart by content. Adds to c->fits. */
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
                                   size_t errlen);
 

@@ -4,6 +4,7 @@ libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
 	src/layout/cluster.c src/layout/cluster.h \
 	src/layout/layout.c src/layout/layout.h \
 	src/layout/gemm.c src/layout/gemm.h \
+	src/layout/nccltests.c src/layout/nccltests.h \
 	src/layout/megatron.c src/layout/megatron.h \
 	src/layout/report.c src/layout/report.h
 
@@ -13,5 +14,6 @@ tests_layout_test_layout_LDADD = $(CC_UNIT_LIBS)
 TESTS += tests/layout/test_layout tests/layout/cli.sh
 EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100x2-nics.json \
 	tests/layout/bad-nogpu.json tests/layout/model-small.json tests/layout/model-badheads.json \
-	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl
+	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl \
+	tests/layout/nccl-tests-inter.txt tests/layout/all_gather_perf-8gpu.txt
 dist_doc_DATA += docs/layout.md

@@ -72,6 +72,32 @@ rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results /nonexistent.jsonl >/dev/null 2>"$out/e6"; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot read results" "$out/e6"; ok $? "missing results: exit 2"
 
+# nccl-tests logs as --results: the test's name from the log or the file name
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g \
+    --results "$T/nccl-tests-inter.txt,$T/all_gather_perf-8gpu.txt" >"$out/nt" 2>"$out/nterr"
+ok $? "--results with two nccl-tests logs" "$(cat "$out/nterr")"
+grep -q "fitted from '.*nccl-tests-inter.txt' (nccl-tests); fitted from '.*all_gather_perf-8gpu.txt' (nccl-tests)" "$out/nt"
+ok $? "rates say they come from the nccl-tests logs"
+grep -q "not used: 1 nccl-tests row(s) reporting wrong elements" "$out/nterr"
+ok $? "a row with wrong elements is named and left out"
+grep -v "^#  Rank" "$T/all_gather_perf-8gpu.txt" >"$out/nameless.txt"
+sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt" >"$out/run7.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/run7.txt" >/dev/null 2>"$out/e9"; rc=$?
+[ $rc -eq 2 ] && grep -q "run7.txt': line 16: cannot tell which collective this nccl-tests log measured" "$out/e9"
+ok $? "nccl-tests log that names no test: exit 2, says so" "$(cat "$out/e9")"
+cp "$out/nameless.txt" "$out/all_reduce_perf.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_reduce_perf.txt" >/dev/null 2>"$out/e10"; rc=$?
+[ $rc -eq 2 ] && grep -q "result row before the '#  Rank' lines" "$out/e10"
+ok $? "nccl-tests rows without the Rank lines: exit 2" "$(cat "$out/e10")"
+{ cat "$T/all_gather_perf-8gpu.txt"; echo "     1048576        262144     float"; } >"$out/all_gather_cut.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_cut.txt" >/dev/null 2>"$out/e11"; rc=$?
+[ $rc -eq 2 ] && grep -q "all_gather_cut.txt': line 30: not an nccl-tests result row" "$out/e11"
+ok $? "a cut-off nccl-tests row: exit 2 with its line" "$(cat "$out/e11")"
+sed -e 's/^#  Rank  [1-7] .*//' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_1gpu.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_1gpu.txt" >/dev/null 2>"$out/e12"; rc=$?
+[ $rc -eq 2 ] && grep -q "nothing to fit (0 rows with #wrong > 0, 11 of one-GPU tests, 0 of" "$out/e12"
+ok $? "a one-GPU nccl-tests log: exit 2, says why" "$(cat "$out/e12")"
+
 "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm \
     -x tp=8,pp=16,v=8,mb=1,sp=1,zero=1,rc=full,split=1 >"$out/u" 2>&1
 ok $? "--explain an uneven 16-stage pipeline of 126 layers" "$(head -8 "$out/u")"

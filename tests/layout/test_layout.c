@@ -9,6 +9,7 @@
 
 #include "layout/gemm.h"
 #include "layout/megatron.h"
+#include "layout/nccltests.h"
 #include "../tap.h"
 
 #define REL(got, want, tol, ...) is_near((got) / (want), 1.0, tol, __VA_ARGS__)
@@ -206,6 +207,48 @@ static void test_inputs(void)
         "intra-node fit unchanged by the inter-node file");
     is_int(cc_cluster_load_results(&c, "/nonexistent.jsonl", err, sizeof err), CC_EINVAL,
            "missing results file");
+
+    /* nccl-tests logs: the test named in the log or, in older logs, by the file's name */
+    enum cc_coll_id id = CC_COLL_COUNT;
+    ok(cc_nccltests_name("all_reduce_perf", &id) == 0 && id == CC_ALLREDUCE, "all_reduce_perf");
+    ok(cc_nccltests_name("reduce_scatter_perf_mpi", &id) == 0 && id == CC_REDUCESCATTER,
+       "reduce_scatter_perf_mpi is reduce-scatter, not reduce");
+    ok(cc_nccltests_name("results/AllGather-16.txt", &id) == 0 && id == CC_ALLGATHER, "AllGather");
+    ok(cc_nccltests_name("reduce_perf", &id) == 0 && id == CC_REDUCE, "reduce_perf");
+    ok(cc_nccltests_name("alltoall_perf", &id) == 0 && id == CC_ALLTOALL, "alltoall_perf");
+    ok(cc_nccltests_name("sendrecv_perf", &id) == 0 && id == CC_SENDRECV, "sendrecv_perf");
+    ok(cc_nccltests_name("broadcast_perf", &id) == 0 && id == CC_BROADCAST, "broadcast_perf");
+    is_int(cc_nccltests_name("alltoallv_perf", &id), 1, "alltoallv: no ccbench collective");
+    is_int(cc_nccltests_name("gather_perf", &id), 1, "gather: no ccbench collective");
+    is_int(cc_nccltests_name("hypercube_perf", &id), 1, "hypercube: no ccbench collective");
+    is_int(cc_nccltests_name("run-42.txt", &id), -1, "a name that names no test");
+
+    /* 16 GPUs on 2 hosts: all_reduce_perf made as 20 us + x / 50 GB/s with one row's
+     * out-of-place run reporting 3 wrong elements, all_gather_perf 15 us + x / 40 GB/s, and a
+     * gather_perf section; times printed to 0.01 us as nccl-tests does */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    path(p, sizeof p, "nccl-tests-inter.txt");
+    is_int(cc_cluster_load_results(&c, p, err, sizeof err), CC_OK, "read nccl-tests-inter.txt");
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTER], 1, "one all-reduce fit across nodes");
+    const struct cc_fit *ft = &c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0];
+    ok(ft->nranks == 16 && ft->per_node == 8, "16 ranks, 8 per host (from the Rank lines)");
+    is_int(ft->points, 21, "11 sizes x out-of-place and in-place, less the wrong run");
+    REL(ft->busbw_Bps, 50e9, 1e-3, "nccl-tests all-reduce busbw 50 GB/s");
+    is_near(ft->alpha_s, 20e-6, 0.05e-6, "nccl-tests all-reduce latency 20 us");
+    is_int(c.nfits[CC_ALLGATHER][CC_SCOPE_INTER], 1, "second test in the same log");
+    REL(c.fits[CC_ALLGATHER][CC_SCOPE_INTER][0].busbw_Bps, 40e9, 1e-3, "all-gather 40 GB/s");
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTRA] + c.nfits[CC_ALLGATHER][CC_SCOPE_INTRA], 0,
+           "nothing taken for one node");
+    ok(strstr(c.bw_source, "(nccl-tests)") != NULL, "source says nccl-tests: %s", c.bw_source);
+
+    /* an older log (no test name, validation off: #wrong N/A) named all_gather_perf-8gpu.txt:
+     * 8 GPUs on one host, 6 us + x / 120 GB/s */
+    cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    path(p, sizeof p, "all_gather_perf-8gpu.txt");
+    is_int(cc_cluster_load_results(&c, p, err, sizeof err), CC_OK, "read all_gather_perf-8gpu.txt");
+    is_int(c.nfits[CC_ALLGATHER][CC_SCOPE_INTRA], 1, "collective from the file name");
+    REL(c.fits[CC_ALLGATHER][CC_SCOPE_INTRA][0].busbw_Bps, 120e9, 1e-3, "all-gather 120 GB/s");
+    is_near(c.fits[CC_ALLGATHER][CC_SCOPE_INTRA][0].alpha_s, 6e-6, 0.05e-6, "latency 6 us");
 
     path(p, sizeof p, "model-small.json");
     is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read model-small.json");

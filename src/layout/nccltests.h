@@ -1,0 +1,60 @@
+/* nccltests.h - read the text output of nccl-tests (all_reduce_perf and the other *_perf
+ * programs) as measurements: one point per table row, with the row's collective, the group
+ * size and the hosts it spanned.
+ *
+ * What is taken from the log:
+ *   - the test: the "# Collective test starting: NAME" line (nccl-tests since mid 2025), or
+ *     else the file's name (all_reduce_perf.log, allgather-16gpu.txt, ...); gather, scatter,
+ *     alltoallv and the other tests ccbench has no collective for are passed over;
+ *   - the group: the "#  Rank N Group G Pid P on HOST device D ..." lines (ranks = highest
+ *     N + 1, hosts = distinct HOST names);
+ *   - each row: size (bytes, nccl-tests convention = coll/coll.h), out-of-place and in-place
+ *     time (us); a row whose #wrong is not 0 is not a measurement and is counted, not used.
+ * Several tests in one file (run one after another into one log) are read section by section.
+ * Lines that are not nccl-tests' own (NCCL INFO, launcher messages) are passed over; a line
+ * that starts like a row but does not read as one is an error.
+ */
+#ifndef CC_LAYOUT_NCCLTESTS_H
+#define CC_LAYOUT_NCCLTESTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "coll/coll.h"
+#include "core/status.h"
+
+/* One timed run of one row. */
+struct cc_nt_point {
+    enum cc_coll_id coll;
+    int nranks;      /* GPUs in the test */
+    int nhosts;      /* distinct host names among them (at least 1) */
+    double bytes;    /* nccl-tests "size" */
+    double time_s;
+    int inplace;
+};
+
+/* Called for every point; a non-zero return stops the read with CC_ENOMEM (out of room). */
+typedef int (*cc_nt_point_fn)(const struct cc_nt_point *p, void *ctx);
+
+/* Counts of what a read passed over, for the caller's message. */
+struct cc_nt_summary {
+    int points;        /* points handed to the callback */
+    int wrong_rows;    /* rows with #wrong > 0 */
+    int single_rows;   /* rows of a one-GPU test (nothing to fit) */
+    int other_rows;    /* rows of a test ccbench has no collective for */
+};
+
+/* Whether the stream holds nccl-tests output (a "# nThread ", "# Collective test starting:"
+ * or "# nccl-tests version" line). Rewinds the stream. */
+int cc_nccltests_sniff(FILE *f);
+
+/* Read the whole stream; `path` names it in messages and, when the log does not name its
+ * test, its base name names the collective. CC_EPARSE with "results 'PATH': line N: ..." on a
+ * malformed row or a test whose collective cannot be told. */
+cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *ctx,
+                            struct cc_nt_summary *sum, char *err, size_t errlen);
+
+/* The collective a test or file name stands for: 0 and *id set; 1 a test ccbench has no
+ * collective for (gather, scatter, alltoallv, hypercube, ...); -1 no test named. */
+int cc_nccltests_name(const char *name, enum cc_coll_id *id);
+
+#endif
