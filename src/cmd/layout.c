@@ -24,9 +24,9 @@ struct layout_cfg {
     int seq_len;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
-    double efficiency, mem_margin;
+    double efficiency, efficiency_fp8, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, tp_overlap, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -52,6 +52,7 @@ static const struct cc_opt layout_opts[] = {
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
@@ -62,6 +63,8 @@ static const struct cc_opt layout_opts[] = {
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
     {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
+    {"pp-overlap", 0, CC_OPT_INT, F(pp_overlap), "1", "0|1", "interleaved pipelines send while other chunks compute, and pp = 2 may interleave (Megatron-Core --overlap-p2p-communication; 0: blocking, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
+    {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
@@ -236,6 +239,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
 {
     cc_habits_default(hb);
     hb->efficiency = cfg->efficiency;
+    hb->efficiency_fp8 = cfg->efficiency_fp8;
     hb->mem_margin = cfg->mem_margin;
     hb->bucket_bytes = cfg->bucket;
     hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)
@@ -249,6 +253,8 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
         hb->zero_min = hb->zero_max = cfg->zero - 1;
     hb->sp = cfg->sp == 0 ? -1 : cfg->sp - 1;
     hb->dp_overlap = cfg->dp_overlap;
+    hb->pp_overlap = cfg->pp_overlap;
+    hb->tp_overlap = cfg->tp_overlap;
     hb->tp_max = cfg->tp_max;
     hb->cp_max = cfg->cp_max;
     hb->vpp_max = cfg->vpp_max;

@@ -26,6 +26,7 @@ void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
     hb->efficiency = CC_LAYOUT_EFFICIENCY;
+    hb->efficiency_fp8 = CC_LAYOUT_FP8_EFFICIENCY;
     hb->mem_margin = 0.10;
     hb->bucket_bytes = 25u << 20;
     hb->grad_bytes = 4;
@@ -36,6 +37,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->accum_fusion = 1;
     hb->gemm_waves = 1;
     hb->uneven_pp = 1;
+    hb->pp_overlap = 1;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -116,7 +118,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 }
 
 double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
-                          int sms, int nfwd, int attn_again)
+                          double rate_attn, int sms, int nfwd, int attn_again)
 {
     double h = m->hidden, s = m->seq_len, T = mb * s_loc, t = tp > 0 ? tp : 1;
     double kv = (double)m->kv_heads * (h / m->heads), dh = h / m->heads;
@@ -127,8 +129,8 @@ double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int
                cc_gemm_time(T, up / t, h, 1, rate, sms, nfwd, 1) +             /* MLP in */
                cc_gemm_time(T, h, m->ffn / t, 1, rate, sms, nfwd, 1);          /* MLP out */
     int na = nfwd + (attn_again ? 1 : 0);
-    double a = cc_gemm_time(s_loc, s, dh, heads, rate, sms, na, 1) + /* Q K^T */
-               cc_gemm_time(s_loc, dh, s, heads, rate, sms, na, 1);  /* softmax(.) V */
+    double a = cc_gemm_time(s_loc, s, dh, heads, rate_attn, sms, na, 1) + /* Q K^T */
+               cc_gemm_time(s_loc, dh, s, heads, rate_attn, sms, na, 1);  /* softmax(.) V */
     return w + a;
 }
 
@@ -244,9 +246,12 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
             (long long)x->dp * x->mb);
-    if (v > 1 && pp < 3) /* Megatron-LM without overlapped P2P: no two sends between the
-                            same two ranks in one communication batch */
-        why(e, "an interleaved schedule (v=%d) needs pp > 2 (Megatron-LM)", v);
+    if (v > 1 && pp < 2)
+        why(e, "an interleaved schedule (v=%d) needs a pipeline (pp > 1)", v);
+    else if (v > 1 && pp < 3 && !x->hb->pp_overlap) /* blocking exchanges: no two sends
+                                                      between the same two ranks at once */
+        why(e, "an interleaved schedule (v=%d) with blocking pipeline sends (--pp-overlap 0) "
+            "needs pp > 2 (Megatron-LM)", v);
     if (v > 1 && slots % (pp * v))
         why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
                         : "v %d does not divide the %d layers per stage", v, slots / pp);
@@ -357,7 +362,13 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     const struct cc_habits *hb = x->hb;
     int tp = x->tp, pp = x->pp, cp = x->cp, v = x->v, sp = x->sp, shard = x->shard;
     double mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
-    double rate = x->peak * hb->efficiency;
+    /* fp8 training casts only the transformer's linear layers: attention and logits stay
+     * 16-bit */
+    int fp8 = m->prec == CC_PREC_FP8;
+    double rate = x->peak * (fp8 ? hb->efficiency_fp8 : hb->efficiency);
+    double rate16 = fp8 && c->peak_flops[CC_PREC_BF16] > 0
+                        ? c->peak_flops[CC_PREC_BF16] * hb->efficiency
+                        : rate;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;
@@ -365,10 +376,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
     double ew_layer = ELEMWISE_TRAFFIC * passes *
                       cc_model_layer_act_bytes(m, mb, s_loc, tp, sp, CC_RC_NONE) / hbm;
-    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, sms,
+    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, rate16, sms,
                                         x->rc == CC_RC_FULL ? 2 : 1,
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;
-    double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate, sms) +
+    double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
     double tp_layer = 0, cp_layer = 0, pp_mb = 0, z3_mb = 0;
@@ -380,6 +391,13 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
         tp_layer = nar * one;
+        if (sp && hb->tp_overlap) {
+            /* pipelined with the linear layers beside them: only what outlasts those GEMMs
+             * shows, and never less than one of the tp chunks */
+            double lin = cc_layer_gemm_time(m, mb, s_loc, tp, rate, INFINITY, sms,
+                                            x->rc == CC_RC_FULL ? 2 : 1, 0);
+            tp_layer = fmax(tp_layer - lin, tp_layer / tp);
+        }
     }
     if (cp > 1) {
         double kv = mb * s_loc * 2.0 * (m->kv_heads * (h / m->heads)) * 2.0; /* K and V */
@@ -394,8 +412,9 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         int pn = stride < c->gpus_per_node ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
         /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
-         * before it can compute (once per receive: forward and backward, per chunk) */
-        if (tp > 1)
+         * before it can compute (once per receive: forward and backward, per chunk); with
+         * sequence parallelism the activations are already split by tp and stay so */
+        if (tp > 1 && !sp)
             pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
     }
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
@@ -425,6 +444,8 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
                     cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g);
         z3_mb = fmax(0.0, z3 - comp); /* prefetching hides it behind compute */
     }
+    if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */
+        pp_mb = fmax(0.0, pp_mb - comp);
     double t_mb = comp + tp_mb + cp_mb + pp_mb + z3_mb;
 
     e->t_compute = mm * comp;
@@ -573,7 +594,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (split ? !uneven : !uniform)
                                         continue;
-                                    if (v > 1 && (pp < 3 || per_stage % v || (per_dp / mb) % pp))
+                                    if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
+                                                  per_stage % v || (per_dp / mb) % pp))
                                         continue;
                                     struct cc_ranked cand = {
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};

@@ -13,15 +13,19 @@
 #include "layout/cluster.h"
 #include "layout/model.h"
 
-/* The one calibrated constant: achieved/peak FLOP/s of a matrix multiply that fills every SM
- * (tile and wave losses come on top, layout/gemm.h), chosen to minimise the worst throughput
- * error over Megatron-LM SC'21 Table 1 (docs/layout.md). The command's --efficiency default
- * repeats it. */
+/* The calibrated constants (docs/layout.md). Achieved/peak FLOP/s of a 16-bit matrix multiply
+ * that fills every SM (tile and wave losses come on top, layout/gemm.h), chosen to minimise
+ * the worst throughput error over Megatron-LM SC'21 Table 1. The command's --efficiency and
+ * --fp8-efficiency defaults repeat them. */
 #define CC_LAYOUT_EFFICIENCY 0.71
+/* The same for the fp8 linear layers, as a fraction of the fp8 peak: calibrated on NVIDIA's
+ * published NeMo fp8 runs on H100 (results/layout-megatron.md). */
+#define CC_LAYOUT_FP8_EFFICIENCY 0.48
 
 /* Training habits and search limits (what the user sets; defaults in the command). */
 struct cc_habits {
     double efficiency;     /* achieved / peak FLOP/s of the matrix multiplies (0..1] */
+    double efficiency_fp8; /* the same for the fp8 linear layers, of the fp8 peak */
     double mem_margin;     /* fraction of GPU memory kept free (allocator, NCCL, context) */
     size_t bucket_bytes;   /* gradient bucket (DDP: 25 MB) */
     int grad_bytes;        /* bytes per gradient element reduced: 2 (bf16/fp16) or 4 (fp32) */
@@ -39,6 +43,13 @@ struct cc_habits {
     int dp_overlap;        /* overlap the gradient reduction with the last backward: 0 never,
                               1 always, 2 only without pipeline parallelism (Megatron-LM 2021:
                               PyTorch DDP when pp = 1, its own DDP after the flush otherwise) */
+    int pp_overlap;        /* 1: with the interleaved schedule the pipeline sends overlap the
+                              other chunks' compute and pp = 2 may interleave (Megatron-Core
+                              --overlap-p2p-communication, its default); 0: every exchange
+                              blocks and interleaving needs pp > 2 (Megatron-LM 2021) */
+    int tp_overlap;        /* 1: the sequence-parallel all-gathers and reduce-scatters are
+                              pipelined with the linear layers beside them (Transformer Engine
+                              userbuffers, Megatron-Core --tp-comm-overlap); 0: not overlapped */
     int uneven_pp;         /* 1: also search pipelines that count the embedding and the loss as
                               one layer each (layers + 2 split over pp; Megatron-Core
                               --account-for-embedding/loss-in-pipeline-split) */
@@ -110,11 +121,14 @@ double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, d
  * (s_loc = s / cp) on one GPU of a tp group: QKV, output projection, MLP and the two attention
  * products (batched over mb*heads/tp), nfwd forward passes (2 with full recomputation) and the
  * backward products, plus one more forward of the attention products when attn_again
- * (selective recomputation). Wave quantization on `sms` SMs (0: none), `rate` FLOP/s. */
+ * (selective recomputation). Wave quantization on `sms` SMs (0: none). The linear layers run
+ * at `rate` FLOP/s, the attention products at `rate_attn` (they stay 16-bit in fp8 training:
+ * Transformer Engine casts only the linear layers). */
 double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
-                          int sms, int nfwd, int attn_again);
+                          double rate_attn, int sms, int nfwd, int attn_again);
 /* GEMM seconds of the output layer (logits, V/tp columns) for one micro-batch: forward and
- * backward, never recomputed. */
+ * backward, never recomputed; `rate` is the 16-bit rate in fp8 training too (Megatron-LM's
+ * output layer is not a Transformer Engine layer). */
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
                           int sms);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */

@@ -33,6 +33,8 @@ void cc_megatron_habits(struct cc_habits *hb, double efficiency)
     hb->dp_overlap = 2; /* PyTorch DDP (overlapped) at pp = 1, local DDP otherwise */
     hb->accum_fusion = 0; /* gradient accumulation fusion came in 2022 */
     hb->uneven_pp = 0;    /* uneven pipeline splits came with Megatron-Core */
+    hb->pp_overlap = 0;   /* every pipeline exchange blocked (and synchronised the device) */
+    hb->tp_overlap = 0;
     hb->recompute = CC_RC_FULL;
 }
 

@@ -29,10 +29,12 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
                  "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
     fprintf(out, "# habits  efficiency %.2f, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s\n", hb->efficiency,
-            hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes, hb->zero_min,
-            hb->zero_max, cc_recompute_names[hb->recompute],
+                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s%s%s\n",
+            hb->efficiency, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
+            hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
+            hb->pp_overlap ? "" : ", blocking pipeline sends",
+            hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
                            : ", GEMM waves off");
 }
@@ -190,6 +192,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --no-gradient-accumulation-fusion");
     if (hb->grad_bytes == 4 && m->prec == CC_PREC_FP16)
         PUT(" --accumulate-allreduce-grads-in-fp32");
+    if (hb->tp_overlap && l->sp && l->tp > 1)
+        PUT(" --tp-comm-overlap");
+    if (!hb->pp_overlap && l->vpp > 1)
+        PUT(" --no-overlap-p2p-communication");
     int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1);
     if (overlap && l->dp * l->cp > 1)
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
@@ -317,6 +323,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "uneven_pp", json_boolean(hb->uneven_pp));
     json_object_set_new(ho, "gemm_waves", json_boolean(hb->gemm_waves && c->sms > 0));
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
+    json_object_set_new(ho, "pp_overlap", json_boolean(hb->pp_overlap));
+    json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
     json_object_set_new(o, "model", mo);
     json_object_set_new(o, "cluster", co);

@@ -111,6 +111,22 @@ grep -q "layers per stage: first 7, middle 8, last 7" "$out/u0"; ok $? "explicit
 "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm -x tp=8,pp=16 >/dev/null 2>"$out/e8"; rc=$?
 [ $rc -eq 2 ] && grep -q "pp 16 does not divide the 126 layers" "$out/e8"; ok $? "pp=16 without split: exit 2, says why"
 
+# overlap habits reach the Megatron-LM arguments; bad values are refused
+"$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --precision fp8 --global-batch 128 \
+    --tp-overlap 1 -x tp=4,pp=4,dp=2,cp=2,mb=1,v=5,sp=1,zero=1,rc=none >"$out/o1" 2>&1
+ok $? "--tp-overlap 1 with --explain"
+grep -q -- "--context-parallel-size 2 --sequence-parallel .*--tp-comm-overlap" "$out/o1" &&
+    grep -q "tensor-parallel overlap" "$out/o1"
+ok $? "tensor-parallel overlap shown in the habits and the Megatron-LM arguments"
+"$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 \
+    -x tp=8,pp=2,dp=4,mb=1,v=2 >"$out/o2" 2>&1
+grep -q "with blocking pipeline sends (--pp-overlap 0) needs pp > 2" "$out/o2"
+ok $? "--pp-overlap 0: two-stage interleaving refused, says why"
+"$CCBENCH" layout -m llama3-70b --gpus 64 --tp-overlap 2 >/dev/null 2>"$out/e13"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--tp-overlap" "$out/e13"; ok $? "--tp-overlap 2: exit 2" "$(cat "$out/e13")"
+"$CCBENCH" layout -m llama3-70b --gpus 64 --fp8-efficiency 0 >/dev/null 2>"$out/e14"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--fp8-efficiency '0' is out of range" "$out/e14"; ok $? "--fp8-efficiency 0: exit 2"
+
 "$CCBENCH" layout --validate-megatron >"$out/v" 2>&1
 grep -q "^| megatron-1t | 3072 | 3072 | 8,64,6 | 1 |" "$out/v"; ok $? "Megatron table: 1T row, published layout first"
 tap_done
