@@ -434,7 +434,10 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     if (f) {
         alpha = f->alpha_s;
         bw = f->busbw_Bps;
-        if (scope == CC_SCOPE_INTER && per_node < f->per_node)
+        /* a collective's rate across nodes is its node's NICs shared by its members there;
+         * a send/recv ring crosses each node boundary with one flow, so what it measured is
+         * already one GPU's rate */
+        if (scope == CC_SCOPE_INTER && per_node < f->per_node && coll != CC_SENDRECV)
             bw *= (double)per_node / f->per_node;
     } else if (scope == CC_SCOPE_INTRA) {
         alpha = c->lat_intra_s;

@@ -240,6 +240,11 @@ static void test_inputs(void)
     is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTRA] + c.nfits[CC_ALLGATHER][CC_SCOPE_INTRA], 0,
            "nothing taken for one node");
     ok(strstr(c.bw_source, "(nccl-tests)") != NULL, "source says nccl-tests: %s", c.bw_source);
+    /* sendrecv_perf, 8 us + x / 20 GB/s: a ring shift crosses each host boundary with one
+     * flow, so a pipeline send between two hosts gets the measured rate, not an eighth */
+    is_int(c.nfits[CC_SENDRECV][CC_SCOPE_INTER], 1, "sendrecv fitted across nodes");
+    REL(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / 20e9, 1e-3,
+        "a send between two hosts at the measured sendrecv rate");
 
     /* an older log (no test name, validation off: #wrong N/A) named all_gather_perf-8gpu.txt:
      * 8 GPUs on one host, 6 us + x / 120 GB/s */
