@@ -340,31 +340,89 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
     cc_status st = cc_nccltests_read(f, path, nt_point, v, &sum, err, errlen);
     if (st == CC_OK && !sum.points) {
         cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (%d rows "
-                  "with #wrong > 0, %d of one-GPU tests, %d of tests without a ccbench "
-                  "collective)", path, sum.wrong_rows, sum.single_rows, sum.other_rows);
+                  "with #wrong > 0, %d of failed tests, %d of one-GPU tests, %d timed on the "
+                  "host (-C), %d of tests without a ccbench collective)", path, sum.wrong_rows,
+                  sum.failed_rows, sum.single_rows, sum.cputime_rows, sum.other_rows);
         st = CC_EINVAL;
     }
     if (st == CC_OK && sum.wrong_rows)
         cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) reporting wrong "
                "elements", path, sum.wrong_rows);
+    if (st == CC_OK && sum.failed_rows)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) of tests reporting "
+               "out-of-bounds values", path, sum.failed_rows);
+    if (st == CC_OK && sum.cputime_rows)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) timed on the host "
+               "(-C)", path, sum.cputime_rows);
     return st;
+}
+
+/* The whole file (or pipe) in memory; results files are small. */
+static cc_status slurp(const char *path, char **data, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 0, n;
+    char chunk[65536];
+
+    *data = NULL, *len = 0;
+    if (!f) {
+        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
+        return CC_EINVAL;
+    }
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (*len + n > ((size_t)1 << 30)) {
+            cc_errbuf(err, errlen, "results '%s': larger than 1 GiB", path);
+            break;
+        }
+        if (*len + n > cap) {
+            cap = cap ? 2 * cap : sizeof chunk;
+            while (cap < *len + n)
+                cap *= 2;
+            char *p = realloc(*data, cap);
+            if (!p) {
+                cc_errbuf(err, errlen, "results '%s': out of memory", path);
+                break;
+            }
+            *data = p;
+        }
+        memcpy(*data + *len, chunk, n);
+        *len += n;
+    }
+    int bad = ferror(f) || n > 0;
+    if (ferror(f))
+        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
+    fclose(f);
+    if (bad) {
+        free(*data);
+        *data = NULL, *len = 0;
+        return CC_EINVAL;
+    }
+    return CC_OK;
 }
 
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
                                   size_t errlen)
 {
-    FILE *f = fopen(path, "r");
     struct pts v = {0};
     int nfit = 0;
+    size_t len = 0;
+    char *data = NULL;
 
-    if (!f) {
-        cc_errbuf(err, errlen, "cannot read results '%s': %s", path, strerror(errno));
-        return CC_EINVAL;
-    }
-    int nt = cc_nccltests_sniff(f);
-    cc_status st = nt ? read_nccltests(f, path, &v, err, errlen)
-                      : read_jsonl(f, path, &v, err, errlen);
-    fclose(f);
+    /* read it whole first: the format is told by content, and a pipe cannot be rewound */
+    cc_status st = slurp(path, &data, &len, err, errlen);
+    if (st != CC_OK)
+        return st;
+    FILE *f = len ? fmemopen(data, len, "r") : NULL;
+    int nt = f && cc_nccltests_sniff(f);
+    if (!len)
+        cc_errbuf(err, errlen, "results '%s': empty", path), st = CC_EINVAL;
+    else if (!f)
+        cc_errbuf(err, errlen, "results '%s': %s", path, strerror(errno)), st = CC_ENOMEM;
+    else
+        st = nt ? read_nccltests(f, path, &v, err, errlen) : read_jsonl(f, path, &v, err, errlen);
+    if (f)
+        fclose(f);
+    free(data);
     if (st != CC_OK) {
         free(v.p);
         return st;
@@ -377,7 +435,8 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         struct pt key = pts[i];
         int k = 0;
         for (int j = i; j < v.n; j++)
-            if (pts[j].coll == key.coll && pts[j].scope == key.scope && pts[j].n == key.n) {
+            if (pts[j].coll == key.coll && pts[j].scope == key.scope && pts[j].n == key.n &&
+                pts[j].per_node == key.per_node) {
                 struct pt tmp = pts[j];
                 pts[j] = pts[i + k];
                 pts[i + k] = tmp;
@@ -398,9 +457,9 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         cc_errbuf(err, errlen, "results '%s': no measurement could be fitted", path);
         return CC_EINVAL;
     }
-    size_t len = strlen(c->bw_source);
-    snprintf(c->bw_source + len, sizeof c->bw_source - len, "%sfitted from '%s'%s",
-             len ? "; " : "", path, nt ? " (nccl-tests)" : "");
+    size_t used = strlen(c->bw_source);
+    snprintf(c->bw_source + used, sizeof c->bw_source - used, "%sfitted from '%s'%s",
+             used ? "; " : "", path, nt ? " (nccl-tests)" : "");
     return CC_OK;
 }
 

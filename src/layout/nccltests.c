@@ -2,16 +2,48 @@
 #include "layout/nccltests.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 
 #define HOST_MAX 256
+#define TOK_MAX 32
+#define RANK_MAX (1L << 24)
 
 static int starts(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A launcher's tag in front of every line: "12: " (srun -l) or "[1,0]<stdout>:" (Open MPI
+ * --tag-output). Returns the text after it. */
+static char *untag(char *line)
+{
+    char *p = line;
+    while (*p == ' ')
+        p++;
+    if (isdigit((unsigned char)*p)) {
+        char *q = p;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (q[0] == ':' && q[1] == ' ')
+            return q + 2;
+    } else if (*p == '[') {
+        char *q = strstr(p, "]<stdout>:");
+        if (!q)
+            q = strstr(p, "]<stderr>:");
+        if (q && q - p < 32)
+            return q + strlen("]<stdout>:");
+    }
+    return line;
+}
+
+static int is_marker(const char *s)
+{
+    return starts(s, "# nThread ") || starts(s, "# Collective test starting:") ||
+           starts(s, "# nccl-tests version");
 }
 
 int cc_nccltests_sniff(FILE *f)
@@ -20,23 +52,24 @@ int cc_nccltests_sniff(FILE *f)
     size_t cap = 0;
     int found = 0;
     while (!found && getline(&line, &cap, f) > 0)
-        found = starts(line, "# nThread ") || starts(line, "# Collective test starting:") ||
-                starts(line, "# nccl-tests version");
+        found = is_marker(untag(line));
     free(line);
     rewind(f);
     return found;
 }
 
-int cc_nccltests_name(const char *name, enum cc_coll_id *id)
+int cc_nccltests_name(const char *name, int from_log, enum cc_coll_id *id)
 {
     /* lower case, letters and digits only: "all_reduce_perf" and "AllReduce" both read
-     * "allreduce"; the longer names come first so "reduce" is not taken for them */
+     * "allreduce"; the longer names come first so "reduce" is not taken for them. "perf"
+     * (any *_perf program) counts only in the log's own test line: a file name with "perf"
+     * in it names no test */
     static const struct { const char *key; int id; } keys[] = {
         {"reducescatter", CC_REDUCESCATTER}, {"allreduce", CC_ALLREDUCE},
         {"allgather", CC_ALLGATHER},         {"alltoallv", -1},
         {"alltoall", CC_ALLTOALL},           {"sendrecv", CC_SENDRECV},
         {"broadcast", CC_BROADCAST},         {"reduce", CC_REDUCE},
-        {"gather", -1}, {"scatter", -1}, {"hypercube", -1}, {"bisection", -1}, {"perf", -1},
+        {"gather", -1}, {"scatter", -1}, {"hypercube", -1}, {"bisection", -1}, {"perf", -2},
     };
     char norm[256];
     size_t j = 0;
@@ -46,6 +79,8 @@ int cc_nccltests_name(const char *name, enum cc_coll_id *id)
     norm[j] = '\0';
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strstr(norm, keys[i].key)) {
+            if (keys[i].id == -2 && !from_log)
+                continue;
             if (keys[i].id < 0)
                 return 1;
             *id = (enum cc_coll_id)keys[i].id;
@@ -54,22 +89,33 @@ int cc_nccltests_name(const char *name, enum cc_coll_id *id)
     return -1;
 }
 
-/* One test's worth of state: its collective and its group. */
+/* One test's worth of state: its collective, its group and where its columns are. */
 struct section {
-    int named;         /* -1 none, 0 a collective, 1 a test ccbench has no collective for */
+    int named;          /* -1 none, 0 a collective, 1 a test ccbench has no collective for */
     enum cc_coll_id coll;
     int nranks, rows, rank_lines;
-    int inplace_col;   /* token of the in-place time: 9, or 13 with per-iteration columns */
+    long group;         /* the group of the first Rank line (NCCL_TESTS_SPLIT): rows are its */
+    int t_op, t_ip;     /* tokens of the out-of-place and in-place time (-1: none) */
+    int cputime;        /* the times are host CPU times (-C): not a collective's duration */
+    int old_error;      /* pre-2.13 logs: an "error" (max deviation) column, not #wrong */
     char (*hosts)[HOST_MAX];
     int nhosts, hcap;
+    /* points of this section, handed on when it ends (an old log's verdict comes last) */
+    struct cc_nt_point *pts;
+    int npts, pcap;
+    int failed;         /* "# Out of bounds values : N FAILED" */
 };
 
 static void section_reset(struct section *s)
 {
     s->named = -1;
     s->nranks = s->rows = s->rank_lines = 0;
-    s->inplace_col = 9;
+    s->group = -1;
+    s->t_op = 5, s->t_ip = 9; /* size count type redop root time algbw busbw #wrong ... */
+    s->cputime = s->old_error = 0;
     s->nhosts = 0;
+    s->npts = 0;
+    s->failed = 0;
 }
 
 static int add_host(struct section *s, const char *host)
@@ -86,6 +132,47 @@ static int add_host(struct section *s, const char *host)
     }
     snprintf(s->hosts[s->nhosts++], HOST_MAX, "%s", host);
     return 0;
+}
+
+static int add_point(struct section *s, const struct cc_nt_point *p)
+{
+    if (s->npts == s->pcap) {
+        int cap = s->pcap ? 2 * s->pcap : 64;
+        void *np = realloc(s->pts, (size_t)cap * sizeof *s->pts);
+        if (!np)
+            return -1;
+        s->pts = np, s->pcap = cap;
+    }
+    s->pts[s->npts++] = *p;
+    return 0;
+}
+
+/* Hand a finished section's points on; an old log that reported out-of-bounds values gives
+ * none (its rows cannot be told apart). */
+static int section_flush(struct section *s, cc_nt_point_fn fn, void *ctx,
+                         struct cc_nt_summary *sum)
+{
+    if (s->old_error && s->failed) {
+        sum->failed_rows += s->rows;
+        s->npts = 0;
+    }
+    for (int i = 0; i < s->npts; i++) {
+        if (fn(&s->pts[i], ctx))
+            return -1;
+        sum->points++;
+    }
+    s->npts = 0;
+    return 0;
+}
+
+static int split(char *line, char **tok)
+{
+    int nt = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < TOK_MAX;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        tok[nt++] = t;
+    return nt;
 }
 
 static int is_uint(const char *t)
@@ -106,8 +193,9 @@ static int number(const char *t, double *v)
     return end != t && *end == '\0' && *v >= 0 && *v < 1e300;
 }
 
-/* #wrong column: "0", a count, or "N/A" (validation off). 1 ok, 0 wrong, -1 not a count. */
-static int wrong_ok(const char *t)
+/* The verdict column: "0", a count, "N/A" (validation off) or, in old logs, the largest
+ * deviation (judged by the log's footer instead). 1 usable, 0 wrong, -1 not a verdict. */
+static int verdict(const char *t, int old_error)
 {
     if (strcmp(t, "N/A") == 0)
         return 1;
@@ -115,14 +203,63 @@ static int wrong_ok(const char *t)
     double w = strtod(t, &end);
     if (end == t || *end != '\0')
         return -1;
-    return w == 0;
+    return old_error || w == 0;
+}
+
+/* "#  Rank N Group G Pid P on HOST device D ..." (nccl-tests 2.13 on) or "#   Rank N Pid P on
+ * HOST device D ..." (before). 1 parsed, 0 not a Rank line, -1 a rank out of range. */
+static int rank_line(char *line, long *rank, long *group, char *host)
+{
+    char *tok[TOK_MAX];
+    int nt = split(line, tok), i = 3;
+    if (nt < 7 || strcmp(tok[0], "#") || strcmp(tok[1], "Rank"))
+        return 0;
+    char *end;
+    errno = 0;
+    *rank = strtol(tok[2], &end, 10);
+    if (*end || errno)
+        return *end ? 0 : -1;
+    *group = 0;
+    if (strcmp(tok[3], "Group") == 0) {
+        *group = strtol(tok[4], &end, 10);
+        i = 5;
+    }
+    if (i + 3 >= nt || strcmp(tok[i], "Pid") || strcmp(tok[i + 2], "on"))
+        return 0;
+    snprintf(host, HOST_MAX, "%s", tok[i + 3]);
+    return *rank < 0 || *rank >= RANK_MAX ? -1 : 1;
+}
+
+/* The column header "#  size count type redop [root] time algbw busbw #wrong|error ...":
+ * where the out-of-place and in-place times are. Other comment lines change nothing. */
+static void column_header(struct section *s, char *line)
+{
+    char *tok[TOK_MAX];
+    int nt = split(line, tok), t[2] = {-1, -1}, n = 0;
+    if (nt < 2 || strcmp(tok[0], "#") || strcmp(tok[1], "size"))
+        return;
+    for (int i = 1; i < nt && n < 2; i++)
+        if (strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0) {
+            s->cputime |= tok[i][0] == 'c';
+            t[n++] = i - 1; /* row tokens have no leading "#" */
+        } else if (strcmp(tok[i], "error") == 0) {
+            s->old_error = 1;
+        }
+    if (t[0] >= 0)
+        s->t_op = t[0], s->t_ip = t[1];
+}
+
+static cc_status nomem(char *err, size_t errlen, const char *path)
+{
+    cc_errbuf(err, errlen, "results '%s': out of memory", path);
+    return CC_ENOMEM;
 }
 
 cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *ctx,
                             struct cc_nt_summary *sum, char *err, size_t errlen)
 {
     struct section s = {0};
-    char *line = NULL;
+    char *buf = NULL;
     size_t cap = 0;
     long lineno = 0;
     cc_status st = CC_OK;
@@ -130,57 +267,61 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
 
     memset(sum, 0, sizeof *sum);
     section_reset(&s);
-    while (getline(&line, &cap, f) > 0) {
+    while (st == CC_OK && getline(&buf, &cap, f) > 0) {
         lineno++;
+        char *line = untag(buf);
         char host[HOST_MAX];
-        int rank, group, pid;
-        if (starts(line, "# Collective test starting:")) {
+        long rank, group;
+        int r;
+        if (starts(line, "# Collective test starting:") ||
+            (starts(line, "# nThread ") && (s.rows || s.rank_lines))) {
+            /* a new test: named, or (older logs) the next nThread line after a table */
+            if (section_flush(&s, fn, ctx, sum)) {
+                st = nomem(err, errlen, path);
+                break;
+            }
             section_reset(&s);
-            char *name = line + strlen("# Collective test starting:");
-            name[strcspn(name, "\r\n")] = '\0';
-            s.named = cc_nccltests_name(name, &s.coll);
+            if (starts(line, "# Collective test starting:")) {
+                char *name = line + strlen("# Collective test starting:");
+                name[strcspn(name, "\r\n")] = '\0';
+                s.named = cc_nccltests_name(name, 1, &s.coll);
+            }
             continue;
         }
-        if (starts(line, "# nThread ")) {
-            if (s.rows || s.rank_lines) /* a second test in the same log, not named */
-                section_reset(&s);
-            continue;
-        }
-        if (sscanf(line, "# Rank %d Group %d Pid %d on %255s device", &rank, &group, &pid,
-                   host) == 4) {
-            if (rank < 0 || rank >= (1 << 24)) {
-                cc_errbuf(err, errlen, "results '%s': line %ld: rank %d is out of range", path,
-                          lineno, rank);
-                st = CC_EPARSE;
-                break;
-            }
-            s.rank_lines++;
-            if (rank + 1 > s.nranks)
-                s.nranks = rank + 1;
-            if (add_host(&s, host)) {
-                st = CC_ENOMEM;
-                break;
-            }
+        if (starts(line, "# Out of bounds values") && strstr(line, "FAILED")) {
+            s.failed = 1;
             continue;
         }
         if (line[0] == '#') {
-            if (strstr(line, "i_min"))
-                s.inplace_col = 13;
+            char copy[1024];
+            snprintf(copy, sizeof copy, "%s", line);
+            if ((r = rank_line(copy, &rank, &group, host)) < 0) {
+                cc_errbuf(err, errlen, "results '%s': line %ld: a Rank line's rank is out of "
+                          "range (0 to %ld)", path, lineno, RANK_MAX - 1);
+                st = CC_EPARSE;
+            } else if (r > 0) {
+                if (s.group < 0)
+                    s.group = group;
+                if (group == s.group) { /* NCCL_TESTS_SPLIT: the rows are the first group's */
+                    s.rank_lines++;
+                    s.nranks++;
+                    if (add_host(&s, host))
+                        st = nomem(err, errlen, path);
+                }
+            } else {
+                column_header(&s, line);
+            }
             continue;
         }
-        /* a row: size count type redop root time algbw busbw #wrong [in-place ...] */
-        char *tok[24];
-        int nt = 0;
-        char *save = NULL;
-        for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < 24;
-             t = strtok_r(NULL, " \t\r\n", &save))
-            tok[nt++] = t;
+        /* a row: size count type redop [root] time algbw busbw #wrong [in-place ...] */
+        char *tok[TOK_MAX];
+        int nt = split(line, tok);
         if (nt == 0 || !is_uint(tok[0]))
             continue; /* not nccl-tests' own line (NCCL INFO, a launcher's message) */
         double bytes, t_op, t_ip = 0;
-        int w_op;
-        if (nt < 9 || !is_uint(tok[1]) || !number(tok[0], &bytes) ||
-            !number(tok[5], &t_op) || (w_op = wrong_ok(tok[8])) < 0) {
+        int v_op, v_ip = -1, o = s.t_op, ip = s.t_ip;
+        if (nt < o + 4 || !is_uint(tok[1]) || !number(tok[0], &bytes) ||
+            !number(tok[o], &t_op) || (v_op = verdict(tok[o + 3], s.old_error)) < 0) {
             cc_errbuf(err, errlen, "results '%s': line %ld: not an nccl-tests result row "
                       "(size count type redop root time algbw busbw #wrong ...)", path, lineno);
             st = CC_EPARSE;
@@ -188,7 +329,7 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         }
         s.rows++;
         if (s.named < 0) /* the log does not say: the file's name may */
-            s.named = cc_nccltests_name(base, &s.coll);
+            s.named = cc_nccltests_name(base, 0, &s.coll);
         if (s.named < 0) {
             cc_errbuf(err, errlen, "results '%s': line %ld: cannot tell which collective this "
                       "nccl-tests log measured (no '# Collective test starting' line, and the "
@@ -207,35 +348,34 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
             sum->other_rows++;
             continue;
         }
+        if (s.cputime) {
+            sum->cputime_rows++;
+            continue;
+        }
         if (s.nranks < 2) {
             sum->single_rows++;
             continue;
         }
         if (bytes <= 0 || t_op <= 0) /* the size-0 row of a sweep from 0 */
             continue;
-        struct cc_nt_point p = {s.coll, s.nranks, s.nhosts, bytes, t_op * 1e-6, 0};
-        int ic = s.inplace_col, w_ip = -1;
-        int have_ip = nt > ic + 3 && number(tok[ic], &t_ip) && t_ip > 0 &&
-                      (w_ip = wrong_ok(tok[ic + 3])) >= 0;
-        if (!w_op || (have_ip && !w_ip))
+        /* in-place: not for the collectives that have none (nccl-tests times them anyway) */
+        int have_ip = ip > 0 && nt >= ip + 4 &&
+                      !(cc_coll_get(s.coll)->flags & CC_COLL_NO_INPLACE) &&
+                      number(tok[ip], &t_ip) && t_ip > 0 &&
+                      (v_ip = verdict(tok[ip + 3], s.old_error)) >= 0;
+        if (!v_op || (have_ip && !v_ip))
             sum->wrong_rows++;
-        if (w_op) {
-            if (fn(&p, ctx)) {
-                st = CC_ENOMEM;
-                break;
-            }
-            sum->points++;
-        }
-        if (have_ip && w_ip) {
-            p.time_s = t_ip * 1e-6, p.inplace = 1;
-            if (fn(&p, ctx)) {
-                st = CC_ENOMEM;
-                break;
-            }
-            sum->points++;
-        }
+        struct cc_nt_point p = {s.coll, s.nranks, s.nhosts, bytes, t_op * 1e-6, 0};
+        if (v_op && add_point(&s, &p))
+            st = nomem(err, errlen, path);
+        p.time_s = t_ip * 1e-6, p.inplace = 1;
+        if (st == CC_OK && have_ip && v_ip && add_point(&s, &p))
+            st = nomem(err, errlen, path);
     }
+    if (st == CC_OK && section_flush(&s, fn, ctx, sum))
+        st = nomem(err, errlen, path);
     free(s.hosts);
-    free(line);
+    free(s.pts);
+    free(buf);
     return st;
 }

@@ -95,8 +95,21 @@ ok $? "nccl-tests rows without the Rank lines: exit 2" "$(cat "$out/e10")"
 ok $? "a cut-off nccl-tests row: exit 2 with its line" "$(cat "$out/e11")"
 sed -e 's/^#  Rank  [1-7] .*//' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_1gpu.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_1gpu.txt" >/dev/null 2>"$out/e12"; rc=$?
-[ $rc -eq 2 ] && grep -q "nothing to fit (0 rows with #wrong > 0, 11 of one-GPU tests, 0 of" "$out/e12"
+[ $rc -eq 2 ] && grep -q "nothing to fit (0 rows with #wrong > 0, 0 of failed tests, 11 of one-GPU tests" "$out/e12"
 ok $? "a one-GPU nccl-tests log: exit 2, says why" "$(cat "$out/e12")"
+sed -e '/^# *size/s/ time / cputime /g' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_cpu.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_cpu.txt" >/dev/null 2>"$out/e15"; rc=$?
+[ $rc -eq 2 ] && grep -q "11 timed on the host (-C)" "$out/e15"
+ok $? "host CPU times (-C) are not fitted: exit 2, says why" "$(cat "$out/e15")"
+# results from a pipe (the format is told by content, so the reader cannot rewind a pipe)
+mkfifo "$out/fifo"
+cat "$T/nccl-tests-inter.txt" >"$out/fifo" &
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/fifo" >"$out/p1" 2>&1
+ok $? "nccl-tests log from a pipe" "$(tail -3 "$out/p1")"
+cat "$T/bench-intra.jsonl" >"$out/fifo" &
+"$CCBENCH" layout -m megatron-1.7b --gpus 8 --gpu-model a100-80g --results "$out/fifo" >"$out/p2" 2>&1
+ok $? "bench JSON Lines from a pipe" "$(tail -3 "$out/p2")"
+grep -q "fitted from '.*fifo'" "$out/p2"; ok $? "pipe results are fitted"
 
 "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm \
     -x tp=8,pp=16,v=8,mb=1,sp=1,zero=1,rc=full,split=1 >"$out/u" 2>&1

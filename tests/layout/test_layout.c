@@ -210,18 +210,21 @@ static void test_inputs(void)
 
     /* nccl-tests logs: the test named in the log or, in older logs, by the file's name */
     enum cc_coll_id id = CC_COLL_COUNT;
-    ok(cc_nccltests_name("all_reduce_perf", &id) == 0 && id == CC_ALLREDUCE, "all_reduce_perf");
-    ok(cc_nccltests_name("reduce_scatter_perf_mpi", &id) == 0 && id == CC_REDUCESCATTER,
+    ok(cc_nccltests_name("all_reduce_perf", 1, &id) == 0 && id == CC_ALLREDUCE, "all_reduce_perf");
+    ok(cc_nccltests_name("reduce_scatter_perf_mpi", 1, &id) == 0 && id == CC_REDUCESCATTER,
        "reduce_scatter_perf_mpi is reduce-scatter, not reduce");
-    ok(cc_nccltests_name("results/AllGather-16.txt", &id) == 0 && id == CC_ALLGATHER, "AllGather");
-    ok(cc_nccltests_name("reduce_perf", &id) == 0 && id == CC_REDUCE, "reduce_perf");
-    ok(cc_nccltests_name("alltoall_perf", &id) == 0 && id == CC_ALLTOALL, "alltoall_perf");
-    ok(cc_nccltests_name("sendrecv_perf", &id) == 0 && id == CC_SENDRECV, "sendrecv_perf");
-    ok(cc_nccltests_name("broadcast_perf", &id) == 0 && id == CC_BROADCAST, "broadcast_perf");
-    is_int(cc_nccltests_name("alltoallv_perf", &id), 1, "alltoallv: no ccbench collective");
-    is_int(cc_nccltests_name("gather_perf", &id), 1, "gather: no ccbench collective");
-    is_int(cc_nccltests_name("hypercube_perf", &id), 1, "hypercube: no ccbench collective");
-    is_int(cc_nccltests_name("run-42.txt", &id), -1, "a name that names no test");
+    ok(cc_nccltests_name("results/AllGather-16.txt", 0, &id) == 0 && id == CC_ALLGATHER, "AllGather");
+    ok(cc_nccltests_name("reduce_perf", 1, &id) == 0 && id == CC_REDUCE, "reduce_perf");
+    ok(cc_nccltests_name("alltoall_perf", 1, &id) == 0 && id == CC_ALLTOALL, "alltoall_perf");
+    ok(cc_nccltests_name("sendrecv_perf", 1, &id) == 0 && id == CC_SENDRECV, "sendrecv_perf");
+    ok(cc_nccltests_name("broadcast_perf", 1, &id) == 0 && id == CC_BROADCAST, "broadcast_perf");
+    is_int(cc_nccltests_name("alltoallv_perf", 1, &id), 1, "alltoallv: no ccbench collective");
+    is_int(cc_nccltests_name("gather_perf", 1, &id), 1, "gather: no ccbench collective");
+    is_int(cc_nccltests_name("hypercube_perf", 1, &id), 1, "hypercube: no ccbench collective");
+    is_int(cc_nccltests_name("run-42.txt", 0, &id), -1, "a name that names no test");
+    is_int(cc_nccltests_name("nccl_perf_run1.txt", 0, &id), -1,
+           "'perf' in a file name names no test");
+    is_int(cc_nccltests_name("foo_perf", 1, &id), 1, "another *_perf program in the log");
 
     /* 16 GPUs on 2 hosts: all_reduce_perf made as 20 us + x / 50 GB/s with one row's
      * out-of-place run reporting 3 wrong elements, all_gather_perf 15 us + x / 40 GB/s, and a
@@ -245,6 +248,31 @@ static void test_inputs(void)
     is_int(c.nfits[CC_SENDRECV][CC_SCOPE_INTER], 1, "sendrecv fitted across nodes");
     REL(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / 20e9, 1e-3,
         "a send between two hosts at the measured sendrecv rate");
+
+    /* a log from before nccl-tests 2.13 (Rank lines without Group, no root column, the
+     * largest deviation where #wrong is now), named all_reduce_perf-2021.txt: 16 GPUs on 2
+     * hosts, 12 us + x / 40 GB/s; a second run in the same file reports out-of-bounds values
+     * in its footer and is left out whole */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    path(p, sizeof p, "all_reduce_perf-2021.txt");
+    is_int(cc_cluster_load_results(&c, p, err, sizeof err), CC_OK, "read a pre-2.13 log");
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTER], 1, "one all-reduce fit across nodes");
+    ft = &c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0];
+    ok(ft->nranks == 16 && ft->per_node == 8 && ft->points == 22,
+       "16 ranks, 8 per host, 22 points: the failed run left out (%d, %d, %d)", ft->nranks,
+       ft->per_node, ft->points);
+    REL(ft->busbw_Bps, 40e9, 2e-3, "pre-2.13 all-reduce busbw 40 GB/s");
+    is_near(ft->alpha_s, 12e-6, 0.05e-6, "pre-2.13 all-reduce latency 12 us");
+
+    /* NCCL_TESTS_SPLIT run tagged by srun -l ("0: "), per-iteration columns: two groups of 8,
+     * one per host; the rows are group 0's, all on node-a: 7 us + x / 150 GB/s within a node */
+    path(p, sizeof p, "nccl-tests-split.txt");
+    is_int(cc_cluster_load_results(&c, p, err, sizeof err), CC_OK, "read a split, tagged log");
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTRA], 1, "split groups: a fit within a node");
+    ft = &c.fits[CC_ALLREDUCE][CC_SCOPE_INTRA][0];
+    ok(ft->nranks == 8 && ft->points == 22, "8 ranks of group 0, in-place from column 13 (%d, %d)",
+       ft->nranks, ft->points);
+    REL(ft->busbw_Bps, 150e9, 2e-3, "split all-reduce busbw 150 GB/s");
 
     /* an older log (no test name, validation off: #wrong N/A) named all_gather_perf-8gpu.txt:
      * 8 GPUs on one host, 6 us + x / 120 GB/s */
