@@ -363,12 +363,12 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     int tp = x->tp, pp = x->pp, cp = x->cp, v = x->v, sp = x->sp, shard = x->shard;
     double mm = x->mm, s_loc = x->s_loc, h = m->hidden, mb = x->mb;
     /* fp8 training casts only the transformer's linear layers: attention and logits stay
-     * 16-bit */
+     * 16-bit (at the bf16 peak; half the fp8 one where the table has none, as on every GPU
+     * with fp8 so far) */
     int fp8 = m->prec == CC_PREC_FP8;
     double rate = x->peak * (fp8 ? hb->efficiency_fp8 : hb->efficiency);
-    double rate16 = fp8 && c->peak_flops[CC_PREC_BF16] > 0
-                        ? c->peak_flops[CC_PREC_BF16] * hb->efficiency
-                        : rate;
+    double peak16 = c->peak_flops[CC_PREC_BF16] > 0 ? c->peak_flops[CC_PREC_BF16] : x->peak / 2;
+    double rate16 = fp8 ? peak16 * hb->efficiency : rate;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;

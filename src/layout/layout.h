@@ -44,8 +44,8 @@ struct cc_habits {
                               1 always, 2 only without pipeline parallelism (Megatron-LM 2021:
                               PyTorch DDP when pp = 1, its own DDP after the flush otherwise) */
     int pp_overlap;        /* 1: with the interleaved schedule the pipeline sends overlap the
-                              other chunks' compute and pp = 2 may interleave (Megatron-Core
-                              --overlap-p2p-communication, its default); 0: every exchange
+                              other chunks' compute and pp = 2 may interleave (Megatron-Core's
+                              default, off with --no-overlap-p2p-communication); 0: every exchange
                               blocks and interleaving needs pp > 2 (Megatron-LM 2021) */
     int tp_overlap;        /* 1: the sequence-parallel all-gathers and reduce-scatters are
                               pipelined with the linear layers beside them (Transformer Engine

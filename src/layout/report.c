@@ -28,9 +28,12 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             c->mem_bytes / GB, c->peak_flops[m->prec] / 1e12, cc_prec_names[m->prec]);
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
                  "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
-    fprintf(out, "# habits  efficiency %.2f, memory margin %.0f%%, bucket %.0f MB, gradients "
+    char fp8[32] = "";
+    if (m->prec == CC_PREC_FP8)
+        snprintf(fp8, sizeof fp8, " (fp8 layers %.2f)", hb->efficiency_fp8);
+    fprintf(out, "# habits  efficiency %.2f%s, memory margin %.0f%%, bucket %.0f MB, gradients "
                  "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s%s%s\n",
-            hb->efficiency, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
+            hb->efficiency, fp8, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
@@ -314,6 +317,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
     json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
+    json_object_set_new(ho, "efficiency_fp8", json_real(hb->efficiency_fp8));
     json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));
     json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));

@@ -26,7 +26,7 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512' "$out/j"
     ok $? "JSON parses: 3 layouts, step time, cluster"
     "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --json -k 1 >"$out/j405" 2>&1
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; assert t["layers_per_stage"]==[7,8,7], t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True' "$out/j405"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; assert t["layers_per_stage"]==[7,8,7], t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True; h=d["habits"]; assert h["pp_overlap"] is True and h["tp_overlap"] is False and h["efficiency"]==0.71 and h["efficiency_fp8"]==0.48, h' "$out/j405"
     ok $? "JSON: uneven split, layers per stage 7/8/7, SMs, habits"
 else
     skip "JSON parses" "python3 not installed"
@@ -135,6 +135,11 @@ ok $? "tensor-parallel overlap shown in the habits and the Megatron-LM arguments
     -x tp=8,pp=2,dp=4,mb=1,v=2 >"$out/o2" 2>&1
 grep -q "with blocking pipeline sends (--pp-overlap 0) needs pp > 2" "$out/o2"
 ok $? "--pp-overlap 0: two-stage interleaving refused, says why"
+"$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 --precision fp8 \
+    -x tp=8,pp=4,dp=2,mb=1,v=5 >"$out/o3" 2>&1
+grep -q -- "--num-layers-per-virtual-pipeline-stage 4 .*--no-overlap-p2p-communication" "$out/o3" &&
+    grep -q "efficiency 0.71 (fp8 layers 0.48).*blocking pipeline sends" "$out/o3"
+ok $? "--pp-overlap 0: Megatron-LM told not to overlap; habits line shows it and the fp8 efficiency"
 "$CCBENCH" layout -m llama3-70b --gpus 64 --tp-overlap 2 >/dev/null 2>"$out/e13"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--tp-overlap" "$out/e13"; ok $? "--tp-overlap 2: exit 2" "$(cat "$out/e13")"
 "$CCBENCH" layout -m llama3-70b --gpus 64 --fp8-efficiency 0 >/dev/null 2>"$out/e14"; rc=$?

@@ -461,6 +461,26 @@ static void test_eval(void)
         hb.pp_overlap = 0;
     }
 
+    {
+        /* fp8 on H100 (no wave model): only the linear layers change rate, from bf16 peak x
+         * 0.71 to fp8 peak x --fp8-efficiency; attention, logits and element-wise work stay */
+        struct cc_model m8;
+        struct cc_eval eb, ef;
+        struct cc_layout l8 = {1, 1, 8, 1, 1, 1, 0, 1, CC_RC_NONE};
+        preset("llama3-8b", &m8);
+        cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+        cc_habits_default(&hb);
+        hb.gemm_waves = 0, hb.efficiency_fp8 = 1.0;
+        cc_layout_eval(&m8, &c, &hb, &l8, &eb);
+        m8.prec = CC_PREC_FP8;
+        cc_layout_eval(&m8, &c, &hb, &l8, &ef);
+        double r16 = 989e12 * 0.71, r8 = 1979e12 * 1.0;
+        double lin = 64 * 32 * cc_layer_gemm_time(&m8, 1, 8192, 1, r16, INFINITY, 0, 1, 0);
+        REL(ef.t_compute, eb.t_compute - lin * (1 - r16 / r8), 1e-12,
+            "fp8: only the linear layers speed up (%.3f s of %.3f s)", lin, eb.t_compute);
+        hb.efficiency_fp8 = CC_LAYOUT_FP8_EFFICIENCY;
+    }
+
     /* infeasible layouts still get numbers and a reason */
     preset("llama2-7b", &m);
     struct cc_layout l3 = {3, 1, 0, 1, 1, 1, 0, 0, CC_RC_FULL};
