@@ -762,6 +762,18 @@ static void test_nemo_fp8(void)
         ok(e.feasible && fabs(pct) <= 15.0, "NeMo fp8 %s on %d H100: %.0f tokens/s/GPU against "
            "%.0f (%+.1f%%, within 15%%) %s", rows[i].preset, rows[i].gpus, got,
            rows[i].tok_s_gpu, pct, e.why);
+        /* and the search, free in every other respect (micro-batch, interleaving up to 20,
+         * sequence parallelism, recomputation), ranks NVIDIA's layout in its top 3; the
+         * calibration fixed the layouts, so this part it did not see */
+        struct cc_habits hs = hb;
+        struct cc_search sr;
+        hs.zero_min = hs.zero_max = 1, hs.cp_max = 2, hs.vpp_max = 20;
+        int rank = -1;
+        if (cc_layout_search(&m, &c, &hs, &sr) == CC_OK)
+            rank = cc_search_rank(&sr, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp);
+        ok(rank >= 0 && rank < 3, "NeMo fp8 %s: tp=%d,pp=%d,dp=%d,cp=%d ranked %d by the search",
+           rows[i].preset, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp, rank + 1);
+        cc_search_free(&sr);
     }
 }
 
