@@ -292,7 +292,8 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
         json_error_t je;
         json_t *o = json_loads(line, 0, &je);
         if (!json_is_object(o)) {
-            cc_errbuf(err, errlen, "cannot read results '%s': line %ld: %s", path, lineno,
+            cc_errbuf(err, errlen, "cannot read results '%s': line %ld: %s (neither ccbench "
+                      "bench JSON Lines nor nccl-tests output)", path, lineno,
                       o ? "not a JSON object" : je.text);
             json_decref(o);
             st = CC_EPARSE;
@@ -338,16 +339,20 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
 {
     struct cc_nt_summary sum;
     cc_status st = cc_nccltests_read(f, path, nt_point, v, &sum, err, errlen);
-    if (st == CC_OK && !sum.points) {
-        cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (%d rows "
-                  "with #wrong > 0, %d of failed tests, %d of one-GPU tests, %d timed on the "
-                  "host (-C), %d of tests without a ccbench collective)", path, sum.wrong_rows,
-                  sum.failed_rows, sum.single_rows, sum.cputime_rows, sum.other_rows);
+    if (st == CC_OK && !sum.rows) {
+        cc_errbuf(err, errlen, "results '%s': nccl-tests output without result rows", path);
+        st = CC_EINVAL;
+    } else if (st == CC_OK && !sum.points) {
+        cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (of %d "
+                  "rows: %d of one-GPU tests, %d timed on the host (-C), %d of tests without a "
+                  "ccbench collective, %d of failed tests; %d runs with #wrong > 0)", path,
+                  sum.rows, sum.single_rows, sum.cputime_rows, sum.other_rows, sum.failed_rows,
+                  sum.wrong_runs);
         st = CC_EINVAL;
     }
-    if (st == CC_OK && sum.wrong_rows)
-        cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) reporting wrong "
-               "elements", path, sum.wrong_rows);
+    if (st == CC_OK && sum.wrong_runs)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests run(s) reporting wrong "
+               "elements", path, sum.wrong_runs);
     if (st == CC_OK && sum.failed_rows)
         cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests row(s) of tests reporting "
                "out-of-bounds values", path, sum.failed_rows);
@@ -362,6 +367,7 @@ static cc_status slurp(const char *path, char **data, size_t *len, char *err, si
 {
     FILE *f = fopen(path, "r");
     size_t cap = 0, n;
+    int oom = 0;
     char chunk[65536];
 
     *data = NULL, *len = 0;
@@ -370,8 +376,9 @@ static cc_status slurp(const char *path, char **data, size_t *len, char *err, si
         return CC_EINVAL;
     }
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (*len + n > ((size_t)1 << 30)) {
-            cc_errbuf(err, errlen, "results '%s': larger than 1 GiB", path);
+        if (*len + n > ((size_t)64 << 20)) {
+            cc_errbuf(err, errlen, "results '%s': larger than 64 MiB, not a results file",
+                      path);
             break;
         }
         if (*len + n > cap) {
@@ -381,6 +388,7 @@ static cc_status slurp(const char *path, char **data, size_t *len, char *err, si
             char *p = realloc(*data, cap);
             if (!p) {
                 cc_errbuf(err, errlen, "results '%s': out of memory", path);
+                oom = 1;
                 break;
             }
             *data = p;
@@ -395,7 +403,7 @@ static cc_status slurp(const char *path, char **data, size_t *len, char *err, si
     if (bad) {
         free(*data);
         *data = NULL, *len = 0;
-        return CC_EINVAL;
+        return oom ? CC_ENOMEM : CC_EINVAL;
     }
     return CC_OK;
 }
@@ -465,15 +473,20 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
 
 /* ---- communication model -------------------------------------------------------------------- */
 
+/* The fit of the nearest group size; among those, the nearest members per node; first of
+ * equals wins (the order of the files: deterministic). */
 static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll_id coll,
-                                        int scope, int n)
+                                        int scope, int n, int per_node)
 {
     const struct cc_fit *best = NULL;
-    double bd = INFINITY;
+    double bd = INFINITY, bp = INFINITY;
     for (int i = 0; i < c->nfits[coll][scope]; i++) {
-        double d = fabs(log((double)c->fits[coll][scope][i].nranks / n));
-        if (d < bd) /* first of equals wins: order of the file, deterministic */
-            bd = d, best = &c->fits[coll][scope][i];
+        const struct cc_fit *f = &c->fits[coll][scope][i];
+        double d = fabs(log((double)f->nranks / n));
+        double dp = fabs(log((double)(f->per_node > 0 ? f->per_node : 1) /
+                             (per_node > 0 ? per_node : 1)));
+        if (d < bd - 1e-12 || (d < bd + 1e-12 && dp < bp))
+            bd = d, bp = dp, best = f;
     }
     return best;
 }
@@ -488,7 +501,7 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     double share = per_node < gpn ? (double)per_node / gpn : 1.0;
     double factor = coll == CC_SENDRECV ? 1.0 : cc_coll_get(coll)->busbw_factor(n);
     double alpha, bw;
-    const struct cc_fit *f = nearest_fit(c, coll, scope, n);
+    const struct cc_fit *f = nearest_fit(c, coll, scope, n, per_node);
 
     if (f) {
         alpha = f->alpha_s;

@@ -34,8 +34,8 @@ static char *untag(char *line)
         char *q = strstr(p, "]<stdout>:");
         if (!q)
             q = strstr(p, "]<stderr>:");
-        if (q && q - p < 32)
-            return q + strlen("]<stdout>:");
+        if (q && q - p < 32) /* Open MPI 5 puts a space after the tag, 4 does not */
+            return q + strlen("]<stdout>:") + (q[strlen("]<stdout>:")] == ' ');
     }
     return line;
 }
@@ -93,11 +93,12 @@ int cc_nccltests_name(const char *name, int from_log, enum cc_coll_id *id)
 struct section {
     int named;          /* -1 none, 0 a collective, 1 a test ccbench has no collective for */
     enum cc_coll_id coll;
-    int nranks, rows, rank_lines;
+    int nranks, rows, used_rows, rank_lines;
     long group;         /* the group of the first Rank line (NCCL_TESTS_SPLIT): rows are its */
     int t_op, t_ip;     /* tokens of the out-of-place and in-place time (-1: none) */
     int cputime;        /* the times are host CPU times (-C): not a collective's duration */
     int old_error;      /* pre-2.13 logs: an "error" (max deviation) column, not #wrong */
+    char cols[96];      /* the header's columns before the time: "size,count,type,redop" */
     char (*hosts)[HOST_MAX];
     int nhosts, hcap;
     /* points of this section, handed on when it ends (an old log's verdict comes last) */
@@ -109,10 +110,11 @@ struct section {
 static void section_reset(struct section *s)
 {
     s->named = -1;
-    s->nranks = s->rows = s->rank_lines = 0;
+    s->nranks = s->rows = s->used_rows = s->rank_lines = 0;
     s->group = -1;
     s->t_op = 5, s->t_ip = 9; /* size count type redop root time algbw busbw #wrong ... */
     s->cputime = s->old_error = 0;
+    s->cols[0] = '\0';
     s->nhosts = 0;
     s->npts = 0;
     s->failed = 0;
@@ -153,7 +155,7 @@ static int section_flush(struct section *s, cc_nt_point_fn fn, void *ctx,
                          struct cc_nt_summary *sum)
 {
     if (s->old_error && s->failed) {
-        sum->failed_rows += s->rows;
+        sum->failed_rows += s->used_rows;
         s->npts = 0;
     }
     for (int i = 0; i < s->npts; i++) {
@@ -238,8 +240,14 @@ static void column_header(struct section *s, char *line)
     int nt = split(line, tok), t[2] = {-1, -1}, n = 0;
     if (nt < 2 || strcmp(tok[0], "#") || strcmp(tok[1], "size"))
         return;
+    size_t used = 0;
     for (int i = 1; i < nt && n < 2; i++)
-        if (strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0) {
+        if (n == 0 && strcmp(tok[i], "time") && strcmp(tok[i], "cputime")) {
+            used += (size_t)snprintf(s->cols + used, used < sizeof s->cols ? sizeof s->cols - used : 0,
+                                     "%s%s", used ? "," : "", tok[i]);
+            if (used >= sizeof s->cols)
+                used = sizeof s->cols - 1;
+        } else if (strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0) {
             s->cputime |= tok[i][0] == 'c';
             t[n++] = i - 1; /* row tokens have no leading "#" */
         } else if (strcmp(tok[i], "error") == 0) {
@@ -264,6 +272,8 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
     long lineno = 0;
     cc_status st = CC_OK;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    int by_file = 0;          /* sections named by the file's name */
+    char by_file_sig[128] = ""; /* the first one's columns and size/count ratio */
 
     memset(sum, 0, sizeof *sum);
     section_reset(&s);
@@ -328,8 +338,24 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
             break;
         }
         s.rows++;
-        if (s.named < 0) /* the log does not say: the file's name may */
+        sum->rows++;
+        if (s.named < 0) { /* the log does not say: the file's name may, for one test */
             s.named = cc_nccltests_name(base, 0, &s.coll);
+            /* the same test again (two sweeps) is fine; another one would be misnamed */
+            char sig[128];
+            double count = strtod(tok[1], NULL);
+            snprintf(sig, sizeof sig, "%s/%.6g", s.cols, count > 0 ? bytes / count : 0.0);
+            if (s.named >= 0 && by_file++ == 0) {
+                snprintf(by_file_sig, sizeof by_file_sig, "%s", sig);
+            } else if (s.named >= 0 && strcmp(sig, by_file_sig)) {
+                cc_errbuf(err, errlen, "results '%s': line %ld: another test (other columns or "
+                          "size per element) in a log that names none ('# Collective test "
+                          "starting' lines); the file name can stand for one test only: split "
+                          "the log", path, lineno);
+                st = CC_EPARSE;
+                break;
+            }
+        }
         if (s.named < 0) {
             cc_errbuf(err, errlen, "results '%s': line %ld: cannot tell which collective this "
                       "nccl-tests log measured (no '# Collective test starting' line, and the "
@@ -363,8 +389,8 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
                       !(cc_coll_get(s.coll)->flags & CC_COLL_NO_INPLACE) &&
                       number(tok[ip], &t_ip) && t_ip > 0 &&
                       (v_ip = verdict(tok[ip + 3], s.old_error)) >= 0;
-        if (!v_op || (have_ip && !v_ip))
-            sum->wrong_rows++;
+        sum->wrong_runs += !v_op + (have_ip && !v_ip);
+        s.used_rows += v_op || (have_ip && v_ip);
         struct cc_nt_point p = {s.coll, s.nranks, s.nhosts, bytes, t_op * 1e-6, 0};
         if (v_op && add_point(&s, &p))
             st = nomem(err, errlen, path);

@@ -6,19 +6,20 @@
  *   - the test: the "# Collective test starting: NAME" line (nccl-tests since mid 2025), or
  *     else the file's name (all_reduce_perf.log, allgather-16gpu.txt, ...); gather, scatter,
  *     alltoallv and the other tests ccbench has no collective for are passed over;
- *   - the group: the "#  Rank N Group G Pid P on HOST device D ..." lines (before nccl-tests
- *     2.13 without "Group"): ranks = the lines of the first line's group (NCCL_TESTS_SPLIT
+ *   - the group: the "#  Rank N Group G Pid P on HOST device D ..." lines (older versions
+ *     print no "Group"): ranks = the lines of the first line's group (NCCL_TESTS_SPLIT
  *     runs several groups and reports the first), hosts = their distinct HOST names;
  *   - the columns: from the "#  size count type redop [root] time ..." header (older tests
  *     print no root column);
  *   - each row: size (bytes, nccl-tests convention = coll/coll.h), out-of-place and in-place
  *     time (us; no in-place for alltoall and sendrecv, which ccbench defines without one). A
- *     run whose #wrong is not 0 is counted, not used; logs from before 2.13 print the largest
- *     deviation instead, so a test whose footer reports out-of-bounds values is left out
+ *     run whose #wrong is not 0 is counted, not used; logs from before nccl-tests 2.13 print
+ *     the largest deviation instead, so a test whose footer reports out-of-bounds values is left out
  *     whole. Host CPU times (-C, "cputime") are counted, not used.
- * Several tests in one file (run one after another into one log) are read section by section.
- * A launcher's line tags ("12: " from srun -l, "[1,0]<stdout>:" from mpirun --tag-output)
- * are skipped. Lines that are not nccl-tests' own (NCCL INFO, launcher messages) are passed
+ * Several tests in one file (run one after another into one log) are read section by section;
+ * when the log names none of them, the file's name can stand for one only, and a second test
+ * is an error. A launcher's line tags ("12: " from srun -l, "[1,0]<stdout>:" from mpirun
+ * --tag-output) are skipped. Lines that are not nccl-tests' own (NCCL INFO, launcher messages) are passed
  * over; a line that starts like a row but does not read as one is an error.
  */
 #ifndef CC_LAYOUT_NCCLTESTS_H
@@ -44,9 +45,11 @@ typedef int (*cc_nt_point_fn)(const struct cc_nt_point *p, void *ctx);
 
 /* Counts of what a read passed over, for the caller's message. */
 struct cc_nt_summary {
+    int rows;          /* result rows read */
     int points;        /* points handed to the callback */
-    int wrong_rows;    /* rows with #wrong > 0 */
-    int failed_rows;   /* rows of an old log's test whose footer reports out-of-bounds values */
+    int wrong_runs;    /* out-of-place or in-place runs with #wrong > 0 */
+    int failed_rows;   /* usable rows of an old log's test whose footer reports out-of-bounds
+                          values */
     int cputime_rows;  /* rows timed on the host (-C) */
     int single_rows;   /* rows of a one-GPU test (nothing to fit) */
     int other_rows;    /* rows of a test ccbench has no collective for */

@@ -78,7 +78,7 @@ rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "
 ok $? "--results with two nccl-tests logs" "$(cat "$out/nterr")"
 grep -q "fitted from '.*nccl-tests-inter.txt' (nccl-tests); fitted from '.*all_gather_perf-8gpu.txt' (nccl-tests)" "$out/nt"
 ok $? "rates say they come from the nccl-tests logs"
-grep -q "not used: 1 nccl-tests row(s) reporting wrong elements" "$out/nterr"
+grep -q "not used: 1 nccl-tests run(s) reporting wrong elements" "$out/nterr"
 ok $? "a row with wrong elements is named and left out"
 grep -v "^#  Rank" "$T/all_gather_perf-8gpu.txt" >"$out/nameless.txt"
 sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt" >"$out/run7.txt"
@@ -95,12 +95,21 @@ ok $? "nccl-tests rows without the Rank lines: exit 2" "$(cat "$out/e10")"
 ok $? "a cut-off nccl-tests row: exit 2 with its line" "$(cat "$out/e11")"
 sed -e 's/^#  Rank  [1-7] .*//' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_1gpu.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_1gpu.txt" >/dev/null 2>"$out/e12"; rc=$?
-[ $rc -eq 2 ] && grep -q "nothing to fit (0 rows with #wrong > 0, 0 of failed tests, 11 of one-GPU tests" "$out/e12"
+[ $rc -eq 2 ] && grep -q "nothing to fit (of 11 rows: 11 of one-GPU tests, 0 timed" "$out/e12"
 ok $? "a one-GPU nccl-tests log: exit 2, says why" "$(cat "$out/e12")"
 sed -e '/^# *size/s/ time / cputime /g' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_cpu.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_cpu.txt" >/dev/null 2>"$out/e15"; rc=$?
 [ $rc -eq 2 ] && grep -q "11 timed on the host (-C)" "$out/e15"
 ok $? "host CPU times (-C) are not fitted: exit 2, says why" "$(cat "$out/e15")"
+# Open MPI 5 --tag-output ("[1,0]<stdout>: " with a space) and two different unnamed tests
+sed -e 's/^/[1,0]<stdout>: /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_ompi5.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_ompi5.txt" >"$out/t5" 2>&1
+ok $? "mpirun --tag-output lines (Open MPI 5)" "$(tail -2 "$out/t5")"
+{ cat "$T/all_reduce_perf-2021.txt"; sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt"; } \
+    >"$out/all_reduce_mixed.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 16 --results "$out/all_reduce_mixed.txt" >/dev/null 2>"$out/e16"; rc=$?
+[ $rc -eq 2 ] && grep -q "another test (other columns or size per element) in a log that names none" "$out/e16"
+ok $? "an all-gather after all-reduces in an unnamed log: exit 2, not misread" "$(cat "$out/e16")"
 # results from a pipe (the format is told by content, so the reader cannot rewind a pipe)
 mkfifo "$out/fifo"
 cat "$T/nccl-tests-inter.txt" >"$out/fifo" &

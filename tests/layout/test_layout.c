@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "layout/gemm.h"
 #include "layout/megatron.h"
@@ -207,6 +208,28 @@ static void test_inputs(void)
         "intra-node fit unchanged by the inter-node file");
     is_int(cc_cluster_load_results(&c, "/nonexistent.jsonl", err, sizeof err), CC_EINVAL,
            "missing results file");
+    {
+        /* the same 16 ranks measured one per node (50 us + x / 10 GB/s): a query with one
+         * member per node takes that fit, one with 8 per node keeps the 8-per-node fit,
+         * whatever the order of the files */
+        char tmp[] = "/tmp/ccbench-test-XXXXXX";
+        int fd = mkstemp(tmp);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) {
+            fprintf(f, "{\"type\": \"header\", \"nranks\": 16, \"nnodes\": 16}\n");
+            for (double b = 1024; b <= 1 << 30; b *= 4)
+                fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", "
+                           "\"nranks\": 16, \"bytes\": %.0f, \"time_us\": %.6f}\n",
+                        b, 50 + b * 30 / 16 / 10e9 * 1e6);
+            fclose(f);
+        }
+        is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "one-per-node file");
+        REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 1, 1e9), 50e-6 + 1e9 * 30 / 16 / 10e9, 1e-4,
+            "one member per node: the one-per-node fit, unscaled");
+        REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 50e9, 1e-4,
+            "eight per node: still the eight-per-node fit");
+        unlink(tmp);
+    }
 
     /* nccl-tests logs: the test named in the log or, in older logs, by the file's name */
     enum cc_coll_id id = CC_COLL_COUNT;
