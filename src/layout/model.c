@@ -291,8 +291,16 @@ double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, in
      * inputs, dropout masks); inside it Q and K/V (2h + 4*kv), the projection input (2h),
      * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. */
     double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
+    double out = 10.0;
+    if (m->prec == CC_PREC_FP8) {
+        /* Transformer Engine keeps a linear layer's input for the backward pass as its fp8
+         * copy: 1 byte instead of 2 for the QKV and MLP inputs (outside the tensor-parallel
+         * region) and for the projection and MLP-out inputs (inside it) */
+        out -= 2.0;
+        par -= h + m->ffn;
+    }
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? 5.0 * a * s * s * b : 0.0;
     if (sp)
-        return (10.0 * sbh + par * s * b + scores) / t;
-    return 10.0 * sbh + (par * s * b + scores) / t;
+        return (out * sbh + par * s * b + scores) / t;
+    return out * sbh + (par * s * b + scores) / t;
 }

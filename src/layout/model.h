@@ -79,7 +79,9 @@ double cc_model_megatron_flops(const struct cc_model *m);
  * (Korthikanti et al. 2022, generalised to GQA and the MLP size): with no recomputation
  * s*b*h*(10 + 24/t + 5*a*s/(h*t)) for a GPT shape; sequence parallel divides everything by
  * t; selective drops the 5as/h term (as flash attention does); full keeps 2*s*b*h (/t
- * with sp). s here is the per-GPU sequence length (divide by the context-parallel degree). */
+ * with sp). s here is the per-GPU sequence length (divide by the context-parallel degree).
+ * fp8 (Transformer Engine): the four linear layers' inputs are kept as 1-byte copies, so
+ * 8h outside the tensor-parallel region instead of 10h, and h + ffn less inside it. */
 double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
                                 enum cc_recompute rc);
 
