@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "layout/nccltests.h"
 
@@ -258,13 +259,10 @@ struct pts { struct pt *p; int n, cap; };
 
 static int push_point(struct pts *v, struct pt p)
 {
-    if (v->n == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 256;
-        struct pt *np = realloc(v->p, (size_t)cap * sizeof *np);
-        if (!np)
-            return -1;
-        v->p = np, v->cap = cap;
-    }
+    struct pt *np = cc_grow(v->p, &v->cap, v->n, sizeof *v->p, 256);
+    if (!np)
+        return -1;
+    v->p = np;
     v->p[v->n++] = p;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 
 #define HOST_MAX 256
@@ -125,26 +126,20 @@ static int add_host(struct section *s, const char *host)
     for (int i = s->nhosts - 1; i >= 0; i--) /* ranks of a host come together: newest first */
         if (strcmp(s->hosts[i], host) == 0)
             return 0;
-    if (s->nhosts == s->hcap) {
-        int cap = s->hcap ? 2 * s->hcap : 16;
-        void *p = realloc(s->hosts, (size_t)cap * sizeof *s->hosts);
-        if (!p)
-            return -1;
-        s->hosts = p, s->hcap = cap;
-    }
+    void *p = cc_grow(s->hosts, &s->hcap, s->nhosts, sizeof *s->hosts, 16);
+    if (!p)
+        return -1;
+    s->hosts = p;
     snprintf(s->hosts[s->nhosts++], HOST_MAX, "%s", host);
     return 0;
 }
 
 static int add_point(struct section *s, const struct cc_nt_point *p)
 {
-    if (s->npts == s->pcap) {
-        int cap = s->pcap ? 2 * s->pcap : 64;
-        void *np = realloc(s->pts, (size_t)cap * sizeof *s->pts);
-        if (!np)
-            return -1;
-        s->pts = np, s->pcap = cap;
-    }
+    void *np = cc_grow(s->pts, &s->pcap, s->npts, sizeof *s->pts, 64);
+    if (!np)
+        return -1;
+    s->pts = np;
     s->pts[s->npts++] = *p;
     return 0;
 }
