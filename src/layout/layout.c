@@ -373,12 +373,9 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;
 
-    /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed, on
-     * the 16-bit activations whatever the precision (fp8 casts read them too) */
-    struct cc_model m16 = *m;
-    m16.prec = CC_PREC_BF16;
+    /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
     double ew_layer = ELEMWISE_TRAFFIC * passes *
-                      cc_model_layer_act_bytes(&m16, mb, s_loc, tp, sp, CC_RC_NONE) / hbm;
+                      cc_model_layer_traffic_bytes(m, mb, s_loc, tp, sp) / hbm;
     double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, rate16, sms,
                                         x->rc == CC_RC_FULL ? 2 : 1,
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;

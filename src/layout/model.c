@@ -281,8 +281,9 @@ double cc_model_megatron_flops(const struct cc_model *m)
     return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
 }
 
-double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
-                                enum cc_recompute rc)
+/* Saved activations; fp8: the linear layers' inputs kept as 1-byte copies. */
+static double act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
+                        enum cc_recompute rc, int fp8)
 {
     double h = m->hidden, a = m->heads, sbh = s * b * h;
     if (rc == CC_RC_FULL)
@@ -292,7 +293,7 @@ double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, in
      * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. */
     double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
     double out = 10.0;
-    if (m->prec == CC_PREC_FP8) {
+    if (fp8) {
         /* Transformer Engine keeps a linear layer's input for the backward pass as its fp8
          * copy: 1 byte instead of 2 for the QKV and MLP inputs (outside the tensor-parallel
          * region) and for the projection and MLP-out inputs (inside it) */
@@ -303,4 +304,15 @@ double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, in
     if (sp)
         return (out * sbh + par * s * b + scores) / t;
     return out * sbh + (par * s * b + scores) / t;
+}
+
+double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
+                                enum cc_recompute rc)
+{
+    return act_bytes(m, b, s, t, sp, rc, m->prec == CC_PREC_FP8);
+}
+
+double cc_model_layer_traffic_bytes(const struct cc_model *m, double b, double s, int t, int sp)
+{
+    return act_bytes(m, b, s, t, sp, CC_RC_NONE, 0);
 }

@@ -84,5 +84,8 @@ double cc_model_megatron_flops(const struct cc_model *m);
  * 8h outside the tensor-parallel region instead of 10h, and h + ffn less inside it. */
 double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,
                                 enum cc_recompute rc);
+/* The 16-bit activations of one layer without recomputation, whatever the precision: the
+ * proxy for its element-wise memory traffic (fp8 casts read them too). */
+double cc_model_layer_traffic_bytes(const struct cc_model *m, double b, double s, int t, int sp);
 
 #endif
