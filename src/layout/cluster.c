@@ -18,20 +18,24 @@
  * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
  * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); last column: SMs (AMD: compute units),
  * for the GEMM wave model (layout/gemm.h); see docs/layout.md. */
+/* Where the default 16-bit efficiency stands on each GPU (see results/layout-heldout.md). */
+#define EFF16_HOPPER "fitted on A100; LLM Foundry's PyTorch FSDP runs on H100 fit 0.52"
+#define EFF16_OTHER "fitted on A100, not checked on this GPU"
+
 const struct cc_gpu_spec cc_gpu_table[] = {
-    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132},
-    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132},
-    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114},
-    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132},
-    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108},
-    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108},
-    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108},
-    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148},
-    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25, 142},
-    {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80},
-    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304},
-    {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110},
-    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0},
+    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER},
+    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER},
+    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, NULL},
+    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
+    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER},
+    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25, 142, EFF16_OTHER},
+    {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER},
+    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER},
+    {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110, EFF16_OTHER},
+    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0, NULL},
 };
 
 static void normalise(const char *in, char *out, size_t len)
@@ -72,6 +76,7 @@ static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
     c->sms = g->sms;
     c->intra_busbw_Bps = g->intra_GBps * 1e9;
     c->inter_node_Bps = g->inter_GBps * 1e9;
+    c->eff16_note = g->eff16;
 }
 
 static void init_common(struct cc_cluster *c)
@@ -80,6 +85,7 @@ static void init_common(struct cc_cluster *c)
     c->lat_intra_s = 10e-6; /* NCCL small-message all-reduce within a node, order of */
     c->lat_inter_s = 30e-6; /* ... and across nodes */
     c->hbm_Bps = 2e12;
+    c->eff16_note = EFF16_OTHER; /* a GPU the table does not know, until set_gpu */
 }
 
 cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,

@@ -25,6 +25,8 @@ struct cc_gpu_spec {
     double intra_GBps;    /* expected all-reduce busbw across the GPUs of a node */
     double inter_GBps;    /* expected all-reduce busbw across nodes (typical NICs of the era) */
     int sms;              /* streaming multiprocessors (AMD: compute units): GEMM waves */
+    const char *eff16;    /* what is known of the default 16-bit --efficiency on this GPU;
+                             NULL where it was fitted (A100) */
 };
 
 /* Find a row by id or by a model string such as "NVIDIA A100-SXM4-80GB" (case and
@@ -60,6 +62,7 @@ struct cc_cluster {
     double p2p_intra_Bps;              /* send/recv between two GPUs of a node */
     double lat_intra_s, lat_inter_s;   /* per-collective latency when nothing is fitted */
     char bw_source[1024];              /* where the rates come from (for the report) */
+    const char *eff16_note;            /* the GPU's eff16 (static text); NULL: fitted here */
     struct cc_fit fits[CC_COLL_COUNT][2][CC_FIT_MAX];
     int nfits[CC_COLL_COUNT][2];
 };

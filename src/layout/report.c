@@ -15,6 +15,16 @@ static const char *short_layout(const struct cc_layout *l, char *buf, size_t len
     return buf;
 }
 
+const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, char *buf, size_t len)
+{
+    if (m->prec == CC_PREC_FP8 || !c->eff16_note || hb->efficiency != CC_LAYOUT_EFFICIENCY)
+        return NULL;
+    snprintf(buf, len, "the default 16-bit efficiency %.2f was %s: set --efficiency for your "
+             "software (docs/layout.md)", hb->efficiency, c->eff16_note);
+    return buf;
+}
+
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
@@ -40,6 +50,10 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
                            : ", GEMM waves off");
+    char cb[256];
+    const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
+    if (caution)
+        fprintf(out, "# caution %s\n", caution);
 }
 
 struct part { const char *name; double t; };
@@ -316,6 +330,9 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "intra_busbw_GBps", json_real(c->intra_busbw_Bps / GB));
     json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
+    char cb[256];
+    const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
+    json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());
     json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", json_real(hb->efficiency_fp8));
     json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));

@@ -9,7 +9,12 @@
 #include "layout/layout.h"
 #include "layout/megatron.h"
 
-/* Header lines: model, cluster, where the rates come from, habits. */
+/* One line of caution when the estimate rests on a default constant that was not fitted on
+ * this GPU: the 16-bit --efficiency away from the A100 (results/layout-heldout.md). Written
+ * into buf; NULL when there is nothing to say. */
+const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, char *buf, size_t len);
+/* Header lines: model, cluster, where the rates come from, habits, a caution if any. */
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb);
 /* The top k of a search as a table, then why the first beats the next ones. */

@@ -1,0 +1,174 @@
+#!/bin/sh
+# Held-out checks of `ccbench layout`: published training runs that none of its constants was
+# fitted on. Prints the Markdown tables of results/layout-heldout.md.
+#
+#   1. LLM Foundry's MPT throughput tables: one software stack (PyTorch FSDP with full
+#      sharding, Triton flash attention, bf16 autocast) measured on A100 80GB and on H100 80GB
+#      (mosaicml/llm-foundry scripts/train/benchmarking/README.md), 8 GPUs per run.
+#   2. BigScience's measured layouts of one 181B model on 48 nodes of 8 A100 80GB
+#      (Megatron-DeepSpeed, fp16, ZeRO-1; bigscience-workshop/bigscience
+#      train/tr11-176B-ml/chronicles-prequel.md, tables of 2022-02-25).
+#
+# usage: sh results/layout-heldout.sh [CCBENCH] [extra ccbench layout options]
+#   CCBENCH defaults to ./ccbench; extra options (e.g. --efficiency 0.53) go to every run.
+set -u
+CC=${1:-./ccbench}
+[ $# -gt 0 ] && shift
+EXTRA="$*"
+if ! "$CC" layout --list-gpus >/dev/null 2>&1; then
+    echo "layout-heldout.sh: '$CC' is not a ccbench binary with the layout command" >&2
+    exit 2
+fi
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# model NAME LAYERS HIDDEN HEADS FFN VOCAB MLP TIED FLASH SOURCE: writes $tmp/NAME.json
+model() {
+    printf '{"name": "%s", "layers": %s, "hidden": %s, "heads": %s, "ffn": %s, "vocab": %s, "seq_len": 2048, "global_batch": 8, "precision": "bf16", "optimizer": "adam", "recompute": "none", "mlp": "%s", "tied_embeddings": %s, "flash_attention": %s, "source": "%s"}\n' \
+        "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >"$tmp/$1.json"
+}
+LF="mosaicml/llm-foundry scripts/train/yamls/pretrain"
+model mpt-1b 24 2048 16 8192 50368 gelu true true "$LF/mpt-1b.yaml"
+model mpt-3b 32 2560 20 10240 50368 gelu true true "$LF/mpt-3b.yaml"
+model mpt-7b 32 4096 32 16384 50368 gelu true true "$LF/mpt-7b.yaml"
+model mpt-13b 40 5120 40 20480 50368 gelu true true "$LF/mpt-13b.yaml"
+model mpt-30b 48 7168 56 28672 50368 gelu true true "$LF/mpt-30b.yaml"
+model bigscience-181b 72 14336 64 57344 250880 gelu true false \
+    "bigscience tr11-176B-ml chronicles-prequel.md: NHIDDEN=14336 NLAYERS=72 NHEADS=64, 250k vocabulary"
+
+# field KEY FILE: the first numeric value of "KEY" in ccbench's JSON
+field() {
+    awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$2"
+}
+
+# run OUT ARGS...: ccbench layout --json into OUT; 1 when it printed nothing usable
+run() {
+    o=$1
+    shift
+    # shellcheck disable=SC2086
+    "$CC" layout "$@" $EXTRA --json >"$o" 2>"$o.err"
+    [ -n "$(field tokens_per_s "$o")" ]
+}
+
+echo "### LLM Foundry MPT, 8 GPUs, FSDP full sharding, bf16 (tokens/s per GPU)"
+echo
+echo "| model | seq | micro-batch x accumulation | recompute | GPU | published | ccbench | error | ccbench memory/GPU |"
+echo "|---|---|---|---|---|---|---|---|---|"
+# model seq mb ga recompute gpu published-tokens/s/GPU
+while read -r m s mb ga rc gpu ref; do
+    if ! run "$tmp/out" -m "$tmp/$m.json" -g 8 --gpu-model "$gpu" --mem-margin 0 --seq-len "$s" \
+        --global-batch $((mb * ga * 8)) --grad-reduce fp32 \
+        -x "tp=1,pp=1,dp=8,mb=$mb,zero=3,rc=$rc"; then
+        echo "layout-heldout.sh: $m $s $gpu: $(cat "$tmp/out.err")" >&2
+        exit 1
+    fi
+    tps=$(field tokens_per_s "$tmp/out")
+    mem=$(field total "$tmp/out")
+    awk -v m="$m" -v s="$s" -v mb="$mb" -v ga="$ga" -v rc="$rc" -v g="$gpu" -v ref="$ref" \
+        -v t="$tps" -v mem="$mem" 'BEGIN {
+        name = toupper(m)
+        gn = g == "a100-80g" ? "A100 80GB" : "H100 80GB"
+        t /= 8
+        printf "| %s | %d | %d x %d | %s | %s | %d | %.0f | %+.1f%% | %.1f GB%s |\n", name, s, mb,
+               ga, rc, gn, ref, t, (t / ref - 1) * 100, mem / 1e9, (mem > 80e9 ? " (over 80)" : "")
+    }'
+done <<'EOF'
+mpt-1b 2048 14 4 none a100-80g 20513
+mpt-1b 2048 14 1 none h100-sxm 45455
+mpt-3b 4096 5 6 none a100-80g 9457
+mpt-3b 4096 5 6 none h100-sxm 20964
+mpt-3b 8192 3 6 none a100-80g 7695
+mpt-3b 8192 3 6 none h100-sxm 16578
+mpt-7b 2048 6 2 none a100-80g 4641
+mpt-7b 2048 6 1 none h100-sxm 10643
+mpt-7b 4096 16 2 full a100-80g 3684
+mpt-7b 4096 16 2 full h100-sxm 8611
+mpt-7b 8192 8 2 full a100-80g 3206
+mpt-7b 8192 8 2 full h100-sxm 6935
+mpt-13b 2048 2 3 none a100-80g 2262
+mpt-13b 2048 2 1 none h100-sxm 4792
+mpt-13b 4096 10 3 full a100-80g 2060
+mpt-13b 4096 10 3 full h100-sxm 4717
+mpt-30b 1024 6 21 full a100-80g 946
+mpt-30b 1024 6 21 full h100-sxm 2084
+mpt-30b 2048 3 21 full a100-80g 916
+mpt-30b 2048 3 21 full h100-sxm 2002
+mpt-30b 4096 1 21 full a100-80g 814
+mpt-30b 4096 1 21 full h100-sxm 1802
+EOF
+
+# BigScience: 4 x 100 Gb/s Omni-Path per node, given at 46 GB/s (92.5% of the line rate, as
+# the built-in A100 entry's 185 of 200 GB/s); Megatron-DeepSpeed's pipeline engine: plain
+# 1F1B, blocking sends, gradients reduced after the flush, embedding and logits on the first
+# and last stage with the transformer layers split evenly
+BS="-m $tmp/bigscience-181b.json -g 384 --gpu-model a100-80g --inter-GBps 46 --precision fp16
+    --recompute full --grad-reduce fp16 -z 1 --sp off --dp-overlap 2 --accum-fusion 0
+    --pp-overlap 0 --interleave 1 --uneven-pp 0"
+echo
+echo "### BigScience 181B on 48 nodes of 8 A100 80GB, measured layouts (seconds per step)"
+echo
+echo "| tp | pp | dp | micro-batch | batch | measured s/step | measured memory | ccbench s/step | error |"
+echo "|---|---|---|---|---|---|---|---|---|"
+while read -r tp pp dp mb gbs ref mem; do
+    # shellcheck disable=SC2086
+    if ! run "$tmp/out" $BS --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
+        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: $(cat "$tmp/out.err")" >&2
+        exit 1
+    fi
+    st=$(field step "$tmp/out")
+    awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v gbs="$gbs" -v ref="$ref" \
+        -v mem="$mem" -v st="$st" 'BEGIN {
+        printf "| %d | %d | %d | %d | %d | %.2f | %s | %.1f | %+.1f%% |\n", tp, pp, dp, mb, gbs,
+               ref, mem, st, (st / ref - 1) * 100
+    }'
+done <<'EOF'
+4 12 8 2 2048 110.48 44GB
+4 12 8 4 2048 111.89 60GB
+4 6 16 2 2048 111.71 57GB
+4 6 16 4 2048 117.11 75GB
+2 12 16 2 2048 112.50 63GB
+2 24 8 1 2048 119.53 44GB
+2 24 8 2 2048 122.75 53GB
+4 24 4 1 2048 130.60 -
+8 8 6 4 2016 113.16 52GB
+8 6 8 4 2048 114.11 55GB
+8 6 8 6 2016 123.57 66GB
+8 4 12 4 2016 114.81 59GB
+8 4 12 2 2016 125.52 53GB
+8 12 4 4 2048 117.07 49GB
+8 12 4 2 2048 128.82 -
+8 2 24 2 2016 136.13 76GB
+8 2 24 1 2016 145.45 65GB
+EOF
+
+echo
+echo "Layouts that ran out of memory there, and ccbench's estimate at its default 10% margin:"
+echo
+echo "| tp | pp | dp | micro-batch | measured | ccbench memory/GPU | ccbench |"
+echo "|---|---|---|---|---|---|---|"
+while read -r tp pp dp mb gbs; do
+    # shellcheck disable=SC2086
+    "$CC" layout $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb" --json \
+        >"$tmp/out" 2>/dev/null
+    mem=$(field total "$tmp/out")
+    if [ -z "$mem" ]; then
+        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: no memory estimate" >&2
+        exit 1
+    fi
+    if grep -q '"feasible": true' "$tmp/out"; then verdict=accepts; else verdict=refuses; fi
+    awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v mem="$mem" -v v="$verdict" 'BEGIN {
+        printf "| %d | %d | %d | %d | out of memory | %.1f GB | %s |\n", tp, pp, dp, mb, mem / 1e9, v
+    }'
+done <<'EOF'
+2 6 32 2 2048
+2 6 32 1 2048
+8 1 48 1 2016
+EOF
+
+echo
+echo "ccbench's own ranking for the BigScience model (same options, batch 2048, top 5):"
+echo
+echo '```'
+# shellcheck disable=SC2086
+"$CC" layout $BS $EXTRA --global-batch 2048 -k 5 | sed -n '/^  #  layout/,/^$/p' | sed '/^$/d'
+echo '```'
