@@ -4,7 +4,7 @@
 #
 #   1. LLM Foundry's MPT throughput tables: one software stack (PyTorch FSDP with full
 #      sharding, Triton flash attention, bf16 autocast) measured on A100 80GB and on H100 80GB
-#      (mosaicml/llm-foundry scripts/train/benchmarking/README.md), 8 GPUs per run.
+#      (mosaicml/llm-foundry scripts/train/benchmarking/README.md), 8 to 64 GPUs.
 #   2. BigScience's measured layouts of one 181B model on 48 nodes of 8 A100 80GB
 #      (Megatron-DeepSpeed, fp16, ZeRO-1; bigscience-workshop/bigscience
 #      train/tr11-176B-ml/chronicles-prequel.md, tables of 2022-02-25).
@@ -33,6 +33,7 @@ model mpt-3b 32 2560 20 10240 50368 gelu true true "$LF/mpt-3b.yaml"
 model mpt-7b 32 4096 32 16384 50368 gelu true true "$LF/mpt-7b.yaml"
 model mpt-13b 40 5120 40 20480 50368 gelu true true "$LF/mpt-13b.yaml"
 model mpt-30b 48 7168 56 28672 50368 gelu true true "$LF/mpt-30b.yaml"
+model mpt-70b 80 8192 64 32768 50368 gelu true true "$LF/mpt-70b.yaml"
 model bigscience-181b 72 14336 64 57344 250880 gelu true false \
     "bigscience tr11-176B-ml chronicles-prequel.md: NHIDDEN=14336 NLAYERS=72 NHEADS=64, 250k vocabulary"
 
@@ -50,51 +51,57 @@ run() {
     [ -n "$(field tokens_per_s "$o")" ]
 }
 
-echo "### LLM Foundry MPT, 8 GPUs, FSDP full sharding, bf16 (tokens/s per GPU)"
+echo "### LLM Foundry MPT, FSDP full sharding, bf16 (tokens/s per GPU)"
 echo
-echo "| model | seq | micro-batch x accumulation | recompute | GPU | published | ccbench | error | ccbench memory/GPU |"
-echo "|---|---|---|---|---|---|---|---|---|"
-# model seq mb ga recompute gpu published-tokens/s/GPU
-while read -r m s mb ga rc gpu ref; do
-    if ! run "$tmp/out" -m "$tmp/$m.json" -g 8 --gpu-model "$gpu" --mem-margin 0 --seq-len "$s" \
-        --global-batch $((mb * ga * 8)) --grad-reduce fp32 \
-        -x "tp=1,pp=1,dp=8,mb=$mb,zero=3,rc=$rc"; then
+echo "| model | seq | GPUs | micro-batch x accumulation | recompute | GPU | published | ccbench | error | ccbench memory/GPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+# model seq GPUs mb ga recompute gpu gradient-reduction published-tokens/s/GPU (FSDP mixed
+# precision DEFAULT reduces gradients in fp32, PURE in bf16)
+while read -r m s n mb ga rc gpu red ref; do
+    if ! run "$tmp/out" -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --mem-margin 0 \
+        --seq-len "$s" --global-batch $((mb * ga * n)) --grad-reduce "$red" \
+        -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"; then
         echo "layout-heldout.sh: $m $s $gpu: $(cat "$tmp/out.err")" >&2
         exit 1
     fi
     tps=$(field tokens_per_s "$tmp/out")
     mem=$(field total "$tmp/out")
-    awk -v m="$m" -v s="$s" -v mb="$mb" -v ga="$ga" -v rc="$rc" -v g="$gpu" -v ref="$ref" \
-        -v t="$tps" -v mem="$mem" 'BEGIN {
+    awk -v m="$m" -v s="$s" -v n="$n" -v mb="$mb" -v ga="$ga" -v rc="$rc" -v g="$gpu" \
+        -v ref="$ref" -v t="$tps" -v mem="$mem" 'BEGIN {
         name = toupper(m)
         gn = g == "a100-80g" ? "A100 80GB" : "H100 80GB"
-        t /= 8
-        printf "| %s | %d | %d x %d | %s | %s | %d | %.0f | %+.1f%% | %.1f GB%s |\n", name, s, mb,
-               ga, rc, gn, ref, t, (t / ref - 1) * 100, mem / 1e9, (mem > 80e9 ? " (over 80)" : "")
+        t /= n
+        printf "| %s | %d | %d | %d x %d | %s | %s | %d | %.0f | %+.1f%% | %.1f GB%s |\n", name, s,
+               n, mb, ga, rc, gn, ref, t, (t / ref - 1) * 100, mem / 1e9,
+               (mem > 80e9 ? " (over 80)" : "")
     }'
 done <<'EOF'
-mpt-1b 2048 14 4 none a100-80g 20513
-mpt-1b 2048 14 1 none h100-sxm 45455
-mpt-3b 4096 5 6 none a100-80g 9457
-mpt-3b 4096 5 6 none h100-sxm 20964
-mpt-3b 8192 3 6 none a100-80g 7695
-mpt-3b 8192 3 6 none h100-sxm 16578
-mpt-7b 2048 6 2 none a100-80g 4641
-mpt-7b 2048 6 1 none h100-sxm 10643
-mpt-7b 4096 16 2 full a100-80g 3684
-mpt-7b 4096 16 2 full h100-sxm 8611
-mpt-7b 8192 8 2 full a100-80g 3206
-mpt-7b 8192 8 2 full h100-sxm 6935
-mpt-13b 2048 2 3 none a100-80g 2262
-mpt-13b 2048 2 1 none h100-sxm 4792
-mpt-13b 4096 10 3 full a100-80g 2060
-mpt-13b 4096 10 3 full h100-sxm 4717
-mpt-30b 1024 6 21 full a100-80g 946
-mpt-30b 1024 6 21 full h100-sxm 2084
-mpt-30b 2048 3 21 full a100-80g 916
-mpt-30b 2048 3 21 full h100-sxm 2002
-mpt-30b 4096 1 21 full a100-80g 814
-mpt-30b 4096 1 21 full h100-sxm 1802
+mpt-1b 2048 8 14 4 none a100-80g fp32 20513
+mpt-1b 2048 8 14 1 none h100-sxm fp32 45455
+mpt-3b 4096 8 5 6 none a100-80g fp32 9457
+mpt-3b 4096 8 5 6 none h100-sxm fp32 20964
+mpt-3b 8192 8 3 6 none a100-80g fp32 7695
+mpt-3b 8192 8 3 6 none h100-sxm fp32 16578
+mpt-7b 2048 8 6 2 none a100-80g fp32 4641
+mpt-7b 2048 8 6 1 none h100-sxm fp32 10643
+mpt-7b 4096 8 16 2 full a100-80g fp32 3684
+mpt-7b 4096 8 16 2 full h100-sxm fp32 8611
+mpt-7b 8192 8 8 2 full a100-80g fp32 3206
+mpt-7b 8192 8 8 2 full h100-sxm fp32 6935
+mpt-13b 2048 8 2 3 none a100-80g fp32 2262
+mpt-13b 2048 8 2 1 none h100-sxm fp32 4792
+mpt-13b 4096 8 10 3 full a100-80g fp32 2060
+mpt-13b 4096 8 10 3 full h100-sxm fp32 4717
+mpt-30b 1024 8 6 21 full a100-80g fp32 946
+mpt-30b 1024 8 6 21 full h100-sxm fp32 2084
+mpt-30b 2048 8 3 21 full a100-80g fp32 916
+mpt-30b 2048 8 3 21 full h100-sxm fp32 2002
+mpt-30b 4096 8 1 21 full a100-80g fp32 814
+mpt-30b 4096 8 1 21 full h100-sxm fp32 1802
+mpt-70b 2048 64 8 4 full a100-80g bf16 410
+mpt-70b 2048 64 8 4 full h100-sxm fp32 1039
+mpt-70b 2048 32 2 16 full a100-80g bf16 373
+mpt-70b 2048 32 2 16 full h100-sxm fp32 882
 EOF
 
 # BigScience: 4 x 100 Gb/s Omni-Path per node, given at 46 GB/s (92.5% of the line rate, as
