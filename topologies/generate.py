@@ -75,7 +75,7 @@ def hgx_h200_node(name="hgx-h200", count=1):
     n = dgx_h100_node(name, count)
     n["cpu"] = {"model": "Intel(R) Xeon(R) Platinum 8568Y+", "vendor": "GenuineIntel", "arch": "x86_64",
                 "sockets": 2, "cores": 96, "pus": 192}
-    n["gpus"] = gpus(8, "NVIDIA H200", 141 * 1000 ** 3, lambda i: i // 4, 90, 18)
+    n["gpus"] = gpus(8, "NVIDIA H200", 141 * GiB, lambda i: i // 4, 90, 18)
     n["expected"] = {"nvlink_GBps_per_gpu": 450, "intra_allreduce_busbw_GBps": 475, "nic_GBps": 50,
                      "nic_measured_GBps": 46}
     return n

@@ -17,7 +17,9 @@
  * MI300X AMD; an MI250X is listed per GCD, the device a rank sees). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
  * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
  * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); last column: SMs (AMD: compute units),
- * for the GEMM wave model (layout/gemm.h); see docs/layout.md. */
+ * for the GEMM wave model (layout/gemm.h); see docs/layout.md. Memory in GiB: an "80 GB" A100 or
+ * H100 holds 80 GiB (nvidia-smi: 81920 and 81559 MiB); the L40S's 48 GB of GDDR6 show as
+ * 46068 MiB, 45 GiB. */
 /* Where the default 16-bit efficiency stands on each GPU (see results/layout-heldout.md). */
 #define EFF16_HOPPER "fitted on A100; LLM Foundry's PyTorch FSDP runs on H100 fit 0.52"
 #define EFF16_OTHER "fitted on A100, not checked on this GPU"
@@ -31,7 +33,7 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
     {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER},
-    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 48, 864, 20, 25, 142, EFF16_OTHER},
+    {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER},
     {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER},
     {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110, EFF16_OTHER},
@@ -71,7 +73,7 @@ static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
     snprintf(c->gpu_name, sizeof c->gpu_name, "%s", g->name);
     for (int p = 0; p < CC_PREC_COUNT; p++)
         c->peak_flops[p] = g->tflops[p] * 1e12;
-    c->mem_bytes = g->mem_gb * 1e9;
+    c->mem_bytes = g->mem_gib * 1073741824.0;
     c->hbm_Bps = g->hbm_GBps * 1e9;
     c->sms = g->sms;
     c->intra_busbw_Bps = g->intra_GBps * 1e9;

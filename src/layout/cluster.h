@@ -20,7 +20,7 @@ struct cc_gpu_spec {
     const char *also;     /* second required substring, or NULL */
     const char *name;     /* marketing name */
     double tflops[CC_PREC_COUNT]; /* bf16, fp16, fp8 dense TFLOP/s; 0: not supported */
-    double mem_gb;        /* GPU memory, GB (1e9) */
+    double mem_gib;       /* GPU memory, GiB (2^30 bytes): what the vendors' "80 GB" means */
     double hbm_GBps;      /* memory bandwidth */
     double intra_GBps;    /* expected all-reduce busbw across the GPUs of a node */
     double inter_GBps;    /* expected all-reduce busbw across nodes (typical NICs of the era) */

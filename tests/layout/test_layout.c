@@ -806,8 +806,8 @@ static void test_nemo_fp8(void)
         snprintf(name, sizeof name, "NeMo fp8 %s: tp=%d,pp=%d,dp=%d,cp=%d ranked %d by the search",
                  rows[i].preset, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp,
                  rank + 1);
-        if (strcmp(rows[i].preset, "llama3-70b") == 0) /* 5th, 4.8% behind the first */
-            todo_ok(rank >= 0 && rank < 3, name, "five layouts within 5%, NeMo's the fifth");
+        if (strcmp(rows[i].preset, "llama3-70b") == 0) /* 6th, 3.7% behind the first */
+            todo_ok(rank >= 0 && rank < 3, name, "six layouts within 4%, NeMo's the sixth");
         else
             ok(rank >= 0 && rank < 3, "%s", name);
         cc_search_free(&sr);
