@@ -3,8 +3,10 @@
 # fitted on. Prints the Markdown tables of results/layout-heldout.md.
 #
 #   1. LLM Foundry's MPT throughput tables: one software stack (PyTorch FSDP with full
-#      sharding, Triton flash attention, bf16 autocast) measured on A100 80GB and on H100 80GB
-#      (mosaicml/llm-foundry scripts/train/benchmarking/README.md), 8 to 64 GPUs.
+#      sharding, flash attention, bf16) measured on A100 80GB and on H100 80GB
+#      (mosaicml/llm-foundry scripts/train/benchmarking/README.md at commit 495218376830):
+#      every H100 run whose model, sequence length, GPU count and checkpointing the A100
+#      table also has, and that A100 run.
 #   2. BigScience's measured layouts of one 181B model on 48 nodes of 8 A100 80GB
 #      (Megatron-DeepSpeed, fp16, ZeRO-1; bigscience-workshop/bigscience
 #      train/tr11-176B-ml/chronicles-prequel.md, tables of 2022-02-25).
@@ -21,6 +23,7 @@ if ! "$CC" layout --list-gpus >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 2' INT TERM
 
 # model NAME LAYERS HIDDEN HEADS FFN VOCAB MLP TIED FLASH SOURCE: writes $tmp/NAME.json
 model() {
@@ -28,6 +31,7 @@ model() {
         "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >"$tmp/$1.json"
 }
 LF="mosaicml/llm-foundry scripts/train/yamls/pretrain"
+model mpt-760m 24 1536 12 6144 50368 gelu true true "$LF/mpt-760m.yaml"
 model mpt-1b 24 2048 16 8192 50368 gelu true true "$LF/mpt-1b.yaml"
 model mpt-3b 32 2560 20 10240 50368 gelu true true "$LF/mpt-3b.yaml"
 model mpt-7b 32 4096 32 16384 50368 gelu true true "$LF/mpt-7b.yaml"
@@ -42,66 +46,126 @@ field() {
     awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$2"
 }
 
-# run OUT ARGS...: ccbench layout --json into OUT; 1 when it printed nothing usable
+# run OUT ARGS...: ccbench layout --json into OUT; 1 when it printed no estimate (an
+# infeasible layout still has one: ccbench exits 2 and says why, and OUT.fit says "refused")
 run() {
     o=$1
     shift
-    # shellcheck disable=SC2086
-    "$CC" layout "$@" $EXTRA --json >"$o" 2>"$o.err"
+    "$CC" layout "$@" --json >"$o" 2>"$o.err"
+    if grep -q '"feasible": true' "$o"; then echo fits >"$o.fit"; else echo refused >"$o.fit"; fi
     [ -n "$(field tokens_per_s "$o")" ]
 }
 
+# the habits that fit each GPU's rows below (results/layout-heldout.md)
+FIT_A100="--attn-efficiency 0.56"
+FIT_H100="--efficiency 0.56 --attn-efficiency 0.30"
+
 echo "### LLM Foundry MPT, FSDP full sharding, bf16 (tokens/s per GPU)"
 echo
-echo "| model | seq | GPUs | micro-batch x accumulation | recompute | GPU | published | ccbench | error | ccbench memory/GPU |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "ccbench: its defaults; fitted: A100 \`$FIT_A100\`, H100 \`$FIT_H100\`."
+echo
+echo "| model | seq | GPUs | micro-batch x accumulation | recompute | GPU | published | ccbench | error | fitted | error | ccbench memory/GPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 # model seq GPUs mb ga recompute gpu gradient-reduction published-tokens/s/GPU (FSDP mixed
 # precision DEFAULT reduces gradients in fp32, PURE in bf16)
 while read -r m s n mb ga rc gpu red ref; do
-    if ! run "$tmp/out" -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --mem-margin 0 \
-        --seq-len "$s" --global-batch $((mb * ga * n)) --grad-reduce "$red" \
-        -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"; then
-        echo "layout-heldout.sh: $m $s $gpu: $(cat "$tmp/out.err")" >&2
+    set -- -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --mem-margin 0 --seq-len "$s" \
+        --global-batch $((mb * ga * n)) --grad-reduce "$red" -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"
+    if [ "$gpu" = a100-80g ]; then fit=$FIT_A100; else fit=$FIT_H100; fi
+    # shellcheck disable=SC2086
+    if ! run "$tmp/out" "$@" $EXTRA || ! run "$tmp/fit" "$@" $fit; then
+        echo "layout-heldout.sh: $m $s $gpu: $(cat "$tmp/out.err" "$tmp/fit.err")" >&2
         exit 1
     fi
-    tps=$(field tokens_per_s "$tmp/out")
-    mem=$(field total "$tmp/out")
     awk -v m="$m" -v s="$s" -v n="$n" -v mb="$mb" -v ga="$ga" -v rc="$rc" -v g="$gpu" \
-        -v ref="$ref" -v t="$tps" -v mem="$mem" 'BEGIN {
-        name = toupper(m)
+        -v ref="$ref" -v t="$(field tokens_per_s "$tmp/out")" -v f="$(field tokens_per_s "$tmp/fit")" \
+        -v mem="$(field total "$tmp/out")" -v v="$(cat "$tmp/out.fit")" 'BEGIN {
         gn = g == "a100-80g" ? "A100 80GB" : "H100 80GB"
         t /= n
-        printf "| %s | %d | %d | %d x %d | %s | %s | %d | %.0f | %+.1f%% | %.1f GB%s |\n", name, s,
-               n, mb, ga, rc, gn, ref, t, (t / ref - 1) * 100, mem / 1e9,
-               (mem > 80e9 ? " (over 80)" : "")
+        f /= n
+        printf "| %s | %d | %d | %d x %d | %s | %s | %d | %.0f | %+.1f%% | %.0f | %+.1f%% | %.1f GB%s |\n",
+               toupper(m), s, n, mb, ga, rc, gn, ref, t, (t / ref - 1) * 100, f, (f / ref - 1) * 100,
+               mem / 1e9, v == "fits" ? "" : " (refused)"
     }'
 done <<'EOF'
+mpt-760m 512 8 96 2 none a100-80g fp32 29446
+mpt-760m 512 8 96 2 none h100-sxm fp32 83749
+mpt-760m 1024 8 48 2 none a100-80g fp32 29765
+mpt-760m 1024 8 48 2 none h100-sxm fp32 78581
+mpt-760m 2048 8 24 2 none a100-80g fp32 32434
+mpt-760m 2048 8 24 2 none h100-sxm fp32 63147
+mpt-760m 4096 8 12 2 none a100-80g fp32 27351
+mpt-760m 4096 8 12 2 none h100-sxm fp32 55459
+mpt-760m 8192 8 6 2 none a100-80g fp32 20933
+mpt-760m 8192 8 6 2 none h100-sxm fp32 41825
+mpt-760m 16384 8 3 2 none a100-80g fp32 14274
+mpt-760m 16384 8 3 2 none h100-sxm fp32 27815
+mpt-760m 32768 8 1 2 none a100-80g fp32 8802
+mpt-760m 32768 8 1 2 none h100-sxm fp32 16291
+mpt-1b 512 8 56 4 none a100-80g fp32 23148
+mpt-1b 512 8 56 4 none h100-sxm fp32 52275
+mpt-1b 1024 8 18 4 none a100-80g fp32 22112
+mpt-1b 1024 8 18 4 none h100-sxm fp32 48910
 mpt-1b 2048 8 14 4 none a100-80g fp32 20513
 mpt-1b 2048 8 14 1 none h100-sxm fp32 45455
+mpt-1b 4096 8 7 4 none a100-80g fp32 17807
+mpt-1b 4096 8 7 4 none h100-sxm fp32 38535
+mpt-1b 8192 8 3 4 none a100-80g fp32 13814
+mpt-1b 8192 8 3 4 none h100-sxm fp32 29157
+mpt-1b 16384 8 2 4 none a100-80g fp32 9956
+mpt-1b 16384 8 2 4 none h100-sxm fp32 19649
+mpt-1b 32768 8 1 4 none a100-80g fp32 6275
+mpt-1b 32768 8 1 4 none h100-sxm fp32 12025
+mpt-1b 65536 8 1 2 full a100-80g fp32 3044
+mpt-1b 65536 8 1 2 full h100-sxm fp32 5506
+mpt-3b 512 8 40 6 none a100-80g fp32 12127
+mpt-3b 512 8 40 6 none h100-sxm fp32 27965
+mpt-3b 1024 8 20 6 none a100-80g fp32 11580
+mpt-3b 1024 8 20 6 none h100-sxm fp32 27046
 mpt-3b 4096 8 5 6 none a100-80g fp32 9457
 mpt-3b 4096 8 5 6 none h100-sxm fp32 20964
 mpt-3b 8192 8 3 6 none a100-80g fp32 7695
 mpt-3b 8192 8 3 6 none h100-sxm fp32 16578
+mpt-3b 16384 8 1 6 none a100-80g fp32 5529
+mpt-3b 16384 8 1 6 none h100-sxm fp32 11152
+mpt-3b 32768 8 3 6 full a100-80g fp32 3029
+mpt-3b 32768 8 3 6 full h100-sxm fp32 5873
+mpt-3b 65536 8 1 2 full a100-80g fp32 1767
+mpt-3b 65536 8 1 2 full h100-sxm fp32 3262
+mpt-7b 1024 8 64 2 full a100-80g fp32 4357
+mpt-7b 1024 8 64 2 full h100-sxm fp32 10203
 mpt-7b 2048 8 6 2 none a100-80g fp32 4641
 mpt-7b 2048 8 6 1 none h100-sxm fp32 10643
 mpt-7b 4096 8 16 2 full a100-80g fp32 3684
 mpt-7b 4096 8 16 2 full h100-sxm fp32 8611
 mpt-7b 8192 8 8 2 full a100-80g fp32 3206
 mpt-7b 8192 8 8 2 full h100-sxm fp32 6935
+mpt-7b 32768 8 2 2 full a100-80g fp32 1672
+mpt-7b 32768 8 2 2 full h100-sxm fp32 3318
+mpt-7b 65536 8 1 2 full a100-80g fp32 1013
+mpt-7b 65536 8 1 2 full h100-sxm fp32 1956
+mpt-13b 1024 8 40 3 full a100-80g fp32 2330
+mpt-13b 1024 8 40 3 full h100-sxm fp32 5502
 mpt-13b 2048 8 2 3 none a100-80g fp32 2262
 mpt-13b 2048 8 2 1 none h100-sxm fp32 4792
 mpt-13b 4096 8 10 3 full a100-80g fp32 2060
 mpt-13b 4096 8 10 3 full h100-sxm fp32 4717
+mpt-13b 16384 8 3 3 full a100-80g fp32 1431
+mpt-13b 16384 8 3 3 full h100-sxm fp32 2985
+mpt-13b 32768 8 1 3 full a100-80g fp32 1016
+mpt-13b 32768 8 1 3 full h100-sxm fp32 1976
 mpt-30b 1024 8 6 21 full a100-80g fp32 946
 mpt-30b 1024 8 6 21 full h100-sxm fp32 2084
 mpt-30b 2048 8 3 21 full a100-80g fp32 916
 mpt-30b 2048 8 3 21 full h100-sxm fp32 2002
 mpt-30b 4096 8 1 21 full a100-80g fp32 814
 mpt-30b 4096 8 1 21 full h100-sxm fp32 1802
-mpt-70b 2048 64 8 4 full a100-80g bf16 410
-mpt-70b 2048 64 8 4 full h100-sxm fp32 1039
+mpt-30b 8192 8 1 21 full a100-80g fp32 574
+mpt-30b 8192 8 1 21 full h100-sxm fp32 1384
 mpt-70b 2048 32 2 16 full a100-80g bf16 373
 mpt-70b 2048 32 2 16 full h100-sxm fp32 882
+mpt-70b 2048 64 8 4 full a100-80g bf16 410
+mpt-70b 2048 64 8 4 full h100-sxm fp32 1039
 EOF
 
 # BigScience: 4 x 100 Gb/s Omni-Path per node, given at 46 GB/s (92.5% of the line rate, as
@@ -114,19 +178,19 @@ BS="-m $tmp/bigscience-181b.json -g 384 --gpu-model a100-80g --inter-GBps 46 --p
 echo
 echo "### BigScience 181B on 48 nodes of 8 A100 80GB, measured layouts (seconds per step)"
 echo
-echo "| tp | pp | dp | micro-batch | batch | measured s/step | measured memory | ccbench s/step | error |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| tp | pp | dp | micro-batch | batch | measured s/step | measured memory | ccbench s/step | error | ccbench memory/GPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 while read -r tp pp dp mb gbs ref mem; do
     # shellcheck disable=SC2086
-    if ! run "$tmp/out" $BS --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
+    if ! run "$tmp/out" $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
         echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: $(cat "$tmp/out.err")" >&2
         exit 1
     fi
-    st=$(field step "$tmp/out")
     awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v gbs="$gbs" -v ref="$ref" \
-        -v mem="$mem" -v st="$st" 'BEGIN {
-        printf "| %d | %d | %d | %d | %d | %.2f | %s | %.1f | %+.1f%% |\n", tp, pp, dp, mb, gbs,
-               ref, mem, st, (st / ref - 1) * 100
+        -v mem="$mem" -v st="$(field step "$tmp/out")" -v cm="$(field total "$tmp/out")" \
+        -v v="$(cat "$tmp/out.fit")" 'BEGIN {
+        printf "| %d | %d | %d | %d | %d | %.2f | %s | %.1f | %+.1f%% | %.1f GB, %s |\n", tp, pp,
+               dp, mb, gbs, ref, mem, st, (st / ref - 1) * 100, cm / 1e9, v
     }'
 done <<'EOF'
 4 12 8 2 2048 110.48 44GB
@@ -149,22 +213,23 @@ done <<'EOF'
 EOF
 
 echo
-echo "Layouts that ran out of memory there, and ccbench's estimate at its default 10% margin:"
+echo "Layouts that ran out of memory there, and ccbench's verdict at its default 10% margin:"
 echo
 echo "| tp | pp | dp | micro-batch | measured | ccbench memory/GPU | ccbench |"
 echo "|---|---|---|---|---|---|---|"
 while read -r tp pp dp mb gbs; do
     # shellcheck disable=SC2086
-    "$CC" layout $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb" --json \
-        >"$tmp/out" 2>/dev/null
-    mem=$(field total "$tmp/out")
-    if [ -z "$mem" ]; then
-        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: no memory estimate" >&2
+    if ! run "$tmp/out" $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
+        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: $(cat "$tmp/out.err")" >&2
         exit 1
     fi
-    if grep -q '"feasible": true' "$tmp/out"; then verdict=accepts; else verdict=refuses; fi
-    awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v mem="$mem" -v v="$verdict" 'BEGIN {
-        printf "| %d | %d | %d | %d | out of memory | %.1f GB | %s |\n", tp, pp, dp, mb, mem / 1e9, v
+    v=$(cat "$tmp/out.fit")
+    if [ "$v" = refused ] && ! grep -q '"why": ".* GB per GPU' "$tmp/out"; then
+        v="refused, not for memory"
+    fi
+    awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v cm="$(field total "$tmp/out")" \
+        -v v="$v" 'BEGIN {
+        printf "| %d | %d | %d | %d | out of memory | %.1f GB | %s |\n", tp, pp, dp, mb, cm / 1e9, v
     }'
 done <<'EOF'
 2 6 32 2 2048
@@ -175,7 +240,11 @@ EOF
 echo
 echo "ccbench's own ranking for the BigScience model (same options, batch 2048, top 5):"
 echo
-echo '```'
 # shellcheck disable=SC2086
-"$CC" layout $BS $EXTRA --global-batch 2048 -k 5 | sed -n '/^  #  layout/,/^$/p' | sed '/^$/d'
+if ! "$CC" layout $BS $EXTRA --global-batch 2048 -k 5 >"$tmp/rank" 2>"$tmp/rank.err"; then
+    echo "layout-heldout.sh: bigscience search: $(cat "$tmp/rank.err")" >&2
+    exit 1
+fi
+echo '```'
+sed -n '/^  #  layout/,/^$/p' "$tmp/rank" | sed '/^$/d'
 echo '```'

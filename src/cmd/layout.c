@@ -24,7 +24,7 @@ struct layout_cfg {
     int seq_len;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
-    double efficiency, efficiency_fp8, mem_margin;
+    double efficiency, efficiency_fp8, efficiency_attn, mem_margin;
     size_t bucket;
     int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, tp_overlap, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
@@ -52,6 +52,7 @@ static const struct cc_opt layout_opts[] = {
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
@@ -204,8 +205,10 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
     }
     if (cfg->gpu_mem_gb > 0)
         c->mem_bytes = cfg->gpu_mem_gb * 1e9;
-    if (cfg->peak_tflops > 0)
+    if (cfg->peak_tflops > 0) { /* the efficiencies were fitted against data-sheet peaks */
         c->peak_flops[m->prec] = cfg->peak_tflops * 1e12;
+        c->eff16_note = cc_eff16_unchecked;
+    }
     if (cfg->intra_GBps > 0)
         c->intra_busbw_Bps = c->p2p_intra_Bps = cfg->intra_GBps * 1e9;
     if (cfg->inter_GBps > 0)
@@ -240,6 +243,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     cc_habits_default(hb);
     hb->efficiency = cfg->efficiency;
     hb->efficiency_fp8 = cfg->efficiency_fp8;
+    hb->efficiency_attn = cfg->efficiency_attn;
     hb->mem_margin = cfg->mem_margin;
     hb->bucket_bytes = cfg->bucket;
     hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)

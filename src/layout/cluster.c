@@ -21,15 +21,17 @@
  * H100 holds 80 GiB (nvidia-smi: 81920 and 81559 MiB); the L40S's 48 GB of GDDR6 show as
  * 46068 MiB, 45 GiB. */
 /* Where the default 16-bit efficiency stands on each GPU (see results/layout-heldout.md). */
-#define EFF16_HOPPER "fitted on A100; LLM Foundry's PyTorch FSDP runs on H100 fit 0.52"
-#define EFF16_OTHER "fitted on A100, not checked on this GPU"
+#define EFF16_HOPPER "fitted on A100 SXM; LLM Foundry's PyTorch FSDP runs on H100 SXM fit " \
+                     "--efficiency 0.56 --attn-efficiency 0.30"
+#define EFF16_OTHER "fitted on A100 SXM at its data-sheet peak, not checked here"
+const char cc_eff16_unchecked[] = EFF16_OTHER;
 
 const struct cc_gpu_spec cc_gpu_table[] = {
     {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER},
     {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER},
     {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER},
     {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER},
-    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, NULL},
+    {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
     {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER},

@@ -29,6 +29,10 @@ struct cc_gpu_spec {
                              NULL where it was fitted (A100) */
 };
 
+/* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was
+ * overridden). */
+extern const char cc_eff16_unchecked[];
+
 /* Find a row by id or by a model string such as "NVIDIA A100-SXM4-80GB" (case and
  * punctuation ignored). NULL if none matches. */
 const struct cc_gpu_spec *cc_gpu_lookup(const char *text);

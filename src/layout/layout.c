@@ -369,6 +369,8 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double rate = x->peak * (fp8 ? hb->efficiency_fp8 : hb->efficiency);
     double peak16 = c->peak_flops[CC_PREC_BF16] > 0 ? c->peak_flops[CC_PREC_BF16] : x->peak / 2;
     double rate16 = fp8 ? peak16 * hb->efficiency : rate;
+    /* attention kernels (flash attention above all) reach their own fraction of the peak */
+    double rate_attn = hb->efficiency_attn > 0 ? peak16 * hb->efficiency_attn : rate16;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;
@@ -376,7 +378,7 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
     double ew_layer = ELEMWISE_TRAFFIC * passes *
                       cc_model_layer_traffic_bytes(m, mb, s_loc, tp, sp) / hbm;
-    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, rate16, sms,
+    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, rate_attn, sms,
                                         x->rc == CC_RC_FULL ? 2 : 1,
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;
     double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate16, sms) +

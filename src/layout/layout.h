@@ -26,6 +26,8 @@
 struct cc_habits {
     double efficiency;     /* achieved / peak FLOP/s of the matrix multiplies (0..1] */
     double efficiency_fp8; /* the same for the fp8 linear layers, of the fp8 peak */
+    double efficiency_attn; /* the attention products (QK^T, softmax.V), of the 16-bit peak,
+                               counted as full s x s products; 0: `efficiency` */
     double mem_margin;     /* fraction of GPU memory kept free (allocator, NCCL, context) */
     size_t bucket_bytes;   /* gradient bucket (DDP: 25 MB) */
     int grad_bytes;        /* bytes per gradient element reduced: 2 (bf16/fp16) or 4 (fp32) */

@@ -20,8 +20,8 @@ const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster 
 {
     if (m->prec == CC_PREC_FP8 || !c->eff16_note || hb->efficiency != CC_LAYOUT_EFFICIENCY)
         return NULL;
-    snprintf(buf, len, "the default 16-bit efficiency %.2f was %s: set --efficiency for your "
-             "software (docs/layout.md)", hb->efficiency, c->eff16_note);
+    snprintf(buf, len, "the 16-bit efficiency %.2f (the default) was %s: set --efficiency and "
+             "--attn-efficiency for your software (docs/layout.md)", hb->efficiency, c->eff16_note);
     return buf;
 }
 
@@ -41,16 +41,19 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     char fp8[32] = "";
     if (m->prec == CC_PREC_FP8)
         snprintf(fp8, sizeof fp8, " (fp8 layers %.2f)", hb->efficiency_fp8);
-    fprintf(out, "# habits  efficiency %.2f%s, memory margin %.0f%%, bucket %.0f MB, gradients "
+    char attn[32] = "";
+    if (hb->efficiency_attn > 0)
+        snprintf(attn, sizeof attn, " (attention %.2f)", hb->efficiency_attn);
+    fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
                  "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s%s%s\n",
-            hb->efficiency, fp8, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
+            hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
                            : ", GEMM waves off");
-    char cb[256];
+    char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     if (caution)
         fprintf(out, "# caution %s\n", caution);
@@ -330,11 +333,13 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "intra_busbw_GBps", json_real(c->intra_busbw_Bps / GB));
     json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
-    char cb[256];
+    char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());
     json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", json_real(hb->efficiency_fp8));
+    json_object_set_new(ho, "efficiency_attn",
+                        json_real(hb->efficiency_attn > 0 ? hb->efficiency_attn : hb->efficiency));
     json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));
     json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));

@@ -406,6 +406,20 @@ static void test_eval(void)
      * (no accumulation fusion in 2021) 16 x P x (2 + 2 + 2) bytes / 2039 GB/s */
     REL(e.t_compute, 3.4502039945653 + 16 * 1652230656.0 * 6 / 2039e9, 1e-9,
         "compute 3.450 s + gradient accumulation 0.078 s");
+    {
+        /* --attn-efficiency at half of 0.64: the attention products (4 passes x 4s^2h per
+         * layer and micro-batch) take twice as long, the rest does not change */
+        struct cc_eval ea;
+        struct cc_habits ha = hb;
+        ha.efficiency_attn = 0.32;
+        cc_layout_eval(&m, &c, &ha, &l, &ea);
+        double s = m.seq_len, h = m.hidden;
+        REL(ea.t_compute - e.t_compute, 16 * 24 * 16 * s * s * h / (312e12 * 0.64), 1e-9,
+            "attention at 0.32: +16 x 24 x 16s^2h / (312 TFLOP/s x 0.64) = 0.297 s");
+        ha.efficiency_attn = 0.64;
+        cc_layout_eval(&m, &c, &ha, &l, &ea);
+        REL(ea.t_compute, e.t_compute, 1e-15, "attention efficiency equal to --efficiency: same");
+    }
     is_near(cc_grad_accum_time(&hb, 1e9, 2e12), 1e9 * 6 / 2e12, 1e-15,
             "accumulation: 16-bit gradient read, 16-bit buffer read and written");
     hb.grad_bytes = 4;
