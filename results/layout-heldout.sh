@@ -57,12 +57,13 @@ run() {
 }
 
 # the habits that fit each GPU's rows below (results/layout-heldout.md)
-FIT_A100="--attn-efficiency 0.56"
-FIT_H100="--efficiency 0.56 --attn-efficiency 0.30"
+FIT_A100="--attn-efficiency 0.58"
+FIT_H100="--efficiency 0.58 --attn-efficiency 0.32"
 
 echo "### LLM Foundry MPT, FSDP full sharding, bf16 (tokens/s per GPU)"
 echo
-echo "ccbench: its defaults; fitted: A100 \`$FIT_A100\`, H100 \`$FIT_H100\`."
+if [ -n "$EXTRA" ]; then with="with \`$EXTRA\`"; else with="its defaults"; fi
+echo "ccbench: $with; fitted: A100 \`$FIT_A100\`, H100 \`$FIT_H100\`."
 echo
 echo "| model | seq | GPUs | micro-batch x accumulation | recompute | GPU | published | ccbench | error | fitted | error | ccbench memory/GPU |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

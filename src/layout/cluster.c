@@ -17,12 +17,12 @@
  * MI300X AMD; an MI250X is listed per GCD, the device a rank sees). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
  * one node (ring, no NVLS), and across nodes with 8 NICs per node of the era (8x HDR 200 Gb/s
  * for A100, 8x NDR 400 Gb/s for H100/H200/B200/MI300X); last column: SMs (AMD: compute units),
- * for the GEMM wave model (layout/gemm.h); see docs/layout.md. Memory in GiB: an "80 GB" A100 or
- * H100 holds 80 GiB (nvidia-smi: 81920 and 81559 MiB); the L40S's 48 GB of GDDR6 show as
- * 46068 MiB, 45 GiB. */
+ * for the GEMM wave model (layout/gemm.h); see docs/layout.md. Memory in GiB: an "80 GB" A100
+ * holds 80 GiB (nvidia-smi: 81920 MiB), an H100 79.6 (81559 MiB, rounded to 80 here); the
+ * L40S's 48 GB of GDDR6 show as 46068 MiB, 45 GiB. */
 /* Where the default 16-bit efficiency stands on each GPU (see results/layout-heldout.md). */
 #define EFF16_HOPPER "fitted on A100 SXM; LLM Foundry's PyTorch FSDP runs on H100 SXM fit " \
-                     "--efficiency 0.56 --attn-efficiency 0.30"
+                     "--efficiency 0.58 --attn-efficiency 0.32"
 #define EFF16_OTHER "fitted on A100 SXM at its data-sheet peak, not checked here"
 const char cc_eff16_unchecked[] = EFF16_OTHER;
 

@@ -369,8 +369,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     double rate = x->peak * (fp8 ? hb->efficiency_fp8 : hb->efficiency);
     double peak16 = c->peak_flops[CC_PREC_BF16] > 0 ? c->peak_flops[CC_PREC_BF16] : x->peak / 2;
     double rate16 = fp8 ? peak16 * hb->efficiency : rate;
-    /* attention kernels (flash attention above all) reach their own fraction of the peak */
-    double rate_attn = hb->efficiency_attn > 0 ? peak16 * hb->efficiency_attn : rate16;
+    /* attention kernels (flash attention above all) reach their own fraction of the 16-bit
+     * peak: the bf16 one in fp8 runs, the run's own otherwise */
+    double rate_attn = hb->efficiency_attn > 0
+                           ? (fp8 ? peak16 : x->peak) * hb->efficiency_attn : rate16;
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;

@@ -419,6 +419,17 @@ static void test_eval(void)
         ha.efficiency_attn = 0.64;
         cc_layout_eval(&m, &c, &ha, &l, &ea);
         REL(ea.t_compute, e.t_compute, 1e-15, "attention efficiency equal to --efficiency: same");
+        /* a GPU with an fp16 peak but no bf16 one: the attention products of an fp16 run
+         * use the fp16 peak too */
+        struct cc_cluster cv;
+        struct cc_eval ev0, ev1;
+        cc_cluster_quick(&cv, 32, 8, cc_gpu_lookup("v100"), err, sizeof err);
+        ha.efficiency_attn = 0;
+        cc_layout_eval(&m, &cv, &ha, &l, &ev0);
+        ha.efficiency_attn = ha.efficiency;
+        cc_layout_eval(&m, &cv, &ha, &l, &ev1);
+        REL(ev1.t_compute, ev0.t_compute, 1e-15,
+            "V100 fp16: attention efficiency equal to --efficiency changes nothing");
     }
     is_near(cc_grad_accum_time(&hb, 1e9, 2e12), 1e9 * 6 / 2e12, 1e-15,
             "accumulation: 16-bit gradient read, 16-bit buffer read and written");
