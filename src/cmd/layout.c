@@ -74,7 +74,7 @@ static const struct cc_opt layout_opts[] = {
     {"top", 'k', CC_OPT_INT, F(top), "5", "K", "layouts shown", NULL, CC_OPT_RANGE, 1, 10000},
     {"explain", 'x', CC_OPT_STR, F(explain), NULL, "LAYOUT", "full breakdown of one layout, e.g. tp=8,pp=8,dp=16,mb=1"},
     {"json", 'j', CC_OPT_FLAG, F(json), NULL, NULL, "print JSON instead of text"},
-    {"validate-megatron", 0, CC_OPT_FLAG, F(validate), NULL, NULL, "compare with Megatron-LM SC'21 Table 1 (Markdown; exit 1 if a row fails)"},
+    {"validate-megatron", 0, CC_OPT_FLAG, F(validate), NULL, NULL, "compare with Megatron-LM SC'21 Table 1 (Markdown; exit 1 if a row fails; the paper's habits: only --efficiency, --interleave and --gemm-waves apply)"},
     {"list-models", 0, CC_OPT_FLAG, F(list_models), NULL, NULL, "list model presets"},
     {"list-gpus", 0, CC_OPT_FLAG, F(list_gpus), NULL, NULL, "list the built-in GPU table"},
     CC_OPT_END,
