@@ -36,7 +36,7 @@ static const char *const sp_names[] = {"auto", "off", "on", NULL};
 
 #define F(x) offsetof(struct layout_cfg, x)
 static const struct cc_opt layout_opts[] = {
-    {"model", 'm', CC_OPT_STR, F(model), NULL, "NAME|FILE", "model preset (see --list-models) or JSON spec file"},
+    {"model", 'm', CC_OPT_STR, F(model), NULL, "NAME|FILE", "model preset (see --list-models), JSON spec file or Hugging Face config.json"},
     {"topology", 't', CC_OPT_STR, F(topology), NULL, "FILE", "cluster topology JSON (docs/topology.md)"},
     {"gpus", 'g', CC_OPT_INT, F(gpus), "0", "N", "quick cluster: number of GPUs (instead of --topology)", NULL, CC_OPT_RANGE, 0, 16777216},
     {"gpus-per-node", 0, CC_OPT_INT, F(gpn), "8", "N", "quick cluster: GPUs per node", NULL, CC_OPT_RANGE, 1, 1024},

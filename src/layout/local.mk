@@ -17,5 +17,6 @@ EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100
 	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl \
 	tests/layout/nccl-tests-inter.txt tests/layout/all_gather_perf-8gpu.txt \
 	tests/layout/all_reduce_perf-2021.txt tests/layout/nccl-tests-split.txt \
-	results/layout-heldout.sh
+	tests/layout/hf-llama3-8b.json tests/layout/hf-gpt2.json tests/layout/hf-moe.json \
+	tests/layout/hf-headdim.json results/layout-heldout.sh
 dist_doc_DATA += docs/layout.md

@@ -125,6 +125,101 @@ static cc_status get_choice(json_t *o, const char *key, const char *const *names
     return CC_EINVAL;
 }
 
+/* ---- Hugging Face config.json ------------------------------------------------------------ */
+
+/* The first integer among keys (names differ between model families); 0 if none. */
+static long long hf_int(json_t *o, const char *const *keys)
+{
+    for (int i = 0; keys[i]; i++) {
+        json_t *x = json_object_get(o, keys[i]);
+        if (json_is_integer(x))
+            return json_integer_value(x);
+    }
+    return 0;
+}
+
+static int in_list(const char *s, const char *const *list)
+{
+    for (int i = 0; s && list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Families whose MLP is gated (gate and up projections: SwiGLU, or GeGLU for Gemma, which
+ * costs the same) and families whose is not, whatever their activation is called. */
+static const char *const hf_gated[] = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2",
+                                       "gemma3_text", "phi3", "olmo", "olmo2", "cohere",
+                                       "internlm2", "granite", "deepseek", "yi", NULL};
+static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom",
+                                       "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
+
+/* A Hugging Face transformers config.json: the shape from its keys. The training sequence
+ * and batch are not in it: the sequence is max_position_embeddings up to 8192 (longer
+ * windows are usually reached by extension, not trained from the start) and the batch is
+ * 4M tokens; both are said in the source line, --seq-len and --global-batch set them. */
+static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, char *err,
+                           size_t errlen)
+{
+    static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
+    static const char *const k_hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
+    static const char *const k_heads[] = {"num_attention_heads", "n_head", NULL};
+    static const char *const k_kv[] = {"num_key_value_heads", NULL};
+    static const char *const k_ffn[] = {"intermediate_size", "n_inner", "ffn_dim", NULL};
+    static const char *const k_vocab[] = {"vocab_size", NULL};
+    static const char *const k_pos[] = {"max_position_embeddings", "n_positions",
+                                        "max_sequence_length", "seq_length", NULL};
+    static const char *const k_moe[] = {"num_local_experts", "num_experts", "n_routed_experts",
+                                        "moe_num_experts", NULL};
+    static const char *const k_hd[] = {"head_dim", NULL};
+    const char *type = json_string_value(json_object_get(root, "model_type"));
+    const char *act = json_string_value(json_object_get(root, "hidden_act"));
+    if (!act)
+        act = json_string_value(json_object_get(root, "activation_function"));
+
+    if (hf_int(root, k_moe) > 1) {
+        cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts); "
+                  "expert parallelism is not modelled", path, hf_int(root, k_moe));
+        return CC_EINVAL;
+    }
+    m->layers = (int)hf_int(root, k_layers);
+    m->hidden = (int)hf_int(root, k_hidden);
+    m->heads = (int)hf_int(root, k_heads);
+    m->kv_heads = (int)hf_int(root, k_kv);
+    if (json_is_true(json_object_get(root, "multi_query")))
+        m->kv_heads = 1;
+    m->ffn = (int)hf_int(root, k_ffn);
+    m->vocab = (int)hf_int(root, k_vocab);
+    long long hd = hf_int(root, k_hd), pos = hf_int(root, k_pos);
+    if (hd && m->heads && hd * m->heads != m->hidden) {
+        cc_errbuf(err, errlen, "model spec '%s': head_dim %lld x %d heads is not hidden_size %d; "
+                  "attention wider or narrower than the model is not modelled", path, hd,
+                  m->heads, m->hidden);
+        return CC_EINVAL;
+    }
+    m->seq_len = pos > 0 && pos <= 8192 ? (int)pos : 8192;
+    m->global_batch = (4LL << 20) / m->seq_len;
+    int gated = in_list(type, hf_gated) ||
+                (!in_list(type, hf_plain) && act && (strcmp(act, "silu") == 0 ||
+                                                     strcmp(act, "swish") == 0));
+    m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
+    json_t *tie = json_object_get(root, "tie_word_embeddings");
+    m->tied_embed = tie ? json_is_true(tie) : 1; /* transformers' default */
+    const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
+    if (!dt)
+        dt = json_string_value(json_object_get(root, "dtype"));
+    if (dt && strcmp(dt, "float16") == 0)
+        m->prec = CC_PREC_FP16;
+    const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
+    snprintf(m->name, sizeof m->name, "%s", nm && nm[0] ? nm : type ? type : path);
+    snprintf(m->source, sizeof m->source,
+             "%s (Hugging Face config, %s MLP%s; unless given, sequence %d%s and batch %lld, "
+             "4M tokens)",
+             path, gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
+             m->seq_len, pos > 8192 ? " of a longer window" : "", m->global_batch);
+    return CC_OK;
+}
+
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
     json_error_t je;
@@ -157,13 +252,21 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
             goto done;
         }
     }
+    /* a Hugging Face config.json gives the shape under its own names; ccbench's keys, if
+     * also present, override it */
+    int hf = !pre && (json_object_get(root, "num_hidden_layers") ||
+                      json_object_get(root, "n_layer"));
+    if (hf && (st = hf_config(root, m, path, err, errlen)) != CC_OK)
+        goto done;
     json_t *nm = json_object_get(root, "name");
-    snprintf(m->name, sizeof m->name, "%s", json_is_string(nm) ? json_string_value(nm)
-                                            : (m->name[0] ? m->name : path));
+    if (json_is_string(nm)) /* else the preset's or the config's name, else the path */
+        snprintf(m->name, sizeof m->name, "%s", json_string_value(nm));
+    else if (!m->name[0])
+        snprintf(m->name, sizeof m->name, "%s", path);
     json_t *src = json_object_get(root, "source");
     if (json_is_string(src))
         snprintf(m->source, sizeof m->source, "%s", json_string_value(src));
-    else if (!pre)
+    else if (!pre && !hf)
         snprintf(m->source, sizeof m->source, "%s", path);
 
     static const char *const ikeys[] = {"layers", "hidden", "heads", "kv_heads", "ffn",

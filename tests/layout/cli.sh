@@ -157,6 +157,17 @@ ok $? "--pp-overlap 0: Megatron-LM told not to overlap; habits line shows it and
 "$CCBENCH" layout --validate-megatron >"$out/v" 2>&1
 grep -q "^| megatron-1t | 3072 | 3072 | 8,64,6 | 1 |" "$out/v"; ok $? "Megatron table: 1T row, published layout first"
 
+# a Hugging Face config.json as the model; what it does not say is assumed aloud
+"$CCBENCH" layout -m "$T/hf-llama3-8b.json" --gpus 8 --gpu-model h100-sxm --seq-len 4096 \
+    --global-batch 64 -k 1 >"$out/hf" 2>&1
+ok $? "Hugging Face config.json as the model" "$(head -3 "$out/hf")"
+grep -q "^# model   llama: 8.0B parameters, l=32 h=4096 a=32 kv=8 ffn=14336 V=128256 s=4096, batch 64," "$out/hf" &&
+    grep -q "Hugging Face config, gated MLP" "$out/hf"
+ok $? "config read: shape, --seq-len and --global-batch applied, source line says what was assumed"
+"$CCBENCH" layout -m "$T/hf-moe.json" --gpus 8 >/dev/null 2>"$out/e15"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$out/e15")" -eq 1 ] && grep -q "mixture-of-experts" "$out/e15"
+ok $? "mixture-of-experts config: exit 2, one line" "$(cat "$out/e15")"
+
 # the 16-bit efficiency was fitted on A100: elsewhere the header says so, once, unless it is set
 "$CCBENCH" layout -m llama3-8b --gpus 8 --gpu-model h100-sxm -k 1 >"$out/c1" 2>&1
 grep -q "^# caution the 16-bit efficiency 0.71 (the default) was fitted on A100 SXM; .*H100 SXM fit --efficiency 0.58 --attn-efficiency 0.32" "$out/c1"

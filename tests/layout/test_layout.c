@@ -321,6 +321,43 @@ static void test_inputs(void)
     path(p, sizeof p, "model-badheads.json");
     is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "heads not dividing hidden");
     ok(strstr(err, "heads '12' do not divide hidden size 1000") != NULL, "message: %s", err);
+
+    /* Hugging Face config.json: Meta-Llama-3-8B's is the llama3-8b preset's shape */
+    struct cc_model ref;
+    preset("llama3-8b", &ref);
+    path(p, sizeof p, "hf-llama3-8b.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read a Hugging Face config.json");
+    ok(m.layers == 32 && m.hidden == 4096 && m.heads == 32 && m.kv_heads == 8 &&
+       m.ffn == 14336 && m.vocab == 128256 && m.mlp == CC_MLP_SWIGLU && !m.tied_embed &&
+       m.seq_len == 8192 && m.global_batch == 512 && m.prec == CC_PREC_BF16,
+       "Llama-3 8B config: shape, gated MLP, untied, 8192 x 512 (4M tokens)");
+    is_near(cc_model_params(&m), cc_model_params(&ref), 0, "same parameters as the preset");
+    ok(strcmp(m.name, "llama") == 0 && strstr(m.source, "Hugging Face config") != NULL,
+       "named by model_type, source says what was assumed: %s", m.source);
+    path(p, sizeof p, "hf-gpt2.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read GPT-2's config (n_layer, n_embd)");
+    ok(m.layers == 12 && m.hidden == 768 && m.heads == 12 && m.kv_heads == 12 &&
+       m.ffn == 3072 && m.mlp == CC_MLP_GELU && m.tied_embed && m.seq_len == 1024 &&
+       m.global_batch == 4096, "GPT-2: 4h plain MLP, tied, 1024 x 4096");
+    path(p, sizeof p, "hf-moe.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "mixture of experts refused");
+    ok(strstr(err, "mixture-of-experts config (8 experts)") != NULL, "message: %s", err);
+    path(p, sizeof p, "hf-headdim.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "head_dim x heads != hidden refused");
+    ok(strstr(err, "head_dim 256 x 16 heads is not hidden_size 3072") != NULL, "message: %s", err);
+
+    /* a spec that starts from a preset keeps the preset's name unless it gives one */
+    char tmp[] = "/tmp/cc-layout-spec-XXXXXX";
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f) {
+        fputs("{\"preset\": \"llama3-8b\", \"global_batch\": 64}\n", f);
+        fclose(f);
+    }
+    is_int(cc_model_load(tmp, &m, err, sizeof err), CC_OK, "preset-based spec");
+    ok(strcmp(m.name, "llama3-8b") == 0 && m.global_batch == 64,
+       "preset name kept, batch overridden ('%s', %lld)", m.name, m.global_batch);
+    unlink(tmp);
 }
 
 static void test_gemm(void)
