@@ -157,8 +157,11 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
         if ((st = cc_model_load(cfg->model, m, err, errlen)) != CC_OK)
             return st;
     }
-    if (cfg->seq_len)
+    if (cfg->seq_len) {
         m->seq_len = cfg->seq_len;
+        if (m->batch_tokens > 0) /* an assumed batch stays the same number of tokens */
+            m->global_batch = m->batch_tokens / m->seq_len > 0 ? m->batch_tokens / m->seq_len : 1;
+    }
     if (cfg->global_batch)
         m->global_batch = cfg->global_batch;
     const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {

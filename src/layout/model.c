@@ -127,15 +127,27 @@ static cc_status get_choice(json_t *o, const char *key, const char *const *names
 
 /* ---- Hugging Face config.json ------------------------------------------------------------ */
 
-/* The first integer among keys (names differ between model families); 0 if none. */
-static long long hf_int(json_t *o, const char *const *keys)
+/* The first of keys present (names differ between model families) into *v: CC_OK, or
+ * CC_EINVAL with a message naming the key if it is not a whole number in 1..1e9; *v stays 0
+ * if none is present. */
+static cc_status hf_int(json_t *o, const char *const *keys, long long *v, const char *path,
+                        char *err, size_t errlen)
 {
+    *v = 0;
     for (int i = 0; keys[i]; i++) {
         json_t *x = json_object_get(o, keys[i]);
-        if (json_is_integer(x))
-            return json_integer_value(x);
+        if (!x || json_is_null(x))
+            continue;
+        if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+            json_integer_value(x) > 1000000000LL) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a whole number from 1 to "
+                      "1e9", path, keys[i]);
+            return CC_EINVAL;
+        }
+        *v = json_integer_value(x);
+        return CC_OK;
     }
-    return 0;
+    return CC_OK;
 }
 
 static int in_list(const char *s, const char *const *list)
@@ -146,77 +158,132 @@ static int in_list(const char *s, const char *const *list)
     return 0;
 }
 
-/* Families whose MLP is gated (gate and up projections: SwiGLU, or GeGLU for Gemma, which
- * costs the same) and families whose is not, whatever their activation is called. */
-static const char *const hf_gated[] = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2",
-                                       "gemma3_text", "phi3", "olmo", "olmo2", "cohere",
-                                       "internlm2", "granite", "deepseek", "yi", NULL};
-static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom",
-                                       "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
+/* Families whose MLP is gated (gate and up projections: SwiGLU, or GeGLU, which costs the
+ * same) and families whose is not, whatever their activation is called. */
+static const char *const hf_gated[] = {"llama", "mistral", "qwen", "qwen2", "qwen3", "gemma",
+                                       "gemma2", "gemma3_text", "phi3", "phi3small", "olmo",
+                                       "olmo2", "cohere", "internlm2", "granite", "deepseek",
+                                       "chatglm", "yi", NULL};
+static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "gpt_neo", "opt", "falcon",
+                                       "bloom", "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
+static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "gegelu", NULL};
 
-/* A Hugging Face transformers config.json: the shape from its keys. The training sequence
- * and batch are not in it: the sequence is max_position_embeddings up to 8192 (longer
- * windows are usually reached by extension, not trained from the start) and the batch is
- * 4M tokens; both are said in the source line, --seq-len and --global-batch set them. */
+/* Recognised as a transformers config (rather than a ccbench spec) by these keys. */
+static int hf_like(json_t *root)
+{
+    static const char *const keys[] = {"model_type", "architectures", "transformers_version",
+                                       "num_hidden_layers", "n_layer", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (json_object_get(root, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* A Hugging Face transformers config.json: the shape from its keys (a multimodal config's
+ * "text_config" for the language model). A config says how the checkpoint is stored, not how
+ * the model was trained: the precision stays bf16, the sequence is the trained window
+ * (original_max_position_embeddings where a longer one was reached by extension, else
+ * max_position_embeddings) up to 8192, or 2048 if the config names none, and the batch is 4M
+ * tokens; the source line says so, and --precision, --seq-len, --global-batch set them. */
 static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, char *err,
                            size_t errlen)
 {
-    static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "num_layers", NULL};
-    static const char *const k_hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
-    static const char *const k_heads[] = {"num_attention_heads", "n_head", NULL};
-    static const char *const k_kv[] = {"num_key_value_heads", NULL};
-    static const char *const k_ffn[] = {"intermediate_size", "n_inner", "ffn_dim", NULL};
-    static const char *const k_vocab[] = {"vocab_size", NULL};
-    static const char *const k_pos[] = {"max_position_embeddings", "n_positions",
+    static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "n_layers",
+                                           "num_layers", NULL};
+    static const char *const k_hidden[] = {"hidden_size", "n_embd", "n_embed", "d_model", NULL};
+    static const char *const k_heads[] = {"num_attention_heads", "n_head", "n_heads",
+                                          "num_heads", NULL};
+    static const char *const k_kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv",
+                                       "multi_query_group_num", NULL};
+    static const char *const k_ffn[] = {"intermediate_size", "ff_intermediate_size",
+                                        "ffn_hidden_size", "n_inner", "ffn_dim", NULL};
+    static const char *const k_vocab[] = {"vocab_size", "padded_vocab_size", NULL};
+    static const char *const k_opos[] = {"original_max_position_embeddings", NULL};
+    static const char *const k_pos[] = {"max_position_embeddings", "n_positions", "max_seq_len",
                                         "max_sequence_length", "seq_length", NULL};
     static const char *const k_moe[] = {"num_local_experts", "num_experts", "n_routed_experts",
                                         "moe_num_experts", NULL};
     static const char *const k_hd[] = {"head_dim", NULL};
+    static const char *const k_exp[] = {"expansion_ratio", NULL};
+    json_t *tc = json_object_get(root, "text_config");
+    if (json_is_object(tc))
+        root = tc; /* multimodal: the language model's part */
     const char *type = json_string_value(json_object_get(root, "model_type"));
     const char *act = json_string_value(json_object_get(root, "hidden_act"));
     if (!act)
         act = json_string_value(json_object_get(root, "activation_function"));
-
-    if (hf_int(root, k_moe) > 1) {
+    long long layers, hidden, heads, kv, ffn, vocab, opos = 0, pos, moe, hd, exp;
+    cc_status st;
+    if ((st = hf_int(root, k_moe, &moe, path, err, errlen)) != CC_OK)
+        return st;
+    if (moe > 1) {
         cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts); "
-                  "expert parallelism is not modelled", path, hf_int(root, k_moe));
+                  "expert parallelism is not modelled", path, moe);
         return CC_EINVAL;
     }
-    m->layers = (int)hf_int(root, k_layers);
-    m->hidden = (int)hf_int(root, k_hidden);
-    m->heads = (int)hf_int(root, k_heads);
-    m->kv_heads = (int)hf_int(root, k_kv);
-    if (json_is_true(json_object_get(root, "multi_query")))
-        m->kv_heads = 1;
-    m->ffn = (int)hf_int(root, k_ffn);
-    m->vocab = (int)hf_int(root, k_vocab);
-    long long hd = hf_int(root, k_hd), pos = hf_int(root, k_pos);
-    if (hd && m->heads && hd * m->heads != m->hidden) {
-        cc_errbuf(err, errlen, "model spec '%s': head_dim %lld x %d heads is not hidden_size %d; "
-                  "attention wider or narrower than the model is not modelled", path, hd,
-                  m->heads, m->hidden);
+    if ((st = hf_int(root, k_layers, &layers, path, err, errlen)) ||
+        (st = hf_int(root, k_hidden, &hidden, path, err, errlen)) ||
+        (st = hf_int(root, k_heads, &heads, path, err, errlen)) ||
+        (st = hf_int(root, k_kv, &kv, path, err, errlen)) ||
+        (st = hf_int(root, k_ffn, &ffn, path, err, errlen)) ||
+        (st = hf_int(root, k_vocab, &vocab, path, err, errlen)) ||
+        (st = hf_int(root, k_pos, &pos, path, err, errlen)) ||
+        (st = hf_int(root, k_hd, &hd, path, err, errlen)) ||
+        (st = hf_int(root, k_exp, &exp, path, err, errlen)))
+        return st;
+    json_t *rs = json_object_get(root, "rope_scaling");
+    if ((st = hf_int(root, k_opos, &opos, path, err, errlen)) ||
+        (!opos && json_is_object(rs) && (st = hf_int(rs, k_opos, &opos, path, err, errlen))))
+        return st;
+    const struct { const char *what; long long v; } need[] = {
+        {"num_hidden_layers (or n_layer, n_layers, num_layers)", layers},
+        {"hidden_size (or n_embd, n_embed, d_model)", hidden},
+        {"num_attention_heads (or n_head, n_heads, num_heads)", heads},
+        {"vocab_size", vocab}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!need[i].v) {
+            cc_errbuf(err, errlen, "model spec '%s': a Hugging Face config without %s", path,
+                      need[i].what);
+            return CC_EINVAL;
+        }
+    if (json_is_true(json_object_get(root, "multi_query")) && !kv)
+        kv = 1;
+    if (hd && hd * heads != hidden) {
+        cc_errbuf(err, errlen, "model spec '%s': head_dim %lld x %lld heads is not hidden_size "
+                  "%lld; attention wider or narrower than the model is not modelled", path, hd,
+                  heads, hidden);
         return CC_EINVAL;
     }
-    m->seq_len = pos > 0 && pos <= 8192 ? (int)pos : 8192;
+    int gated = in_list(type, hf_gated) || in_list(act, hf_gated_act);
+    if (in_list(type, hf_plain))
+        gated = 0;
+    if (type && strcmp(type, "qwen") == 0 && ffn)
+        ffn /= 2; /* Qwen-1 gives gate and up together */
+    if (!ffn && exp)
+        ffn = exp * hidden; /* MPT */
+    if (!ffn && gated) {
+        cc_errbuf(err, errlen, "model spec '%s': a gated MLP without intermediate_size", path);
+        return CC_EINVAL;
+    }
+    m->layers = (int)layers, m->hidden = (int)hidden, m->heads = (int)heads;
+    m->kv_heads = (int)(kv ? kv : heads), m->ffn = (int)(ffn ? ffn : 4 * hidden);
+    m->vocab = (int)vocab;
+    long long win = opos ? opos : pos;
+    m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
     m->global_batch = (4LL << 20) / m->seq_len;
-    int gated = in_list(type, hf_gated) ||
-                (!in_list(type, hf_plain) && act && (strcmp(act, "silu") == 0 ||
-                                                     strcmp(act, "swish") == 0));
+    m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     json_t *tie = json_object_get(root, "tie_word_embeddings");
     m->tied_embed = tie ? json_is_true(tie) : 1; /* transformers' default */
-    const char *dt = json_string_value(json_object_get(root, "torch_dtype"));
-    if (!dt)
-        dt = json_string_value(json_object_get(root, "dtype"));
-    if (dt && strcmp(dt, "float16") == 0)
-        m->prec = CC_PREC_FP16;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
-    snprintf(m->name, sizeof m->name, "%s", nm && nm[0] ? nm : type ? type : path);
+    if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
+        nm = strrchr(nm, '/') + 1; /* a local path's last part */
+    snprintf(m->name, sizeof m->name, "%s", nm && nm[0] ? nm : type ? type : "hf-config");
     snprintf(m->source, sizeof m->source,
-             "%s (Hugging Face config, %s MLP%s; unless given, sequence %d%s and batch %lld, "
-             "4M tokens)",
-             path, gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
-             m->seq_len, pos > 8192 ? " of a longer window" : "", m->global_batch);
+             "Hugging Face config, %s MLP%s; unless given: bf16, sequence %d (%s), a batch of "
+             "4M tokens; %s", gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
+             m->seq_len, !win ? "no window in the config" : win > 8192 ? "of a longer window"
+                                                                     : "its window", path);
     return CC_OK;
 }
 
@@ -252,12 +319,14 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
             goto done;
         }
     }
-    /* a Hugging Face config.json gives the shape under its own names; ccbench's keys, if
-     * also present, override it */
-    int hf = !pre && (json_object_get(root, "num_hidden_layers") ||
-                      json_object_get(root, "n_layer"));
-    if (hf && (st = hf_config(root, m, path, err, errlen)) != CC_OK)
+    /* a Hugging Face config.json is read as it is, under its own names (ccbench's keys
+     * could collide with its own; the command line overrides it) */
+    if (!pre && !json_object_get(root, "layers") && hf_like(root)) {
+        st = hf_config(root, m, path, err, errlen);
+        if (st == CC_OK)
+            st = cc_model_check(m, err, errlen);
         goto done;
+    }
     json_t *nm = json_object_get(root, "name");
     if (json_is_string(nm)) /* else the preset's or the config's name, else the path */
         snprintf(m->name, sizeof m->name, "%s", json_string_value(nm));
@@ -266,7 +335,7 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     json_t *src = json_object_get(root, "source");
     if (json_is_string(src))
         snprintf(m->source, sizeof m->source, "%s", json_string_value(src));
-    else if (!pre && !hf)
+    else if (!pre)
         snprintf(m->source, sizeof m->source, "%s", path);
 
     static const char *const ikeys[] = {"layers", "hidden", "heads", "kv_heads", "ffn",

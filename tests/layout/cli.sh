@@ -164,6 +164,9 @@ ok $? "Hugging Face config.json as the model" "$(head -3 "$out/hf")"
 grep -q "^# model   llama: 8.0B parameters, l=32 h=4096 a=32 kv=8 ffn=14336 V=128256 s=4096, batch 64," "$out/hf" &&
     grep -q "Hugging Face config, gated MLP" "$out/hf"
 ok $? "config read: shape, --seq-len and --global-batch applied, source line says what was assumed"
+"$CCBENCH" layout -m "$T/hf-llama3-8b.json" --gpus 8 --seq-len 4096 -k 1 >"$out/hf2" 2>&1
+grep -q "^# model   llama: .* s=4096, batch 1024," "$out/hf2"
+ok $? "config read: an assumed batch stays 4M tokens at --seq-len 4096"
 "$CCBENCH" layout -m "$T/hf-moe.json" --gpus 8 >/dev/null 2>"$out/e15"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$out/e15")" -eq 1 ] && grep -q "mixture-of-experts" "$out/e15"
 ok $? "mixture-of-experts config: exit 2, one line" "$(cat "$out/e15")"

@@ -339,6 +339,29 @@ static void test_inputs(void)
     ok(m.layers == 12 && m.hidden == 768 && m.heads == 12 && m.kv_heads == 12 &&
        m.ffn == 3072 && m.mlp == CC_MLP_GELU && m.tied_embed && m.seq_len == 1024 &&
        m.global_batch == 4096, "GPT-2: 4h plain MLP, tied, 1024 x 4096");
+    preset("llama2-7b", &ref);
+    path(p, sizeof p, "hf-llama2-7b.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read Llama-2 7B's config");
+    ok(m.prec == CC_PREC_BF16 && m.seq_len == 4096 && m.global_batch == 1024 &&
+       m.batch_tokens == 4194304, "stored as float16, trained bf16: the dtype is not the "
+       "training precision; 4096 x 1024 = 4M tokens");
+    is_near(cc_model_params(&m), cc_model_params(&ref), 0, "same parameters as llama2-7b");
+    path(p, sizeof p, "hf-llava.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read a multimodal config");
+    ok(m.layers == 32 && m.vocab == 32064 && m.mlp == CC_MLP_SWIGLU,
+       "its text_config is the language model");
+    path(p, sizeof p, "hf-falcon-40b.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read Falcon-40B's config");
+    ok(m.layers == 60 && m.heads == 128 && m.kv_heads == 8 && m.ffn == 32768 &&
+       m.mlp == CC_MLP_GELU && m.seq_len == 2048,
+       "Falcon: num_kv_heads 8 (not multi_query's 1), plain 4h MLP, no window: 2048");
+    path(p, sizeof p, "hf-mpt-7b.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "read MPT-7B's config");
+    ok(m.layers == 32 && m.hidden == 4096 && m.heads == 32 && m.ffn == 16384 &&
+       m.seq_len == 2048, "MPT: n_layers, d_model, n_heads, expansion_ratio, max_seq_len");
+    path(p, sizeof p, "hf-badtype.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "a size given as a string refused");
+    ok(strstr(err, "\"num_hidden_layers\" must be a whole number") != NULL, "message: %s", err);
     path(p, sizeof p, "hf-moe.json");
     is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "mixture of experts refused");
     ok(strstr(err, "mixture-of-experts config (8 experts)") != NULL, "message: %s", err);
