@@ -46,14 +46,18 @@ field() {
     awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$2"
 }
 
-# run OUT ARGS...: ccbench layout --json into OUT; 1 when it printed no estimate (an
-# infeasible layout still has one: ccbench exits 2 and says why, and OUT.fit says "refused")
+# run WHAT OUT ARGS...: ccbench layout --json into OUT (an infeasible layout still has an
+# estimate: ccbench exits 2 and says why, and OUT.fit says "refused"); stops the script,
+# naming WHAT, when ccbench gave no estimate
 run() {
-    o=$1
-    shift
+    what=$1 o=$2
+    shift 2
     "$CC" layout "$@" --json >"$o" 2>"$o.err"
     if grep -q '"feasible": true' "$o"; then echo fits >"$o.fit"; else echo refused >"$o.fit"; fi
-    [ -n "$(field tokens_per_s "$o")" ]
+    if [ -z "$(field tokens_per_s "$o")" ]; then
+        echo "layout-heldout.sh: $what: $(cat "$o.err")" >&2
+        exit 1
+    fi
 }
 
 # the habits that fit each GPU's rows below (results/layout-heldout.md)
@@ -74,10 +78,9 @@ while read -r m s n mb ga rc gpu red ref; do
         --global-batch $((mb * ga * n)) --grad-reduce "$red" -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"
     if [ "$gpu" = a100-80g ]; then fit=$FIT_A100; else fit=$FIT_H100; fi
     # shellcheck disable=SC2086
-    if ! run "$tmp/out" "$@" $EXTRA || ! run "$tmp/fit" "$@" $fit; then
-        echo "layout-heldout.sh: $m $s $gpu: $(cat "$tmp/out.err" "$tmp/fit.err")" >&2
-        exit 1
-    fi
+    run "$m $s $gpu" "$tmp/out" "$@" $EXTRA
+    # shellcheck disable=SC2086
+    run "$m $s $gpu, fitted" "$tmp/fit" "$@" $fit
     awk -v m="$m" -v s="$s" -v n="$n" -v mb="$mb" -v ga="$ga" -v rc="$rc" -v g="$gpu" \
         -v ref="$ref" -v t="$(field tokens_per_s "$tmp/out")" -v f="$(field tokens_per_s "$tmp/fit")" \
         -v mem="$(field total "$tmp/out")" -v v="$(cat "$tmp/out.fit")" 'BEGIN {
@@ -176,17 +179,19 @@ EOF
 BS="-m $tmp/bigscience-181b.json -g 384 --gpu-model a100-80g --inter-GBps 46 --precision fp16
     --recompute full --grad-reduce fp16 -z 1 --sp off --dp-overlap 2 --accum-fusion 0
     --pp-overlap 0 --interleave 1 --uneven-pp 0"
+# bigscience TP PP DP MB BATCH: one of its layouts into $tmp/out
+bigscience() {
+    # shellcheck disable=SC2086
+    run "bigscience tp=$1 pp=$2 dp=$3 mb=$4" "$tmp/out" $BS $EXTRA --global-batch "$5" \
+        -x "tp=$1,pp=$2,dp=$3,mb=$4"
+}
 echo
 echo "### BigScience 181B on 48 nodes of 8 A100 80GB, measured layouts (seconds per step)"
 echo
 echo "| tp | pp | dp | micro-batch | batch | measured s/step | measured memory | ccbench s/step | error | ccbench memory/GPU |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 while read -r tp pp dp mb gbs ref mem; do
-    # shellcheck disable=SC2086
-    if ! run "$tmp/out" $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
-        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: $(cat "$tmp/out.err")" >&2
-        exit 1
-    fi
+    bigscience "$tp" "$pp" "$dp" "$mb" "$gbs"
     awk -v tp="$tp" -v pp="$pp" -v dp="$dp" -v mb="$mb" -v gbs="$gbs" -v ref="$ref" \
         -v mem="$mem" -v st="$(field step "$tmp/out")" -v cm="$(field total "$tmp/out")" \
         -v v="$(cat "$tmp/out.fit")" 'BEGIN {
@@ -219,11 +224,7 @@ echo
 echo "| tp | pp | dp | micro-batch | measured | ccbench memory/GPU | ccbench |"
 echo "|---|---|---|---|---|---|---|"
 while read -r tp pp dp mb gbs; do
-    # shellcheck disable=SC2086
-    if ! run "$tmp/out" $BS $EXTRA --global-batch "$gbs" -x "tp=$tp,pp=$pp,dp=$dp,mb=$mb"; then
-        echo "layout-heldout.sh: bigscience tp=$tp pp=$pp: $(cat "$tmp/out.err")" >&2
-        exit 1
-    fi
+    bigscience "$tp" "$pp" "$dp" "$mb" "$gbs"
     v=$(cat "$tmp/out.fit")
     if [ "$v" = refused ] && ! grep -q '"why": ".* GB per GPU' "$tmp/out"; then
         v="refused, not for memory"

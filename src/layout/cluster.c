@@ -89,7 +89,7 @@ static void init_common(struct cc_cluster *c)
     c->lat_intra_s = 10e-6; /* NCCL small-message all-reduce within a node, order of */
     c->lat_inter_s = 30e-6; /* ... and across nodes */
     c->hbm_Bps = 2e12;
-    c->eff16_note = EFF16_OTHER; /* a GPU the table does not know, until set_gpu */
+    c->eff16_note = cc_eff16_unchecked; /* a GPU the table does not know, until set_gpu */
 }
 
 cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,

@@ -22,6 +22,11 @@
 #define ADAM_STEP_BYTES 26.0
 #define SGD_STEP_BYTES 18.0
 
+double cc_habits_attn_efficiency(const struct cc_habits *hb)
+{
+    return hb->efficiency_attn > 0 ? hb->efficiency_attn : hb->efficiency;
+}
+
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
@@ -367,12 +372,11 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
      * with fp8 so far) */
     int fp8 = m->prec == CC_PREC_FP8;
     double rate = x->peak * (fp8 ? hb->efficiency_fp8 : hb->efficiency);
-    double peak16 = c->peak_flops[CC_PREC_BF16] > 0 ? c->peak_flops[CC_PREC_BF16] : x->peak / 2;
-    double rate16 = fp8 ? peak16 * hb->efficiency : rate;
-    /* attention kernels (flash attention above all) reach their own fraction of the 16-bit
-     * peak: the bf16 one in fp8 runs, the run's own otherwise */
-    double rate_attn = hb->efficiency_attn > 0
-                           ? (fp8 ? peak16 : x->peak) * hb->efficiency_attn : rate16;
+    double peak16 = !fp8 ? x->peak
+                    : c->peak_flops[CC_PREC_BF16] > 0 ? c->peak_flops[CC_PREC_BF16] : x->peak / 2;
+    double rate16 = peak16 * hb->efficiency;
+    /* attention kernels (flash attention above all) reach their own fraction of it */
+    double rate_attn = peak16 * cc_habits_attn_efficiency(hb);
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
     double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;

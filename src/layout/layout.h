@@ -64,6 +64,8 @@ struct cc_habits {
 
 /* Fill habits with the defaults documented in docs/layout.md. */
 void cc_habits_default(struct cc_habits *hb);
+/* The attention products' efficiency: efficiency_attn, or efficiency when it is 0. */
+double cc_habits_attn_efficiency(const struct cc_habits *hb);
 
 struct cc_layout {
     int tp, pp, dp, cp;

@@ -108,6 +108,15 @@ static cc_status get_int(json_t *o, const char *key, long long *v, const char *p
     return CC_OK;
 }
 
+/* Where s stands in a NULL-ended list; -1 if it does not (or s is NULL). */
+static int list_index(const char *s, const char *const *list)
+{
+    for (int i = 0; s && list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return i;
+    return -1;
+}
+
 static cc_status get_choice(json_t *o, const char *key, const char *const *names, int *v,
                             const char *path, char *err, size_t errlen)
 {
@@ -115,11 +124,11 @@ static cc_status get_choice(json_t *o, const char *key, const char *const *names
     if (!x)
         return CC_OK;
     const char *s = json_string_value(x);
-    for (int i = 0; s && names[i]; i++)
-        if (strcmp(names[i], s) == 0) {
-            *v = i;
-            return CC_OK;
-        }
+    int i = list_index(s, names);
+    if (i >= 0) {
+        *v = i;
+        return CC_OK;
+    }
     cc_errbuf(err, errlen, "model spec '%s': unknown \"%s\" '%s'", path, key,
               s ? s : "(not a string)");
     return CC_EINVAL;
@@ -148,14 +157,6 @@ static cc_status hf_int(json_t *o, const char *const *keys, long long *v, const 
         return CC_OK;
     }
     return CC_OK;
-}
-
-static int in_list(const char *s, const char *const *list)
-{
-    for (int i = 0; s && list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return 1;
-    return 0;
 }
 
 /* Families whose MLP is gated (gate and up projections: SwiGLU, or GeGLU, which costs the
@@ -254,8 +255,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                   heads, hidden);
         return CC_EINVAL;
     }
-    int gated = in_list(type, hf_gated) || in_list(act, hf_gated_act);
-    if (in_list(type, hf_plain))
+    int gated = list_index(type, hf_gated) >= 0 || list_index(act, hf_gated_act) >= 0;
+    if (list_index(type, hf_plain) >= 0)
         gated = 0;
     if (type && strcmp(type, "qwen") == 0 && ffn)
         ffn /= 2; /* Qwen-1 gives gate and up together */

@@ -339,7 +339,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", json_real(hb->efficiency_fp8));
     json_object_set_new(ho, "efficiency_attn",
-                        json_real(hb->efficiency_attn > 0 ? hb->efficiency_attn : hb->efficiency));
+                        json_real(cc_habits_attn_efficiency(hb)));
     json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));
     json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));
