@@ -76,7 +76,6 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
                            const struct cc_search *s, int k)
 {
     char lb[128];
-    (void)c;
     fprintf(out, "# searched %lld settings, %lld fit; %d layouts (tp,pp,dp) ranked, best "
                  "setting of each shown\n\n", s->evaluated, s->feasible, s->nbest);
     int w = 52; /* the layout column fits the longest row shown */
@@ -85,15 +84,15 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
         if (n > w)
             w = n;
     }
-    fprintf(out, "%3s  %-*s %8s %9s %10s %6s  %s\n", "#", w, "layout", "mem/GPU", "step(s)",
-            "tokens/s", "MFU", "compute/tp/cp/pp/bubble/dp/opt (% of step)");
+    fprintf(out, "%3s  %-*s %8s %9s %10s %9s %6s  %s\n", "#", w, "layout", "mem/GPU", "step(s)",
+            "tokens/s", "tok/s/GPU", "MFU", "compute/tp/cp/pp/bubble/dp/opt (% of step)");
     for (int i = 0; i < s->nbest && i < k; i++) {
         const struct cc_eval *e = &s->best[i].eval;
         struct part p[7];
         parts(e, p);
-        fprintf(out, "%3d  %-*s %5.1f GB %9.3f %10.4g %5.1f%%  ", i + 1, w,
+        fprintf(out, "%3d  %-*s %5.1f GB %9.3f %10.0f %9.1f %5.1f%%  ", i + 1, w,
                 cc_layout_format(&s->best[i].layout, lb, sizeof lb), e->mem_total / GB,
-                e->t_step, e->tokens_per_s, e->mfu * 100);
+                e->t_step, e->tokens_per_s, e->tokens_per_s / c->gpus, e->mfu * 100);
         for (int j = 0; j < 7; j++)
             fprintf(out, "%s%.1f", j ? "/" : "", p[j].t / e->t_step * 100);
         fputc('\n', out);
@@ -102,9 +101,10 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
         return;
     const struct cc_eval *b = &s->best[0].eval;
     double comm = b->t_tp + b->t_cp + b->t_pp + b->t_dp;
-    fprintf(out, "\nbest: %s, %.3f s per step, %.4g tokens/s, MFU %.1f%%, %.1f GB of %.1f GB "
-                 "usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb), b->t_step,
-            b->tokens_per_s, b->mfu * 100, b->mem_total / GB, b->mem_limit / GB);
+    fprintf(out, "\nbest: %s, %.3f s per step, %.0f tokens/s (%.1f per GPU), MFU %.1f%%, %.1f GB "
+                 "of %.1f GB usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb),
+            b->t_step, b->tokens_per_s, b->tokens_per_s / c->gpus, b->mfu * 100,
+            b->mem_total / GB, b->mem_limit / GB);
     fprintf(out, "  GPUs wait %.1f%% of the step: communication %.1f%% (tp %.1f, cp %.1f, pp "
                  "%.1f, dp %.1f), bubble %.1f%%\n",
             (comm + b->t_bubble) / b->t_step * 100, comm / b->t_step * 100,
@@ -166,8 +166,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     for (int j = 0; j < 7; j++)
         fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
                 e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
-    fprintf(out, "tokens/s %.4g, MFU %.1f%%, executed %.1f TFLOP/s per GPU (with "
-                 "recomputation)\n", e->tokens_per_s, e->mfu * 100, e->hw_tflops);
+    fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%, executed %.1f TFLOP/s per GPU (with "
+                 "recomputation)\n", e->tokens_per_s, e->tokens_per_s / c->gpus, e->mfu * 100,
+            e->hw_tflops);
 }
 
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
