@@ -76,8 +76,12 @@ static cc_status check_range(const struct cc_opt *o, double v, const char *text,
                              size_t errlen)
 {
     if ((o->flags & CC_OPT_RANGE) && (v < o->min || v > o->max)) {
-        cc_errbuf(err, errlen, "--%s '%s' is out of range (%g to %g)", o->name, text, o->min,
-                  o->max);
+        if (o->type == CC_OPT_INT || o->type == CC_OPT_LONG)
+            cc_errbuf(err, errlen, "--%s '%s' is out of range (%.0f to %.0f)", o->name, text,
+                      o->min, o->max);
+        else
+            cc_errbuf(err, errlen, "--%s '%s' is out of range (%g to %g)", o->name, text,
+                      o->min, o->max);
         return CC_EUSAGE;
     }
     return CC_OK;
@@ -97,7 +101,7 @@ static cc_status set_value(const struct cc_opt *o, const char *text, void *cfg, 
     case CC_OPT_INT:
     case CC_OPT_LONG: {
         errno = 0;
-        long long v = strtoll(text, &end, 0);
+        long long v = strtoll(text, &end, 10); /* decimal: '010' is ten */
         if (errno || end == text || *end) {
             cc_errbuf(err, errlen, "--%s needs an integer, got '%s'", o->name, text);
             return CC_EUSAGE;

@@ -74,6 +74,7 @@ int main(void)
         {2, {"--iters", "abc"}, "needs an integer"},
         {2, {"--iters", "0"}, "out of range"},
         {2, {"--iters", "5000"}, "out of range"},
+        {2, {"--iters", "0x10"}, "needs an integer"}, /* decimal only */
         {2, {"-b", "1X"}, "unknown suffix"},
         {2, {"--color", "pink"}, "red|green|blue"},
         {2, {"--precision", "x1"}, "needs a number"},
@@ -83,6 +84,8 @@ int main(void)
         ok(st == CC_EUSAGE && strstr(err, bad[i].needle), "rejects %s %s: %s", bad[i].argv[0],
            bad[i].argc > 1 ? bad[i].argv[1] : "", err);
     }
+    char *oct[] = {"--iters", "010"};
+    ok(parse(&c, err, 2, oct, &r) == CC_OK && c.iters == 10, "'010' is ten, not octal eight");
     char *h[] = {"--help"};
     ok(parse(&c, err, 1, h, &r) == CC_OK && r.help, "--help is reported");
 
