@@ -3,11 +3,10 @@
  * unknown fields are allowed (descriptions may carry notes). */
 #include "topo/topo.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "core/jsonfile.h"
 #include "core/log.h"
 
 struct vctx {
@@ -220,25 +219,12 @@ cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size
 
 cc_status cc_topo_load(const char *path, json_t **out, char *err, size_t errlen)
 {
-    json_error_t je;
+    json_t *t;
     *out = NULL;
-    struct stat sb;
-    FILE *f = fopen(path, "r");
-    if (!f || fstat(fileno(f), &sb) != 0 || S_ISDIR(sb.st_mode)) {
-        cc_errbuf(err, errlen, "cannot read topology '%s': %s", path,
-                  f ? "is a directory" : strerror(errno));
-        if (f)
-            fclose(f);
-        return CC_EIO;
-    }
-    json_t *t = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    fclose(f);
-    if (!t) {
-        cc_errbuf(err, errlen, "cannot read topology '%s': line %d column %d: %s", path, je.line,
-                  je.column, je.text);
-        return CC_EPARSE;
-    }
-    cc_status st = cc_topo_validate(t, path, err, errlen);
+    cc_status st = cc_json_read_file(path, "topology", &t, err, errlen);
+    if (st != CC_OK)
+        return st;
+    st = cc_topo_validate(t, path, err, errlen);
     if (st != CC_OK) {
         json_decref(t);
         return st;
