@@ -55,7 +55,7 @@ static const struct cc_opt layout_opts[] = {
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
-    {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)"},
+    {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1e15},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
     {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
@@ -182,14 +182,38 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
     return cc_model_check(m, err, errlen);
 }
 
+/* Whether option NAME was set on the command line. */
+static int given_opt(const unsigned char *given, const char *name)
+{
+    int i = cc_opt_find(layout_opts, name);
+    return given && i >= 0 && given[i];
+}
+
 static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_model *m,
-                               struct cc_cluster *c, char *err, size_t errlen)
+                               const unsigned char *given, struct cc_cluster *c, char *err,
+                               size_t errlen)
 {
     cc_status st;
     if (cfg->topology && cfg->gpus) {
         cc_errbuf(err, errlen, "give either --topology or --gpus, not both");
         return CC_EUSAGE;
     }
+    if (cfg->topology && (given_opt(given, "gpu-model") || given_opt(given, "gpus-per-node"))) {
+        cc_errbuf(err, errlen, "--gpu-model and --gpus-per-node describe a --gpus cluster; a "
+                  "--topology file names its own GPUs and nodes");
+        return CC_EUSAGE;
+    }
+    /* 0 keeps the default (the table's value); anything else must be a plausible figure */
+    const struct { const char *opt; double v, min; } ov[] = {
+        {"gpu-mem-gb", cfg->gpu_mem_gb, 1}, {"peak-tflops", cfg->peak_tflops, 0.1},
+        {"intra-GBps", cfg->intra_GBps, 0.01}, {"inter-GBps", cfg->inter_GBps, 0.01},
+        {"attn-efficiency", cfg->efficiency_attn, 0.01}};
+    for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++)
+        if (ov[i].v != 0 && ov[i].v < ov[i].min) {
+            cc_errbuf(err, errlen, "--%s %g is too small (0: the default; otherwise at least %g)",
+                      ov[i].opt, ov[i].v, ov[i].min);
+            return CC_EUSAGE;
+        }
     if (cfg->topology) {
         if ((st = cc_cluster_load_topology(c, cfg->topology, cfg->peak_tflops > 0, err,
                                            errlen)) != CC_OK)
@@ -203,7 +227,7 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
     } else {
-        cc_errbuf(err, errlen, "no cluster given (--topology FILE or --gpus N)");
+        cc_errbuf(err, errlen, "no cluster given (--topology FILE or --gpus N with N >= 1)");
         return CC_EUSAGE;
     }
     if (cfg->gpu_mem_gb > 0)
@@ -225,6 +249,12 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         cc_errbuf(err, errlen, "GPU memory unknown for '%s' (give --gpu-mem-gb)", c->gpu_name);
         return CC_EUSAGE;
     }
+    if (c->gpus_per_node > 1 && c->intra_busbw_Bps <= 0) {
+        cc_errbuf(err, errlen, "no all-reduce rate within a node for GPU '%s' (give "
+                  "--intra-GBps or the topology's nodes[].expected.intra_allreduce_busbw_GBps)",
+                  c->gpu_name);
+        return CC_EUSAGE;
+    }
     if (cfg->results) {
         char buf[4096];
         char *save = NULL;
@@ -233,9 +263,14 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             return CC_EUSAGE;
         }
         strcpy(buf, cfg->results);
-        for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
+        int nfiles = 0;
+        for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save), nfiles++)
             if ((st = cc_cluster_load_results(c, p, err, errlen)) != CC_OK)
                 return st;
+        if (!nfiles) {
+            cc_errbuf(err, errlen, "--results names no file");
+            return CC_EUSAGE;
+        }
     }
     return CC_OK;
 }
@@ -271,6 +306,13 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
         hb->recompute = m->recompute;
 }
 
+/* Exit status of a failure to build the model or the cluster: an unreadable input file is bad
+ * input (2) here, not a fault of the run. */
+static int input_exit(cc_status st)
+{
+    return st == CC_EIO ? 2 : cc_status_exit(st);
+}
+
 /* --explain: the named layout with unspecified knobs at plain defaults. */
 static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
                    const struct cc_cluster *c, const struct cc_habits *hb)
@@ -286,10 +328,16 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (l.sp < 0)
         l.sp = l.tp > 1 && hb->sp != 0;
-    if (!dp_given)
-        l.dp = c->gpus / (l.tp * l.pp * l.cp) > 0 ? c->gpus / (l.tp * l.pp * l.cp) : 1;
+    if (!dp_given) {
+        double rest = (double)c->gpus / ((double)l.tp * l.pp * l.cp);
+        l.dp = rest >= 1 ? (int)rest : 1;
+    }
     struct cc_eval e;
     cc_layout_eval(m, c, hb, &l, &e);
+    if (!e.feasible && e.t_step <= 0) { /* larger than the cluster: no numbers to show */
+        cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
+        return 2;
+    }
     if (cfg->json) {
         json_t *o = cc_layout_context_json(m, c, hb);
         json_object_set_new(o, "explain", cc_layout_ranked_json(m, hb, &l, &e));
@@ -321,8 +369,9 @@ int cc_cmd_layout(int argc, char **argv)
     struct cc_search s = {0};
     int rc = 2;
 
+    unsigned char given[sizeof layout_opts / sizeof layout_opts[0]] = {0};
     res.pos = pos;
-    res.given = NULL;
+    res.given = given;
     if (cc_opt_parse(layout_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err) != CC_OK) {
         cc_err("%s", err);
         return 2;
@@ -349,16 +398,16 @@ int cc_cmd_layout(int argc, char **argv)
     cc_status st = build_model(&cfg, &m, err, sizeof err);
     if (st != CC_OK) {
         cc_err("%s", err);
-        return cc_status_exit(st);
+        return input_exit(st);
     }
     c = malloc(sizeof *c); /* the fit tables make it large */
     if (!c) {
         cc_err("out of memory");
         return 3;
     }
-    if ((st = build_cluster(&cfg, &m, c, err, sizeof err)) != CC_OK) {
+    if ((st = build_cluster(&cfg, &m, given, c, err, sizeof err)) != CC_OK) {
         cc_err("%s", err);
-        rc = cc_status_exit(st);
+        rc = input_exit(st);
         goto done;
     }
     build_habits(&cfg, &m, &hb);

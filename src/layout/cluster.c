@@ -12,6 +12,7 @@
 #include "core/grow.h"
 #include "core/log.h"
 #include "layout/nccltests.h"
+#include "topo/topo.h"
 
 /* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
  * MI300X AMD; an MI250X is listed per GCD, the device a rank sees). Bus bandwidths: NVLink/NVSwitch all-reduce busbw as nccl-tests reports it on
@@ -127,45 +128,61 @@ static double num(json_t *o, const char *key)
     return json_is_number(x) ? json_number_value(x) : 0.0;
 }
 
+/* A rate from a topology file: absent (0) or a plausible figure in GB/s. */
+static int bad_rate(double v)
+{
+    return v < 0 || v > 1e6;
+}
+
 cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
                                    char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    cc_status st = CC_EPARSE;
+    json_t *root = NULL;
+    cc_status st;
     const char *model = NULL;
     double mem = 0, intra = 0, nvl = 0;
     int gpn = 0, hetero = 0;
+    long long gpus_total = 0;
 
     init_common(c);
-    if (!root) {
-        cc_errbuf(err, errlen, "cannot read topology '%s': line %d: %s", path, je.line, je.text);
-        return CC_EPARSE;
-    }
+    /* the same reader and checks as every other use of a topology file (docs/topology.md) */
+    if ((st = cc_topo_load(path, &root, err, errlen)) != CC_OK)
+        return st;
+    st = CC_EINVAL;
     json_t *nodes = json_object_get(root, "nodes");
-    if (!json_is_array(nodes) || json_array_size(nodes) == 0) {
-        cc_errbuf(err, errlen, "topology '%s': \"nodes\" must be a non-empty array", path);
-        goto done;
-    }
     size_t i;
     json_t *nd;
     json_array_foreach(nodes, i, nd) {
         json_t *gpus = json_object_get(nd, "gpus");
         json_t *cnt = json_object_get(nd, "count");
-        long long count = cnt ? (json_is_integer(cnt) ? json_integer_value(cnt) : -1) : 1;
-        int ng = json_is_array(gpus) ? (int)json_array_size(gpus) : 0;
-        if (count < 0 || count > 1000000) {
-            cc_errbuf(err, errlen, "topology '%s': nodes[%zu].count must be a non-negative "
-                      "integer", path, i);
+        long long count = cnt ? json_integer_value(cnt) : 1;
+        long long ng = (long long)json_array_size(gpus);
+        if (count > 1000000 || ng > 1024) {
+            cc_errbuf(err, errlen, "topology '%s': nodes[%zu] has %lld nodes of %lld GPUs; "
+                      "ccbench plans up to a million nodes of up to 1024 GPUs", path, i, count,
+                      ng);
             goto done;
         }
-        if (ng == 0 || count == 0)
+        if (ng == 0)
             continue; /* a node type without GPUs (login, storage) */
         json_t *g0 = json_array_get(gpus, 0);
         const char *m = json_string_value(json_object_get(g0, "model"));
         double gm = num(g0, "memory_bytes");
         json_t *exp = json_object_get(nd, "expected");
-        if (gpn && (ng != gpn || (m && model && strcmp(m, model) != 0)))
+        const char *rk[] = {"intra_allreduce_busbw_GBps", "nvlink_GBps_per_gpu"};
+        for (int k = 0; k < 2; k++)
+            if (bad_rate(num(exp, rk[k]))) {
+                cc_errbuf(err, errlen, "topology '%s': nodes[%zu].expected.%s %g is not a rate "
+                          "in GB/s", path, i, rk[k], num(exp, rk[k]));
+                goto done;
+            }
+        if (model && m && strcmp(m, model) != 0) {
+            cc_errbuf(err, errlen, "topology '%s': GPUs of two models ('%s' and '%s'): layout "
+                      "plans one GPU model; give a topology of the nodes that train together",
+                      path, model, m);
+            goto done;
+        }
+        if (gpn && ng != gpn)
             hetero = 1;
         if (!gpn || ng < gpn)
             gpn = ng;
@@ -178,8 +195,13 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
             intra = num(exp, "intra_allreduce_busbw_GBps");
         if (num(exp, "nvlink_GBps_per_gpu") > 0)
             nvl = num(exp, "nvlink_GBps_per_gpu");
+        gpus_total += count * ng;
+        if (gpus_total > 16777216) {
+            cc_errbuf(err, errlen, "topology '%s': more than 16,777,216 GPUs", path);
+            goto done;
+        }
         c->nodes += (int)count;
-        c->gpus += (int)count * ng;
+        c->gpus = (int)gpus_total;
     }
     if (!c->gpus) {
         cc_errbuf(err, errlen, "topology '%s': no GPUs described (nodes[].gpus is empty)", path);
@@ -209,6 +231,12 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     double inter = num(fab, "inter_allreduce_busbw_GBps");
     if (inter <= 0 && num(fab, "nics_per_node") > 0)
         inter = num(fab, "nics_per_node") * num(fab, "rate_gbps_per_nic") / 8.0;
+    if (bad_rate(inter)) {
+        cc_errbuf(err, errlen, "topology '%s': fabric gives %g GB/s across nodes, not a rate",
+                  path, inter);
+        goto done;
+    }
+
     if (inter > 0)
         c->inter_node_Bps = inter * 1e9;
     if (c->nodes > 1 && c->inter_node_Bps <= 0) {
@@ -308,19 +336,32 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
             break;
         }
         const char *type = json_string_value(json_object_get(o, "type"));
-        if (type && strcmp(type, "header") == 0)
-            nnodes = (int)json_integer_value(json_object_get(o, "nnodes"));
-        if (type && strcmp(type, "result") == 0 && json_is_number(json_object_get(o, "time_us"))) {
+        if (type && strcmp(type, "header") == 0) {
+            json_int_t nn = json_integer_value(json_object_get(o, "nnodes"));
+            if (nn < 1 || nn > 16777216) {
+                cc_errbuf(err, errlen, "cannot read results '%s': line %ld: header without a "
+                          "node count (nnodes) from 1 to 16777216", path, lineno);
+                st = CC_EPARSE;
+            }
+            nnodes = (int)nn;
+        }
+        if (st == CC_OK && type && strcmp(type, "result") == 0 &&
+            json_is_number(json_object_get(o, "time_us"))) {
             const struct cc_coll *cl =
                 cc_coll_find(json_string_value(json_object_get(o, "collective")) ?: "");
-            int n = (int)json_integer_value(json_object_get(o, "nranks"));
+            json_int_t n = json_integer_value(json_object_get(o, "nranks"));
             double bytes = num(o, "bytes"), t = num(o, "time_us") * 1e-6;
             if (!nnodes) {
                 cc_errbuf(err, errlen, "cannot read results '%s': line %ld: result before the "
                           "header (no nnodes)", path, lineno);
                 st = CC_EPARSE;
+            } else if (n > 16777216) {
+                cc_errbuf(err, errlen, "cannot read results '%s': line %ld: nranks %lld is more "
+                          "than 16777216",
+                          path, lineno, (long long)n);
+                st = CC_EPARSE;
             } else if (cl && n >= 2 && bytes > 0 && t > 0 &&
-                       push_point(v, make_point(cl->id, n, nnodes, bytes, t))) {
+                       push_point(v, make_point(cl->id, (int)n, nnodes, bytes, t))) {
                 st = CC_ENOMEM;
             }
         }
@@ -443,8 +484,19 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         free(v.p);
         return st;
     }
+    /* a rate beyond 1 PB/s, or a time that is not one, is a broken file, not a fast link */
+    for (int i = 0; i < v.n; i++)
+        if (!(v.p[i].t > 0 && isfinite(v.p[i].t) && isfinite(v.p[i].x) &&
+              v.p[i].x / v.p[i].t <= 1e15)) {
+            cc_errbuf(err, errlen, "results '%s': %s of %d ranks, %g bus bytes in %g s: not a "
+                      "measurement (over 1 PB/s)", path, cc_coll_get(v.p[i].coll)->name,
+                      v.p[i].n, v.p[i].x, v.p[i].t);
+            free(v.p);
+            return CC_EINVAL;
+        }
     /* group by (collective, scope, nranks) and fit each group */
     struct pt *pts = v.p;
+    int dropped = 0;
     for (int i = 0; i < v.n; i++) {
         if (pts[i].coll < 0)
             continue;
@@ -460,17 +512,24 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             }
         struct cc_fit fit = {key.n, key.per_node, 0, 0, 0};
         int *nf = &c->nfits[key.coll][key.scope];
-        if (fit_points(pts + i, k, &fit) == 0 && *nf < CC_FIT_MAX) {
-            c->fits[key.coll][key.scope][(*nf)++] = fit;
-            nfit++;
+        if (fit_points(pts + i, k, &fit) == 0) {
+            if (*nf < CC_FIT_MAX) {
+                c->fits[key.coll][key.scope][(*nf)++] = fit;
+                nfit++;
+            } else
+                dropped++;
         }
         for (int j = i; j < i + k; j++)
             pts[j].coll = -1;
         i += k - 1;
     }
     free(v.p);
+    if (dropped)
+        cc_warn("results '%s': %d group(s) not used: ccbench keeps %d group sizes per "
+                "collective and scope, the first read", path, dropped, CC_FIT_MAX);
     if (!nfit) {
-        cc_errbuf(err, errlen, "results '%s': no measurement could be fitted", path);
+        cc_errbuf(err, errlen, "results '%s': no measurement could be fitted%s", path,
+                  dropped ? " (every group was beyond the ones already kept)" : "");
         return CC_EINVAL;
     }
     size_t used = strlen(c->bw_source);

@@ -89,7 +89,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         }
         char *end;
         long v = strtol(val, &end, 10);
-        if (end == val || *end || v < 0 || v > 1000000) {
+        if (*val < '0' || *val > '9' || *end || v > 1000000) {
             cc_errbuf(err, errlen, "layout '%s': %s needs a non-negative integer, got '%s'",
                       text, key, val);
             return CC_EUSAGE;
@@ -101,9 +101,9 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "cp") == 0) l->cp = iv;
         else if (strcmp(key, "mb") == 0) l->mb = iv;
         else if (strcmp(key, "v") == 0 || strcmp(key, "vpp") == 0) l->vpp = iv;
-        else if (strcmp(key, "sp") == 0) l->sp = iv != 0;
+        else if (strcmp(key, "sp") == 0) l->sp = iv;
         else if (strcmp(key, "zero") == 0) l->zero = iv;
-        else if (strcmp(key, "split") == 0) l->split = iv != 0;
+        else if (strcmp(key, "split") == 0) l->split = iv;
         else {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
                       "zero, rc, split)", text, key);
@@ -115,8 +115,20 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             return CC_EUSAGE;
         }
     }
+    if (!strpbrk(text, "=")) {
+        cc_errbuf(err, errlen, "layout '%s' names nothing (e.g. tp=8,pp=4,dp=2,mb=1)", text);
+        return CC_EUSAGE;
+    }
     if (l->zero > 3) {
         cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
+        return CC_EUSAGE;
+    }
+    if (l->sp > 1 || l->split > 1) {
+        cc_errbuf(err, errlen, "layout '%s': sp and split are 0 or 1", text);
+        return CC_EUSAGE;
+    }
+    if (l->sp == 1 && l->tp == 1) {
+        cc_errbuf(err, errlen, "layout '%s': sp=1 (sequence parallelism) needs tp > 1", text);
         return CC_EUSAGE;
     }
     return CC_OK;
@@ -158,6 +170,14 @@ double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_
     return params * (2.0 + 2.0 * hb->grad_bytes) / hbm_Bps;
 }
 
+/* Whether every group of n members with `stride` between consecutive ranks lies in one node
+ * (ranks are numbered node by node). */
+static int group_in_node(const struct cc_cluster *c, long long n, long long stride)
+{
+    long long span = n * stride;
+    return span <= c->gpus_per_node && c->gpus_per_node % span == 0;
+}
+
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, int tp, int pp, long long stride)
 {
@@ -165,7 +185,7 @@ double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
         return 0.0;
     /* the first and last stage are stride * (pp - 1) ranks apart: one node only if the whole
      * pipeline of this rank fits in one */
-    int pn = stride * pp <= c->gpus_per_node ? 2 : 1;
+    int pn = group_in_node(c, pp, stride) ? 2 : 1;
     double bytes = (double)m->vocab * m->hidden / (tp > 0 ? tp : 1) * hb->grad_bytes;
     return cc_comm_time(c, CC_ALLREDUCE, 2, pn, bytes);
 }
@@ -257,7 +277,7 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
                                                       between the same two ranks at once */
         why(e, "an interleaved schedule (v=%d) with blocking pipeline sends (--pp-overlap 0) "
             "needs pp > 2 (Megatron-LM)", v);
-    if (v > 1 && slots % (pp * v))
+    if (v > 1 && slots % ((long long)pp * v))
         why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
                         : "v %d does not divide the %d layers per stage", v, slots / pp);
     if (v > 1 && e->m % pp)
@@ -417,7 +437,8 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     if (pp > 1) {
         double S = mb * s_loc * h * 2.0 / tp; /* scatter/gather across the TP ranks */
         long long stride = (long long)tp * cp * x->dp;
-        int pn = stride < c->gpus_per_node ? 2 : 1;
+        /* the exchanges are synchronous: one hop across nodes sets the pace of them all */
+        int pn = group_in_node(c, pp, stride) ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
         /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
          * before it can compute (once per receive: forward and backward, per chunk); with
@@ -488,7 +509,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e)
 {
     struct ctx x = {m, c, hb, l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp > 0 ? l->vpp : 1,
-                    l->sp && l->tp > 1, l->zero, l->dp * l->cp,
+                    l->sp && l->tp > 1, l->zero, 0,
                     l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc, l->split};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
@@ -496,7 +517,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         why(e, "tp, pp, dp, cp and mb must all be at least 1");
         return;
     }
-    x.N = (long long)x.tp * x.pp * x.dp * x.cp;
+    double n = (double)x.tp * x.pp * x.dp * x.cp;
+    if (n > c->gpus || x.v > m->layers + 2) { /* no numbers: the products would not fit */
+        if (n > c->gpus)
+            why(e, "tp*pp*dp*cp is %.0f but the cluster has %d GPUs", n, c->gpus);
+        else
+            why(e, "v %d is more than the %d layers", x.v, m->layers);
+        return;
+    }
+    x.N = (long long)n;
+    x.shard = l->dp * l->cp;
     if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
                                   the embedding and the loss */
         double S = (double)(m->layers + 2) / x.pp;
@@ -513,7 +543,9 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     x.peak = c->peak_flops[m->prec];
     e->m = (long long)x.mm;
     check_structure(&x, e);
+    int structure_ok = e->feasible;
     eval_memory(&x, e);
+    e->mem_only = structure_ok && !e->feasible;
     eval_time(&x, e);
 }
 
@@ -563,6 +595,11 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
         rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL, nrc = 3;
     else
         rcs[nrc++] = hb->recompute;
+    if (hb->grad_accum > 0 && m->global_batch % hb->grad_accum) {
+        snprintf(s->why_none, sizeof s->why_none, "no valid layout: the global batch %lld is "
+                 "not a multiple of --grad-accum %d", m->global_batch, hb->grad_accum);
+        return CC_EINFEASIBLE;
+    }
     s->best = malloc((size_t)cap * sizeof *s->best);
     if (!s->best)
         return CC_ENOMEM;
@@ -573,7 +610,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
         for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {
             if (m->seq_len % cp || c->gpus % (tp * cp))
                 continue;
-            for (int pp = 1; pp <= m->layers; pp++) {
+            for (int pp = 1; pp <= m->layers && (long long)tp * cp * pp <= c->gpus; pp++) {
                 int uniform = m->layers % pp == 0;
                 int uneven = hb->uneven_pp && pp > 2 && (m->layers + 2) % pp == 0; /* pp = 2: same as uniform */
                 if (!(uniform || uneven) || c->gpus % (tp * cp * pp))
@@ -611,7 +648,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     s->evaluated++;
                                     if (!cand.eval.feasible) {
                                         double ratio = cand.eval.mem_total / cand.eval.mem_limit;
-                                        if (ratio > 1 && ratio < closest_ratio) {
+                                        if (cand.eval.mem_only && ratio < closest_ratio) {
                                             closest_ratio = ratio;
                                             s->closest = cand;
                                         }

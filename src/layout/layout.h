@@ -91,6 +91,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 struct cc_eval {
     int feasible;
     char why[192];         /* empty if feasible; else the first reason it is not */
+    int mem_only;          /* infeasible only because it does not fit in memory */
     long long m;           /* micro-batches per step per pipeline (grad accumulation) */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/jsonfile.h"
 #include "core/log.h"
 
 const char *const cc_prec_names[] = {"bf16", "fp16", "fp8", NULL};
@@ -67,18 +68,34 @@ cc_status cc_model_preset(const char *name, struct cc_model *m)
     return CC_EINVAL;
 }
 
+long long cc_model_key_max(const char *key)
+{
+    /* beyond any model trained so far by orders of magnitude, and small enough that every
+     * product the estimates form stays exact */
+    static const struct { const char *key; long long max; } caps[] = {
+        {"layers", 100000},     {"hidden", 1000000},  {"heads", 1000000},
+        {"kv_heads", 1000000},  {"ffn", 100000000},   {"vocab", 100000000},
+        {"seq_len", 100000000}, {"global_batch", 1000000000000LL}};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+        if (strcmp(caps[i].key, key) == 0)
+            return caps[i].max;
+    return 1000000000LL;
+}
+
 cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
 {
     const struct { const char *name; long long v; } pos[] = {
         {"layers", m->layers}, {"hidden", m->hidden}, {"heads", m->heads},
         {"kv_heads", m->kv_heads}, {"ffn", m->ffn}, {"vocab", m->vocab},
         {"seq_len", m->seq_len}, {"global_batch", m->global_batch}};
-    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-        if (pos[i].v <= 0) {
-            cc_errbuf(err, errlen, "model '%s': %s must be positive, got '%lld'", m->name,
-                      pos[i].name, pos[i].v);
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
+        long long max = cc_model_key_max(pos[i].name);
+        if (pos[i].v <= 0 || pos[i].v > max) {
+            cc_errbuf(err, errlen, "model '%s': %s must be from 1 to %lld, got '%lld'", m->name,
+                      pos[i].name, max, pos[i].v);
             return CC_EINVAL;
         }
+    }
     if (m->hidden % m->heads) {
         cc_errbuf(err, errlen, "model '%s': heads '%d' do not divide hidden size %d", m->name,
                   m->heads, m->hidden);
@@ -258,14 +275,31 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     int gated = list_index(type, hf_gated) >= 0 || list_index(act, hf_gated_act) >= 0;
     if (list_index(type, hf_plain) >= 0)
         gated = 0;
-    if (type && strcmp(type, "qwen") == 0 && ffn)
+    if (type && strcmp(type, "qwen") == 0 && ffn) {
+        if (ffn < 2) {
+            cc_errbuf(err, errlen, "model spec '%s': a Qwen config's intermediate_size (gate "
+                      "and up together) of %lld", path, ffn);
+            return CC_EINVAL;
+        }
         ffn /= 2; /* Qwen-1 gives gate and up together */
-    if (!ffn && exp)
-        ffn = exp * hidden; /* MPT */
+    }
     if (!ffn && gated) {
         cc_errbuf(err, errlen, "model spec '%s': a gated MLP without intermediate_size", path);
         return CC_EINVAL;
     }
+    const struct { const char *key, *what; long long v; } sz[] = {
+        {"layers", "layers", layers}, {"hidden", "hidden size", hidden},
+        {"heads", "attention heads", heads}, {"kv_heads", "KV heads", kv},
+        {"ffn", "MLP size", ffn ? ffn : exp ? exp * hidden : 4 * hidden},
+        {"vocab", "vocabulary", vocab}};
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        if (sz[i].v > cc_model_key_max(sz[i].key)) {
+            cc_errbuf(err, errlen, "model spec '%s': %s %lld is more than %lld", path, sz[i].what,
+                      sz[i].v, cc_model_key_max(sz[i].key));
+            return CC_EINVAL;
+        }
+    if (!ffn && exp)
+        ffn = exp * hidden; /* MPT */
     m->layers = (int)layers, m->hidden = (int)hidden, m->heads = (int)heads;
     m->kv_heads = (int)(kv ? kv : heads), m->ffn = (int)(ffn ? ffn : 4 * hidden);
     m->vocab = (int)vocab;
@@ -275,6 +309,11 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     json_t *tie = json_object_get(root, "tie_word_embeddings");
+    if (tie && !json_is_boolean(tie)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"tie_word_embeddings\" must be true or false",
+                  path);
+        return CC_EINVAL;
+    }
     m->tied_embed = tie ? json_is_true(tie) : 1; /* transformers' default */
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
@@ -288,18 +327,35 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     return CC_OK;
 }
 
+/* The keys of a ccbench spec (docs/layout.md); any other is a mistake worth naming. */
+static const char *const spec_keys[] = {"preset", "name", "source", "layers", "hidden", "heads",
+                                        "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
+                                        "precision", "optimizer", "recompute", "mlp",
+                                        "flash_attention", "tied_embeddings", NULL};
+
+static cc_status get_bool(json_t *o, const char *key, int *v, const char *path, char *err,
+                          size_t errlen)
+{
+    json_t *x = json_object_get(o, key);
+    if (!x)
+        return CC_OK;
+    if (!json_is_boolean(x)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be true or false", path, key);
+        return CC_EINVAL;
+    }
+    *v = json_is_true(x);
+    return CC_OK;
+}
+
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    cc_status st = CC_OK;
+    json_t *root;
+    cc_status st = cc_json_read_file(path, "model spec", &root, err, errlen);
     long long v[8];
     int c[4];
 
-    if (!root) {
-        cc_errbuf(err, errlen, "cannot read model spec '%s': line %d: %s", path, je.line, je.text);
-        return CC_EPARSE;
-    }
+    if (st != CC_OK)
+        return st;
     if (!json_is_object(root)) {
         cc_errbuf(err, errlen, "model spec '%s': top level must be an object", path);
         st = CC_EPARSE;
@@ -322,11 +378,22 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     /* a Hugging Face config.json is read as it is, under its own names (ccbench's keys
      * could collide with its own; the command line overrides it) */
-    if (!pre && !json_object_get(root, "layers") && hf_like(root)) {
+    if (!pre && (json_object_get(root, "model_type") || json_object_get(root, "architectures") ||
+                 (!json_object_get(root, "layers") && hf_like(root)))) {
         st = hf_config(root, m, path, err, errlen);
         if (st == CC_OK)
             st = cc_model_check(m, err, errlen);
         goto done;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val) {
+        if (list_index(key, spec_keys) < 0) {
+            cc_errbuf(err, errlen, "model spec '%s': unknown key \"%s\" (docs/layout.md lists "
+                      "the keys)", path, key);
+            st = CC_EINVAL;
+            goto done;
+        }
     }
     json_t *nm = json_object_get(root, "name");
     if (json_is_string(nm)) /* else the preset's or the config's name, else the path */
@@ -347,9 +414,19 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         v[i] = i < 7 ? *iptr[i] : m->global_batch;
         if ((st = get_int(root, ikeys[i], &v[i], path, err, errlen)) != CC_OK)
             goto done;
-        if (i < 7 && (v[i] < 0 || v[i] > 1000000000LL)) {
-            cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range", path,
-                      ikeys[i], v[i]);
+        if (json_object_get(root, ikeys[i]) &&
+            (v[i] < 1 || v[i] > cc_model_key_max(ikeys[i]))) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range (1 to "
+                      "%lld)", path, ikeys[i], v[i], cc_model_key_max(ikeys[i]));
+            st = CC_EINVAL;
+            goto done;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        int optional = i == 3 || i == 4; /* kv_heads, ffn */
+        if (!pre && !optional && !json_object_get(root, ikeys[i])) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" is required (or a \"preset\" to "
+                      "start from)", path, ikeys[i]);
             st = CC_EINVAL;
             goto done;
         }
@@ -365,15 +442,18 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         (st = get_choice(root, "recompute", cc_recompute_names, &c[2], path, err, errlen)) ||
         (st = get_choice(root, "mlp", cc_mlp_names, &c[3], path, err, errlen)))
         goto done;
+    if (c[2] == CC_RC_AUTO) {
+        cc_errbuf(err, errlen, "model spec '%s': \"recompute\" is none, selective or full (the "
+                  "search over them is --recompute auto)", path);
+        st = CC_EINVAL;
+        goto done;
+    }
     m->prec = c[0], m->optim = c[1], m->recompute = c[2], m->mlp = c[3];
     if (!m->ffn && m->hidden)
-        m->ffn = 4 * m->hidden;
-    json_t *fa = json_object_get(root, "flash_attention");
-    if (fa)
-        m->flash_attn = json_is_true(fa);
-    json_t *te = json_object_get(root, "tied_embeddings");
-    if (te)
-        m->tied_embed = json_is_true(te);
+        m->ffn = 4 * m->hidden; /* hidden is at most 1e6 here */
+    if ((st = get_bool(root, "flash_attention", &m->flash_attn, path, err, errlen)) ||
+        (st = get_bool(root, "tied_embeddings", &m->tied_embed, path, err, errlen)))
+        goto done;
     st = cc_model_check(m, err, errlen);
 done:
     json_decref(root);

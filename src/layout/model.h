@@ -54,6 +54,9 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
 /* Check the shape (positive sizes, heads divide hidden, kv heads divide heads). */
 cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen);
 
+/* The largest value ccbench accepts for a spec key ("layers", "hidden", ..., "global_batch"). */
+long long cc_model_key_max(const char *key);
+
 /* Parameters of one transformer layer (weights, biases, norms). */
 double cc_model_layer_params(const struct cc_model *m);
 /* Parameters in the layer matrices only (what the matmul FLOPs see). */

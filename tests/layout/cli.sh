@@ -223,4 +223,84 @@ ok $? "held-out: every LLM Foundry run fits ccbench's memory estimate"
 ok $? "held-out: the 17 BigScience layouts that ran fit in ccbench's memory estimate"
 [ "$(grep -c '| out of memory | .* | refused |$' "$out/h")" -eq 3 ]
 ok $? "held-out: the three BigScience layouts that ran out of memory are refused for memory"
+# bad input: exit 2 with one line naming what is wrong, never a crash, a hang or inf/nan
+# refuse WHAT PATTERN ARGS...: `ccbench layout ARGS` exits 2 with one stderr line matching
+refuse() {
+    what=$1 pat=$2
+    shift 2
+    timeout 20 "$CCBENCH" layout "$@" >"$out/rf" 2>"$out/rfe"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$out/rfe")" -eq 1 ] && grep -q -- "$pat" "$out/rfe"
+    ok $? "$what: exit 2, one line (got $rc)" "$(cat "$out/rfe")"
+}
+refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
+    -m llama3-8b -g 64 -x tp=65536,pp=65536
+refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
+refuse "-x dp=65536,cp=65536" "is 4294967296 but" -m llama3-8b -g 64 -x dp=65536,cp=65536,zero=1
+refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ,
+refuse "-x 'tp= 8'" "tp needs a non-negative integer" -m llama3-8b -g 64 -x "tp= 8"
+refuse "-x sp=5" "sp and split are 0 or 1" -m llama3-8b -g 64 -x sp=5
+refuse "-x tp=1,sp=1" "sp=1 (sequence parallelism) needs tp > 1" -m llama3-8b -g 64 -x tp=1,sp=1
+printf '{"layers": 4194304, "hidden": 1024, "heads": 1024, "vocab": 1000, "seq_len": 1024, "global_batch": 1024}\n' >"$out/deep.json"
+refuse "4,194,304 layers" '"layers" .4194304. is out of range (1 to 100000)' -m "$out/deep.json" -g 1024 --gpus-per-node 1024
+printf '{"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32, "expansion_ratio": 1048577, "vocab_size": 50432, "max_seq_len": 2048}\n' >"$out/mpt.json"
+refuse "MPT expansion_ratio past 2^32" "MLP size 4294971392 is more than 100000000" -m "$out/mpt.json" -g 8
+printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "recompute": "auto"}\n' >"$out/rc.json"
+refuse "spec recompute auto" '"recompute" is none, selective or full' -m "$out/rc.json" -g 8
+printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "kv_head": 4}\n' >"$out/typo.json"
+refuse "spec with a misspelt key" 'unknown key "kv_head"' -m "$out/typo.json" -g 8
+printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "flash_attention": 1}\n' >"$out/fa.json"
+refuse "spec flash_attention 1" '"flash_attention" must be true or false' -m "$out/fa.json" -g 8
+printf '{"layers": 12, "hidden": 768, "heads": 12, "seq_len": 1024, "global_batch": 64}\n' >"$out/novocab.json"
+refuse "spec without vocab" '"vocab" is required' -m "$out/novocab.json" -g 8
+refuse "a directory as the model" "cannot read model spec '$out': is a directory" -m "$out" -g 8
+refuse "a missing model file" "cannot read model spec '/nonexistent/m.json': No such file" -m /nonexistent/m.json -g 8
+refuse "--grad-accum that does not divide the batch" "not a multiple of --grad-accum 3" -m llama3-8b -g 64 --grad-accum 3
+refuse "--grad-accum no layout meets" "micro-batches per step, but --grad-accum is 512" -m llama3-8b -g 64 --grad-accum 512 --tp-max 1
+refuse "--peak-tflops 1e-300" "too small" -m llama3-8b -g 8 --peak-tflops 1e-300
+refuse "--inter-GBps 0.001" "too small" -m llama3-8b -g 64 --inter-GBps 0.001
+refuse "--bucket 0" "--bucket '0' is out of range" -m llama3-8b -g 8 --bucket 0
+refuse "--results ," "names no file" -m llama3-8b -g 8 -r ,
+refuse "-g 0x10" "needs an integer" -m llama3-8b -g 0x10
+refuse "--gpu-model with --topology" "describe a --gpus cluster" -m llama3-8b -t "$T/dgx-a100x4.json" --gpu-model h100-sxm
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$T/dgx-a100x4.json" "$out" <<'PY'
+import copy, json, sys
+src, out = sys.argv[1], sys.argv[2]
+t = json.load(open(src))
+u = copy.deepcopy(t)          # a GPU the table lacks, and no rate within a node
+for n in u["nodes"]:
+    n.pop("expected", None)
+    for g in n["gpus"]:
+        g["model"] = "Foo 9000"
+u["nodes"] = u["nodes"][:1]; u["nodes"][0]["count"] = 1; u.pop("fabric", None)
+json.dump(u, open(out + "/unknown.json", "w"))
+x = copy.deepcopy(t)          # two GPU models
+n2 = copy.deepcopy(x["nodes"][0])
+for g in n2["gpus"]:
+    g["model"] = "NVIDIA A100-SXM4-40GB"
+x["nodes"].append(n2)
+json.dump(x, open(out + "/mixed.json", "w"))
+f = copy.deepcopy(t)          # an absurd fabric rate
+f.setdefault("fabric", {})["inter_allreduce_busbw_GBps"] = 1e308
+json.dump(f, open(out + "/fabric.json", "w"))
+PY
+    refuse "unknown GPU, no rate within a node" "no all-reduce rate within a node for GPU 'Foo 9000'" \
+        -m llama3-8b -t "$out/unknown.json" --peak-tflops 500
+    "$CCBENCH" layout -m llama3-8b -t "$out/unknown.json" --peak-tflops 500 --intra-GBps 100 -k 1 >"$out/un" 2>&1 &&
+        ! grep -qi "inf\|nan" "$out/un"
+    ok $? "the same with --intra-GBps: finite figures"
+    refuse "two GPU models in a topology" "GPUs of two models" -m llama3-8b -t "$out/mixed.json"
+    refuse "a fabric rate of 1e308 GB/s" "not a rate" -m llama3-8b -t "$out/fabric.json"
+else
+    skip "unknown GPU, no rate within a node" "python3 not installed"
+    skip "the same with --intra-GBps" "python3 not installed"
+    skip "two GPU models in a topology" "python3 not installed"
+    skip "a fabric rate of 1e308 GB/s" "python3 not installed"
+fi
+head -4 "$T/bench-intra.jsonl" >"$out/absurd.jsonl"
+echo '{"type": "result", "collective": "allreduce", "backend": "nccl", "nranks": 8, "bytes": 1024, "inplace": false, "time_us": 1e-300}' >>"$out/absurd.jsonl"
+refuse "a result in 1e-300 us" "not a measurement (over 1 PB/s)" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/absurd.jsonl"
+{ echo '{"type": "header", "nnodes": -1}'; sed -n 2,3p "$T/bench-intra.jsonl"; } >"$out/nn.jsonl"
+refuse "a header with nnodes -1" "header without a node count" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/nn.jsonl"
 tap_done

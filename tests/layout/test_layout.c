@@ -186,8 +186,9 @@ static void test_inputs(void)
     path(p, sizeof p, "bad-nogpu.json");
     is_int(cc_cluster_load_topology(&c, p, 0, err, sizeof err), CC_EINVAL, "no GPUs: error");
     ok(strstr(err, "no GPUs") != NULL, "message says no GPUs: %s", err);
-    is_int(cc_cluster_load_topology(&c, "/nonexistent.json", 0, err, sizeof err), CC_EPARSE,
+    is_int(cc_cluster_load_topology(&c, "/nonexistent.json", 0, err, sizeof err), CC_EIO,
            "missing topology file");
+    ok(strstr(err, "No such file") != NULL, "and the system's reason: %s", err);
     ok(strncmp(err, "cannot read topology '/nonexistent.json'", 40) == 0, "message: %s", err);
 
     /* bench results: allreduce on 8 GPUs of one node, made as 5 us + x / 100 GB/s */
@@ -544,6 +545,24 @@ static void test_eval(void)
             512 * 6 * ((30e-6 + 2097152 / (185e9 / 8)) + (10e-6 + 16777216 * 7.0 / 8 / 230e9)),
             1e-12, "pipeline sends + scatter/gather all-gathers 0.598 s");
         l2.sp = 1;
+    }
+    {
+        /* a pipeline whose ranks are 4 apart on nodes of 8: stages 0-1 share a node, stage 2
+         * is on the next; the exchanges are synchronous, so the hop across nodes paces them
+         * all (tp=2, pp=4, dp=2 on 16 GPUs); the same pipeline on one node of 8 stays inside */
+        struct cc_cluster c16, c8;
+        struct cc_layout l16 = {2, 4, 2, 1, 1, 1, 1, 1, CC_RC_SELECTIVE};
+        struct cc_layout l8 = {2, 4, 1, 1, 1, 1, 1, 1, CC_RC_SELECTIVE};
+        struct cc_eval e16, e8;
+        cc_cluster_quick(&c16, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        cc_cluster_quick(&c8, 8, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        cc_layout_eval(&m, &c16, &hb, &l16, &e16);
+        cc_layout_eval(&m, &c8, &hb, &l8, &e8);
+        double S = 2048.0 * 4096 * 2 / 2; /* sbh/t, 16-bit */
+        REL(e16.t_pp, 256 * 2 * cc_comm_time(&c16, CC_SENDRECV, 2, 1, S), 1e-12,
+            "a pipeline that spans two nodes is paced by the hop across them (%.3f s)", e16.t_pp);
+        REL(e8.t_pp, 512 * 2 * cc_comm_time(&c8, CC_SENDRECV, 2, 2, S), 1e-12,
+            "the same pipeline inside one node sends over its links (%.3f s)", e8.t_pp);
     }
     {
         struct cc_eval e1;
