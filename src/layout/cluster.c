@@ -171,9 +171,10 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         json_t *exp = json_object_get(nd, "expected");
         const char *rk[] = {"intra_allreduce_busbw_GBps", "nvlink_GBps_per_gpu"};
         for (int k = 0; k < 2; k++)
-            if (bad_rate(num(exp, rk[k]))) {
-                cc_errbuf(err, errlen, "topology '%s': nodes[%zu].expected.%s %g is not a rate "
-                          "in GB/s", path, i, rk[k], num(exp, rk[k]));
+            if (bad_rate(num(exp, rk[k])) ||
+                (json_object_get(exp, rk[k]) && !json_is_number(json_object_get(exp, rk[k])))) {
+                cc_errbuf(err, errlen, "topology '%s': nodes[%zu].expected.%s must be a rate "
+                          "in GB/s (0 to 1e6)", path, i, rk[k]);
                 goto done;
             }
         if (model && m && strcmp(m, model) != 0) {

@@ -281,6 +281,9 @@ for g in n2["gpus"]:
     g["model"] = "NVIDIA A100-SXM4-40GB"
 x["nodes"].append(n2)
 json.dump(x, open(out + "/mixed.json", "w"))
+r = copy.deepcopy(t)          # a rate given as text
+r["nodes"][0].setdefault("expected", {})["intra_allreduce_busbw_GBps"] = "fast"
+json.dump(r, open(out + "/textrate.json", "w"))
 f = copy.deepcopy(t)          # an absurd fabric rate
 f.setdefault("fabric", {})["inter_allreduce_busbw_GBps"] = 1e308
 json.dump(f, open(out + "/fabric.json", "w"))
@@ -292,11 +295,14 @@ PY
     ok $? "the same with --intra-GBps: finite figures"
     refuse "two GPU models in a topology" "GPUs of two models" -m llama3-8b -t "$out/mixed.json"
     refuse "a fabric rate of 1e308 GB/s" "not a rate" -m llama3-8b -t "$out/fabric.json"
+    refuse "a rate within a node given as text" "intra_allreduce_busbw_GBps must be a rate" \
+        -m llama3-8b -t "$out/textrate.json"
 else
     skip "unknown GPU, no rate within a node" "python3 not installed"
     skip "the same with --intra-GBps" "python3 not installed"
     skip "two GPU models in a topology" "python3 not installed"
     skip "a fabric rate of 1e308 GB/s" "python3 not installed"
+    skip "a rate within a node given as text" "python3 not installed"
 fi
 head -4 "$T/bench-intra.jsonl" >"$out/absurd.jsonl"
 echo '{"type": "result", "collective": "allreduce", "backend": "nccl", "nranks": 8, "bytes": 1024, "inplace": false, "time_us": 1e-300}' >>"$out/absurd.jsonl"
