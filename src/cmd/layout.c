@@ -426,9 +426,13 @@ int cc_cmd_layout(int argc, char **argv)
         json_t *top = json_array();
         json_object_set_new(o, "evaluated", json_integer(s.evaluated));
         json_object_set_new(o, "feasible", json_integer(s.feasible));
-        for (int i = 0; i < s.nbest && i < cfg.top; i++)
-            json_array_append_new(top, cc_layout_ranked_json(&m, &hb, &s.best[i].layout,
-                                                             &s.best[i].eval));
+        for (int i = 0; i < s.nbest && i < cfg.top; i++) {
+            json_t *r = cc_layout_ranked_json(&m, &hb, &s.best[i].layout, &s.best[i].eval);
+            double behind = s.best[i].eval.t_step / s.best[0].eval.t_step - 1;
+            json_object_set_new(r, "behind_best_pct", json_real(behind * 100));
+            json_object_set_new(r, "near_best", json_boolean(behind <= CC_LAYOUT_NEAR));
+            json_array_append_new(top, r);
+        }
         json_object_set_new(o, "top", top);
         if (st != CC_OK)
             json_object_set_new(o, "error", json_string(s.why_none));

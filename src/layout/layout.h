@@ -88,6 +88,10 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
                           size_t errlen);
 
 /* Everything known about one layout. */
+/* Relative step-time difference within which layouts count as indistinguishable: the
+ * estimates of published runs err by up to ~6% (docs/layout.md, Calibration and validation). */
+#define CC_LAYOUT_NEAR 0.05
+
 struct cc_eval {
     int feasible;
     char why[192];         /* empty if feasible; else the first reason it is not */

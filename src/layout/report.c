@@ -110,6 +110,19 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
             (comm + b->t_bubble) / b->t_step * 100, comm / b->t_step * 100,
             b->t_tp / b->t_step * 100, b->t_cp / b->t_step * 100, b->t_pp / b->t_step * 100,
             b->t_dp / b->t_step * 100, b->t_bubble / b->t_step * 100);
+    /* layouts the estimates cannot tell apart from the best */
+    int near = 0;
+    for (int i = 1; i < s->nbest && s->best[i].eval.t_step <= b->t_step * (1 + CC_LAYOUT_NEAR); i++)
+        near++;
+    if (near) {
+        fprintf(out, "  %d more within %.0f%% of it (", near, CC_LAYOUT_NEAR * 100);
+        for (int i = 1; i <= near && i <= 3; i++)
+            fprintf(out, "%s%s +%.1f%%", i > 1 ? ", " : "",
+                    short_layout(&s->best[i].layout, lb, sizeof lb),
+                    (s->best[i].eval.t_step / b->t_step - 1) * 100);
+        fprintf(out, "%s): ccbench's estimates of published runs err by up to ~6%%, so measure "
+                     "these before choosing\n", near > 3 ? ", ..." : "");
+    }
     for (int i = 1; i < s->nbest && i < 4; i++) {
         const struct cc_eval *o = &s->best[i].eval;
         struct part pb[7], po[7];

@@ -19,12 +19,22 @@ grep -q -- "--tensor-model-parallel-size" "$out/a"; ok $? "Megatron-LM arguments
 grep -q "torchrun --nnodes 64 --nproc-per-node 8" "$out/a"; ok $? "torchrun line for 64 nodes"
 grep -q '"zero_optimization"' "$out/a"; ok $? "DeepSpeed fragment printed"
 grep -q "^  beats " "$out/a"; ok $? "reasons the best wins"
+# the layouts within 5% of the best are named as such, with how far behind each is
+awk '$1 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ { if (!b) b = $5; else if ($5 <= b * 1.05) n++ }
+     END { print n + 0 }' "$out/a" >"$out/near"
+n=$(cat "$out/near")
+if [ "$n" -gt 0 ]; then
+    grep -q "^  $n more within 5% of it (" "$out/a"
+else
+    ! grep -q "more within 5% of it" "$out/a"
+fi
+ok $? "layouts within 5% of the best named ($n among those shown)"
 
 "$CCBENCH" layout -m llama3-70b --gpus 512 --gpu-model h100-sxm --json -k 3 >"$out/j" 2>&1
 ok $? "--json"
 if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512' "$out/j"
-    ok $? "JSON parses: 3 layouts, step time, cluster"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512; t=d["top"]; assert t[0]["behind_best_pct"]==0 and t[0]["near_best"] is True; assert all(abs(x["behind_best_pct"]-(x["time_s"]["step"]/t[0]["time_s"]["step"]-1)*100)<1e-3 and x["near_best"]==(x["behind_best_pct"]<=5) for x in t)' "$out/j"
+    ok $? "JSON parses: 3 layouts, step time, cluster, how far behind the best"
     "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --json -k 1 >"$out/j405" 2>&1
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; assert t["layers_per_stage"]==[7,8,7], t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True; h=d["habits"]; assert h["pp_overlap"] is True and h["tp_overlap"] is False and h["efficiency"]==0.71 and h["efficiency_fp8"]==0.48, h' "$out/j405"
     ok $? "JSON: uneven split, layers per stage 7/8/7, SMs, habits"
