@@ -98,6 +98,17 @@ static unsigned ops_for(const struct cc_bench_params *p, const struct cc_coll *c
     return m;
 }
 
+/* Why the sizes of a collective must be multiples of its granule, for messages. */
+static void granule_rule(const struct cc_coll *coll, enum cc_dtype t, int nranks, char *buf,
+                         size_t len)
+{
+    if (coll->flags & CC_COLL_SPLIT)
+        snprintf(buf, len, "%s splits the buffer over the ranks: %zu-byte %s elements x %d ranks",
+                 coll->name, cc_dtype_size(t), cc_dtype_name(t), nranks);
+    else
+        snprintf(buf, len, "the size of one %s element", cc_dtype_name(t));
+}
+
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen)
 {
     int has_root = 0;
@@ -116,12 +127,16 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
                 continue;
             pairs += ops_for(p, coll, (enum cc_dtype)t) != 0;
             size_t *sizes, n;
-            char why[256];
-            if (cc_sweep_expand(&p->sweep, cc_coll_granule(coll, (enum cc_dtype)t, nranks), &sizes,
-                                &n, why, sizeof why) != CC_OK) {
-                cc_errbuf(err, errlen, "%s of %s with %d ranks: %s", coll->name,
-                          cc_dtype_name((enum cc_dtype)t), nranks, why);
-                return CC_EUSAGE;
+            char why[256] = "", rule[128];
+            cc_status st = cc_sweep_expand(&p->sweep, cc_coll_granule(coll, (enum cc_dtype)t, nranks),
+                                           &sizes, &n, why, sizeof why);
+            if (st != CC_OK) {
+                granule_rule(coll, (enum cc_dtype)t, nranks, rule, sizeof rule);
+                cc_errbuf(err, errlen, "%s of %s with %d ranks: %s%s%s%s", coll->name,
+                          cc_dtype_name((enum cc_dtype)t), nranks, why[0] ? why : cc_status_str(st),
+                          st == CC_EINFEASIBLE ? " (" : "", st == CC_EINFEASIBLE ? rule : "",
+                          st == CC_EINFEASIBLE ? ")" : "");
+                return st;
             }
             free(sizes);
         }

@@ -56,7 +56,9 @@ struct cc_bench_params {
 cc_status cc_bench_run(const struct cc_bench_params *p);
 
 /* Validate a parameter set before any communication: sizes, divisibility, op/type
- * combinations (at least one valid pair per collective with an op). Returns CC_EUSAGE with a one-line message. */
+ * combinations (at least one valid pair per collective with an op), at most
+ * CC_SWEEP_MAX_SIZES sizes. Returns CC_EUSAGE or CC_EINFEASIBLE (no size fits the
+ * collective) with a one-line message. */
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen);
 
 /* Watchdog: a thread that aborts the process with a message naming what hung when the

@@ -89,11 +89,54 @@ const char *cc_size_format(size_t b, char *buf, size_t len)
     return buf;
 }
 
+/* The size after `cur` in a sweep: cur times the factor, or cur plus the step, but at least
+ * the next multiple of the granule. A factor barely above 1 (or a step below the granule)
+ * would otherwise produce the same rounded size again and again, one rounding step per pass. */
+static double next_size(const struct cc_sweep *sw, double cur, size_t granule)
+{
+    double next = sw->factor > 1 ? cur * sw->factor : cur + (double)sw->step;
+    double floor_next = (double)((size_t)cur / granule * granule) + (double)granule;
+    return next < floor_next ? floor_next : next;
+}
+
+/* Walk the sweep from lo to hi (multiples of granule), storing the sizes in out (if not
+ * NULL). Returns how many there are, or max + 1 as soon as there would be more than max. */
+static size_t sweep_walk(const struct cc_sweep *sw, size_t lo, size_t hi, size_t granule,
+                         size_t *out, size_t max)
+{
+    size_t n = 0, last = 0;
+    double cur = (double)lo;
+    while (cur < 0x1p64) {
+        size_t s = (size_t)cur / granule * granule;
+        if (s > hi)
+            break;
+        if (s >= lo && (n == 0 || last != s)) {
+            if (n == max)
+                return max + 1;
+            if (out)
+                out[n] = s;
+            last = s;
+            n++;
+        }
+        if (lo == hi)
+            break;
+        cur = next_size(sw, cur, granule);
+    }
+    if (n == 0 || last != hi) { /* max is always included */
+        if (n == max)
+            return max + 1;
+        if (out)
+            out[n] = hi;
+        n++;
+    }
+    return n;
+}
+
 cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **sizes,
                           size_t *nsizes, char *why, size_t whylen)
 {
-    size_t cap = 64, n = 0, *v;
-    size_t lo, hi;
+    size_t lo, hi, n;
+    char a[32], b[32];
 
     *sizes = NULL;
     *nsizes = 0;
@@ -112,51 +155,30 @@ cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **si
     hi = sw->maxbytes / granule * granule;
     if (lo == 0)
         lo = granule;
-    if (lo > hi) {
-        cc_errbuf(why, whylen,
-                  "no size from %zu to %zu bytes is a multiple of %zu bytes (element size x ranks)",
+    if (lo > hi || lo < sw->minbytes) {
+        cc_errbuf(why, whylen, "no size from %zu to %zu bytes is a multiple of %zu bytes",
                   sw->minbytes, sw->maxbytes, granule);
+        return CC_EINFEASIBLE;
+    }
+    /* count first, so that a sweep of millions of sizes is refused before anything is
+     * allocated (and the walk stops at the cap) */
+    n = sweep_walk(sw, lo, hi, granule, NULL, CC_SWEEP_MAX_SIZES);
+    if (n > CC_SWEEP_MAX_SIZES) {
+        cc_size_format(sw->minbytes, a, sizeof a);
+        cc_size_format(sw->maxbytes, b, sizeof b);
+        if (sw->factor > 1)
+            cc_errbuf(why, whylen, "step factor %.16g gives more than %d sizes from %s to %s "
+                      "(use a larger -f or a narrower -b/-e)", sw->factor, CC_SWEEP_MAX_SIZES, a, b);
+        else
+            cc_errbuf(why, whylen, "step of %zu bytes gives more than %d sizes from %s to %s "
+                      "(use a larger -i or a narrower -b/-e)", sw->step, CC_SWEEP_MAX_SIZES, a, b);
         return CC_EUSAGE;
     }
-    v = malloc(cap * sizeof *v);
-    if (!v)
+    *sizes = malloc(n * sizeof **sizes);
+    if (!*sizes) {
+        cc_errbuf(why, whylen, "cannot allocate the list of %zu sizes", n);
         return CC_ENOMEM;
-    double cur = (double)lo;
-    for (;;) {
-        size_t s = (size_t)cur / granule * granule;
-        if (s > hi)
-            break;
-        if (s >= lo && (n == 0 || v[n - 1] != s)) {
-            if (n == cap) {
-                size_t *nv = realloc(v, 2 * cap * sizeof *v);
-                if (!nv) {
-                    free(v);
-                    return CC_ENOMEM;
-                }
-                v = nv;
-                cap *= 2;
-            }
-            v[n++] = s;
-        }
-        if (lo == hi)
-            break;
-        double next = sw->factor > 1 ? cur * sw->factor : cur + (double)sw->step;
-        if (next <= cur)
-            break;
-        cur = next;
     }
-    if (n == 0 || v[n - 1] != hi) {
-        if (n == cap) {
-            size_t *nv = realloc(v, (cap + 1) * sizeof *v);
-            if (!nv) {
-                free(v);
-                return CC_ENOMEM;
-            }
-            v = nv;
-        }
-        v[n++] = hi;
-    }
-    *sizes = v;
-    *nsizes = n;
+    *nsizes = sweep_walk(sw, lo, hi, granule, *sizes, n);
     return CC_OK;
 }

@@ -21,10 +21,16 @@ struct cc_sweep {
     size_t step;     /* -i; used when factor <= 1 */
 };
 
+/* Most sizes one sweep may have: more is a usage error, found before anything is allocated
+ * (-f 1.000000000000001 or -i 4 up to 1T would otherwise run for ever or exhaust memory). */
+#define CC_SWEEP_MAX_SIZES 10000
+
 /* Expand a sweep into sizes aligned to `granule` bytes: each size is rounded down to a
- * multiple of granule; sizes that round to 0 or repeat are dropped. min is rounded up.
- * Returns CC_EUSAGE with a message if min > max or no size remains.
- * *sizes is malloc'd; the caller frees it. */
+ * multiple of granule; sizes that round to 0 or repeat are dropped. min is rounded up. Every
+ * step advances by at least one granule, so a factor barely above 1 still ends.
+ * Returns, with a message in why: CC_EUSAGE if min > max, no step is given or there would be
+ * more than CC_SWEEP_MAX_SIZES sizes; CC_EINFEASIBLE if no multiple of granule lies between
+ * min and max; CC_ENOMEM. *sizes is malloc'd; the caller frees it. */
 cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **sizes,
                           size_t *nsizes, char *why, size_t whylen);
 

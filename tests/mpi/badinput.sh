@@ -4,12 +4,13 @@
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-expect() { # expect NP "needle" args...
+expect() { # expect NP "needle" args... (VLIMIT=KB: under ulimit -v KB)
     np=$1; needle=$2; shift 2
     if [ "$np" = 0 ]; then
-        "$CCBENCH" bench "$@" >"$tmp/out" 2>"$tmp/err"
+        (if [ -n "${VLIMIT:-}" ]; then ulimit -v "$VLIMIT"; fi
+         exec timeout 120 "$CCBENCH" bench "$@") >"$tmp/out" 2>"$tmp/err"
     else
-        $CC_MPIRUN -np "$np" "$CCBENCH" bench "$@" >"$tmp/out" 2>"$tmp/err"
+        timeout 120 $CC_MPIRUN -np "$np" "$CCBENCH" bench "$@" >"$tmp/out" 2>"$tmp/err"
     fi
     rc=$?
     lines=$(grep -c '^ccbench' "$tmp/err")
@@ -31,4 +32,16 @@ expect 2 "unknown op 'xor'" -o xor
 expect 2 "op 'avg' makes no sense for datatype 'int32'" -o avg -d int32
 expect 2 "root 7 is not a rank" --coll broadcast -r 7
 expect 2 "cannot write --json file" --json /nonexistent/dir/x.jsonl -b 8 -e 8
+
+# sweeps: a factor barely above 1 or a tiny step over a huge range is refused at once (it used
+# to loop for ever, or exhaust memory and print an uninitialised message)
+expect 0 "step factor 1.000000000000001 gives more than 10000 sizes from 8 to 64M" -f 1.000000000000001
+expect 2 "step factor 1.000000000000001 gives more than 10000 sizes" -f 1.000000000000001
+expect 0 "step of 4 bytes gives more than 10000 sizes from 4 to 1T" -f 1 -i 4 -b 4 -e 1T
+VLIMIT=3000000 expect 0 "step of 4 bytes gives more than 10000 sizes from 4 to 1T" -f 1 -i 4 -b 4 -e 1T
+LC_ALL=C grep -q '[^ -~]' "$tmp/err"; [ $? -eq 1 ]; ok $? "under ulimit -v the message is plain text" "$(cat "$tmp/err")"
+# a size that fits no element says the rule of that collective
+expect 0 "no size from 9 to 9 bytes is a multiple of 4 bytes (the size of one float32 element)" -b 9 -e 9
+expect 2 "multiple of 16 bytes (allgather splits the buffer over the ranks: 8-byte float64 elements x 2 ranks)" \
+    --coll allgather -d float64 -b 9 -e 9
 tap_done

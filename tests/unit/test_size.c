@@ -1,4 +1,5 @@
 /* Size parsing, formatting and sweeps. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../tap.h"
@@ -72,11 +73,45 @@ int main(void)
     ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE, "min > max rejected");
     ok(strstr(why, "larger") != NULL, "min > max message: %s", why);
     sw = (struct cc_sweep){5, 5, 2, 0};
-    ok(cc_sweep_expand(&sw, 16, &s, &n, why, sizeof why) == CC_EUSAGE,
+    ok(cc_sweep_expand(&sw, 16, &s, &n, why, sizeof why) == CC_EINFEASIBLE,
        "a single size that does not divide is rejected");
     ok(strstr(why, "multiple of 16") != NULL, "divisibility message: %s", why);
     sw = (struct cc_sweep){8, 64, 1, 0};
     ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE, "no step rejected");
+    /* a factor barely above 1 advances one granule per step (it used to repeat the same
+     * rounded size for ever), and ends */
+    sw = (struct cc_sweep){8, 64, 1.000000000000001, 0};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_OK, "-f 1.000000000000001 ends");
+    is_int(n, 15, "8..64 in steps of one granule (4): 15 sizes");
+    is_int(s[1], 12, "the second size is one granule up");
+    free(s);
+    /* a step below the granule advances by a granule too */
+    sw = (struct cc_sweep){8, 64, 1, 1};
+    ok(cc_sweep_expand(&sw, 8, &s, &n, why, sizeof why) == CC_OK && n == 8 && s[1] == 16,
+       "-i 1 with granule 8: 8, 16, ..., 64");
+    free(s);
+    /* too many sizes: refused before anything is allocated, with the numbers that explain it */
+    sw = (struct cc_sweep){8, 64 << 20, 1.000000000000001, 0};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_EUSAGE && !s && !n,
+       "-f 1.000000000000001 up to 64M: refused");
+    ok(strstr(why, "step factor 1.000000000000001 gives more than 10000 sizes from 8 to 64M"),
+       "the message names the factor, the cap and the range: %s", why);
+    sw = (struct cc_sweep){4, (size_t)1 << 40, 1, 4};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_EUSAGE && !s,
+       "-i 4 up to 1T: refused (it used to exhaust memory)");
+    ok(strstr(why, "step of 4 bytes gives more than 10000 sizes from 4 to 1T"), "message: %s", why);
+    sw = (struct cc_sweep){4, 4 * CC_SWEEP_MAX_SIZES, 1, 4};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_OK && n == CC_SWEEP_MAX_SIZES,
+       "exactly %d sizes are accepted", CC_SWEEP_MAX_SIZES);
+    free(s);
+    sw = (struct cc_sweep){4, 4 * CC_SWEEP_MAX_SIZES + 4, 1, 4};
+    ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_EUSAGE, "one more is refused");
+    /* the largest sizes do not overflow the walk */
+    sw = (struct cc_sweep){(size_t)1 << 62, SIZE_MAX, 2, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_OK && n == 3 &&
+           s[1] == (size_t)1 << 63 && s[2] == SIZE_MAX,
+       "2^62 .. SIZE_MAX: 2^62, 2^63, SIZE_MAX");
+    free(s);
     sw = (struct cc_sweep){4096, 4096, 2, 0};
     ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_OK && n == 1 && s[0] == 4096,
        "single size");
