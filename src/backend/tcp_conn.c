@@ -236,6 +236,45 @@ static void pend_drop(struct tcp_ctx *c, int i, const char *why)
     c->pend[i] = c->pend[--c->npend];
 }
 
+/* How many connections may be in handshake at once: at start-up, one per socket still
+ * expected from a higher rank plus TCP_MAX_PENDING strangers; afterwards only strangers. */
+static int pend_limit(const struct tcp_ctx *c)
+{
+    int n = TCP_MAX_PENDING;
+    if (c->accepting)
+        for (int j = c->rank + 1; j < c->size; j++)
+            for (int k = 0; k < c->nstreams; k++)
+                n += c->socks[j * c->nstreams + k].fd < 0;
+    return n < c->pend_cap ? n : c->pend_cap;
+}
+
+/* Does a connection come from the address of a higher rank that has yet to connect? */
+static int from_expected_peer(const struct tcp_ctx *c, const struct tcp_addr *from)
+{
+    size_t len = from->family == 6 ? 16 : 4;
+    for (int j = c->rank + 1; c->accepting && j < c->size; j++) {
+        if (c->addrs[j].family != from->family || memcmp(c->addrs[j].ip, from->ip, len) != 0)
+            continue;
+        for (int k = 0; k < c->nstreams; k++)
+            if (c->socks[j * c->nstreams + k].fd < 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* The table is full: close the oldest connection, preferring one that cannot be an expected
+ * peer's (a flood of strangers must not push out a rank's hello). */
+static void pend_evict(struct tcp_ctx *c)
+{
+    int victim = -1;
+    for (int pass = 0; pass < 2 && victim < 0; pass++)
+        for (int i = 0; i < c->npend; i++)
+            if ((pass || !c->pend[i].from_peer) &&
+                (victim < 0 || c->pend[i].deadline < c->pend[victim].deadline))
+                victim = i;
+    pend_drop(c, victim, "too many connections in handshake");
+}
+
 static void accept_new(struct tcp_ctx *c)
 {
     for (;;) {
@@ -246,14 +285,15 @@ static void accept_new(struct tcp_ctx *c)
             return;
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         fcntl(fd, F_SETFD, FD_CLOEXEC);
-        if (c->npend == TCP_MAX_PENDING)
-            pend_drop(c, 0, "too many connections in handshake");
+        while (c->npend >= pend_limit(c))
+            pend_evict(c);
         struct tcp_pending *p = &c->pend[c->npend++];
         memset(p, 0, sizeof *p);
         p->fd = fd;
         p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
         struct tcp_addr from = {0};
         from_sockaddr((const struct sockaddr *)&sa, &from);
+        p->from_peer = from_expected_peer(c, &from);
         cc_tcp_addr_str(&from, 0, p->from, sizeof p->from);
     }
 }
@@ -499,10 +539,12 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
     long long ok;
 
     c->listen_fd = -1;
+    c->pend_cap = TCP_MAX_PENDING + (c->size - 1 - c->rank) * c->nstreams;
     c->addrs = calloc((size_t)c->size, sizeof *c->addrs);
     c->socks = calloc(nsock, sizeof *c->socks);
-    c->pfds = calloc(1 + TCP_MAX_PENDING + nsock, sizeof *c->pfds);
-    if (!c->addrs || !c->socks || !c->pfds) {
+    c->pend = calloc((size_t)c->pend_cap, sizeof *c->pend);
+    c->pfds = calloc(1 + (size_t)c->pend_cap + nsock, sizeof *c->pfds);
+    if (!c->addrs || !c->socks || !c->pend || !c->pfds) {
         cc_tcp_close_all(c);
         return CC_ENOMEM;
     }
@@ -557,8 +599,10 @@ void cc_tcp_close_all(struct tcp_ctx *c)
     c->listen_fd = -1;
     free(c->addrs);
     free(c->socks);
+    free(c->pend);
     free(c->pfds);
     c->addrs = NULL;
     c->socks = NULL;
+    c->pend = NULL;
     c->pfds = NULL;
 }

@@ -13,7 +13,10 @@
 #include "backend/backend.h"
 #include "net/wire.h"
 
-#define TCP_MAX_PENDING 16 /* strangers being read at once; more are closed at once */
+/* Connections whose hello is being read at once: at start-up every connection still expected
+ * from a higher rank (ranks x --tcp-streams of them may sit in the listen backlog together),
+ * plus this many strangers; when the table is full the oldest stranger is closed. */
+#define TCP_MAX_PENDING 16
 
 /* One socket to a peer. The per-collective fields are (re)set by tcp.c for each call. */
 struct tcp_sock {
@@ -38,6 +41,7 @@ const char *cc_tcp_addr_str(const struct tcp_addr *a, int without_port, char *bu
 
 struct tcp_pending {     /* an accepted connection whose hello is not complete yet */
     int fd;
+    int from_peer;       /* from the address of a rank expected to connect (not evicted first) */
     uint8_t buf[CC_WIRE_HELLO_BYTES];
     size_t got;
     double deadline;
@@ -56,10 +60,10 @@ struct tcp_ctx {
     struct tcp_addr *addrs;        /* [size] */
     struct tcp_sock *socks;        /* [size * nstreams]; entries of this rank unused */
     int accepting;                 /* start-up: hellos from higher ranks are adopted */
-    struct tcp_pending pend[TCP_MAX_PENDING];
-    int npend;
+    struct tcp_pending *pend;      /* [pend_cap] */
+    int npend, pend_cap;           /* pend_cap: TCP_MAX_PENDING + connections from higher ranks */
     long rejected;                 /* strangers dropped so far */
-    struct pollfd *pfds;           /* scratch for poll: 1 + TCP_MAX_PENDING + sockets */
+    struct pollfd *pfds;           /* scratch for poll: 1 + pend_cap + sockets */
     /* collective state (tcp.c) */
     uint32_t seq;
     char what[96];                 /* "allreduce of 64M" for messages */

@@ -36,6 +36,19 @@ for op in sum prod min max avg; do
     ok $? "np 3 op $op root 2, 3 streams: $n measurements, wrong ${w:-?}, exit $rc" "$(tail -5 "$tmp/out")"
 done
 
+# more connections than the 16 strangers start-up reads at once arrive together (ranks x
+# --tcp-streams): every one is adopted, none evicted
+for cfg in "2 64" "3 17"; do
+    set -- $cfg
+    j="$tmp/streams$2.json"
+    timeout 120 $CC_MPIRUN -np $1 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -w 1 -q \
+        --tcp-streams $2 --json "$j" >"$tmp/out" 2>&1
+    rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+    [ "$rc" = 0 ] && [ "${n:-0}" -ge 8 ] && [ "$w" = 0 ] && ! grep -q "too many connections" "$tmp/out"
+    ok $? "np $1, --tcp-streams $2: start-up adopts every stream ($n measurements, exit $rc)" \
+        "$(tail -5 "$tmp/out")"
+done
+
 # one rank: every collective is a local copy
 j="$tmp/np1.json"
 timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp --coll all -b 8 -e 64K -f 8 -n 2 -w 1 \
