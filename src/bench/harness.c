@@ -1,5 +1,6 @@
 #include "bench/harness.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -111,7 +112,7 @@ static void granule_rule(const struct cc_coll *coll, enum cc_dtype t, int nranks
 
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen)
 {
-    int has_root = 0;
+    int has_root = 0, has_inplace = 0;
     if (!p->coll_mask || !p->dtype_mask || !p->op_mask) {
         cc_errbuf(err, errlen, "no collective, datatype or op selected");
         return CC_EUSAGE;
@@ -122,6 +123,7 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
         const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
         int pairs = 0;
         has_root |= !!(coll->flags & CC_COLL_HAS_ROOT);
+        has_inplace |= !(coll->flags & CC_COLL_NO_INPLACE);
         for (int t = 0; t < CC_DTYPE_COUNT; t++) {
             if (!(p->dtype_mask & (1u << t)))
                 continue;
@@ -156,8 +158,31 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
         cc_errbuf(err, errlen, "neither in-place nor out-of-place selected");
         return CC_EUSAGE;
     }
+    if (p->places == 2 && !has_inplace) {
+        char names[128] = "";
+        size_t w = 0;
+        for (int c = 0; c < CC_COLL_COUNT && w < sizeof names; c++)
+            if (p->coll_mask & (1u << c)) {
+                int k = snprintf(names + w, sizeof names - w, "%s%s", w ? ", " : "",
+                                 cc_coll_get((enum cc_coll_id)c)->name);
+                w = k < 0 ? sizeof names : w + (size_t)k;
+            }
+        cc_errbuf(err, errlen, "--inplace leaves nothing to measure: no in-place variant of %s",
+                  names);
+        return CC_EUSAGE;
+    }
     if (p->iters == 0 && p->precision_pct <= 0) {
         cc_errbuf(err, errlen, "--precision must be > 0 when iterations are adaptive");
+        return CC_EUSAGE;
+    }
+    if (p->max_iters > 0 && p->iters > p->max_iters) {
+        cc_errbuf(err, errlen, "-n %ld is more than --max-iters %ld (raise --max-iters)", p->iters,
+                  p->max_iters);
+        return CC_EUSAGE;
+    }
+    if (p->iters == 0 && p->max_iters > 0 && p->min_iters > p->max_iters) {
+        cc_errbuf(err, errlen, "--min-iters %ld is more than --max-iters %ld", p->min_iters,
+                  p->max_iters);
         return CC_EUSAGE;
     }
     if (p->corrupt_rank >= nranks) {
@@ -165,6 +190,32 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
         return CC_EUSAGE;
     }
     return CC_OK;
+}
+
+size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t len)
+{
+    size_t n = 0, w = 0;
+    if (len)
+        buf[0] = 0;
+    for (int op = 0; op < CC_OP_COUNT; op++)
+        for (int t = 0; t < CC_DTYPE_COUNT; t++) {
+            int used = 0;
+            if (!(p->op_mask & (1u << op)) || !(p->dtype_mask & (1u << t)) ||
+                cc_op_valid((enum cc_op)op, (enum cc_dtype)t))
+                continue;
+            for (int c = 0; c < CC_COLL_COUNT; c++)
+                used |= (p->coll_mask & (1u << c)) &&
+                        (cc_coll_get((enum cc_coll_id)c)->flags & CC_COLL_HAS_OP);
+            if (!used)
+                continue;
+            if (w < len) {
+                int k = snprintf(buf + w, len - w, "%s%s with %s", n ? ", " : "",
+                                 cc_op_name((enum cc_op)op), cc_dtype_name((enum cc_dtype)t));
+                w = k < 0 ? len : w + (size_t)k;
+            }
+            n++;
+        }
+    return n;
 }
 
 /* ---- one measurement ----------------------------------------------------------------- */
@@ -284,10 +335,11 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     double wall_per_iter = est[0] > 0 ? est[0] : 1e-5;
     double target_batch_s = fmin(0.1, fmax(0.005, p->max_time_s / 20));
     long batch;
+    long most = p->max_iters > 0 ? p->max_iters : LONG_MAX; /* never more than --max-iters */
     if (p->iters > 0)
-        batch = clampl(target_batch_s / wall_per_iter, 1, p->iters);
+        batch = clampl(target_batch_s / wall_per_iter, 1, p->iters < most ? p->iters : most);
     else
-        batch = p->min_iters; /* adaptive: the first batch is the minimum */
+        batch = p->min_iters < most ? p->min_iters : most; /* adaptive: first the minimum */
 
     double t_timed = cc_now();
     for (;;) {
@@ -326,12 +378,13 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         CC_TRY(cc_rte_allreduce_d(r, el, 1, CC_RTE_MAX));
         double elapsed = el[0];
         wall_per_iter = elapsed / (double)n;
-        if ((long)n >= p->max_iters)
+        if ((long)n >= most)
             break;
         if (p->iters > 0) {
             if ((long)n >= p->iters)
                 break;
-            batch = clampl(target_batch_s / wall_per_iter, 1, p->iters - (long)n);
+            batch = clampl(target_batch_s / wall_per_iter, 1,
+                           (p->iters < most ? p->iters : most) - (long)n);
             continue;
         }
         double relci = cc_running_relci(&run) * 100;
@@ -346,7 +399,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         if ((double)n + need < (double)p->min_iters)
             need = (double)(p->min_iters - (long)n);
         double cap_it = fmin(target_batch_s / wall_per_iter, fmax(left, (double)(p->min_iters - (long)n)));
-        batch = clampl(fmin(need * 1.1 + 1, cap_it), 1, p->max_iters - (long)n);
+        batch = clampl(fmin(need * 1.1 + 1, cap_it), 1, most - (long)n);
     }
 
     /* statistics of the reduced samples */

@@ -33,10 +33,11 @@ struct cc_bench_params {
     struct cc_sweep sweep;
     int places;                 /* bit 0 out-of-place, bit 1 in-place */
     int warmup;                 /* -w */
-    long iters;                 /* -n; 0: adaptive */
+    long iters;                 /* -n; 0: adaptive; never more than max_iters */
     double precision_pct;       /* --precision */
     double max_time_s;          /* --max-time, per measurement */
-    long min_iters, max_iters;
+    long min_iters;             /* adaptive: at least this many timed iterations */
+    long max_iters;             /* never more timed iterations than this (adaptive or -n) */
     int check_iters;            /* -c */
     enum cc_time_mode time_mode;/* -a */
     int iter_barrier;           /* barrier between timed iterations (default 1) */
@@ -55,11 +56,15 @@ struct cc_bench_params {
  * wrong (the sweep still completes), or the first backend error. */
 cc_status cc_bench_run(const struct cc_bench_params *p);
 
-/* Validate a parameter set before any communication: sizes, divisibility, op/type
- * combinations (at least one valid pair per collective with an op), at most
- * CC_SWEEP_MAX_SIZES sizes. Returns CC_EUSAGE or CC_EINFEASIBLE (no size fits the
- * collective) with a one-line message. */
+/* Validate a parameter set before any communication: sizes (at most CC_SWEEP_MAX_SIZES),
+ * divisibility, op/type combinations (at least one valid pair per collective with an op),
+ * something to measure in place, -n and --min-iters within --max-iters. Returns CC_EUSAGE
+ * or CC_EINFEASIBLE (no size fits the collective) with a one-line message. */
 cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *err, size_t errlen);
+
+/* The selected (op, type) pairs that make no sense (avg of an integer type) and are skipped,
+ * as "avg with int8, avg with int32" in buf. Returns how many there are. */
+size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t len);
 
 /* Watchdog: a thread that aborts the process with a message naming what hung when the
  * current operation (set by cc_watchdog_enter) runs longer than the timeout. */

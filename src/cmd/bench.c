@@ -70,7 +70,7 @@ static const struct cc_opt bench_opts[] = {
     {"precision", 0, CC_OPT_DOUBLE, F(precision), "2", "PCT", "adaptive: stop when the 95% CI of the mean is within +-PCT%", NULL, CC_OPT_RANGE, 0.01, 100},
     {"max-time", 0, CC_OPT_DOUBLE, F(max_time), "0.2", "SEC", "adaptive: stop after SEC seconds of timing per size (once --min-iters ran)", NULL, CC_OPT_RANGE, 0.001, 86400},
     {"min-iters", 0, CC_OPT_LONG, F(min_iters), "5", "N", "adaptive: at least N timed iterations", NULL, CC_OPT_RANGE, 2, 1e9},
-    {"max-iters", 0, CC_OPT_LONG, F(max_iters), "1000000", "N", "never more than N timed iterations", NULL, CC_OPT_RANGE, 1, 1e9},
+    {"max-iters", 0, CC_OPT_LONG, F(max_iters), "1000000", "N", "never more than N timed iterations (-n included)", NULL, CC_OPT_RANGE, 1, 1e9},
     {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "write JSON Lines (header, one object per measurement, summary)"},
     {"csv", 0, CC_OPT_STR, F(csv), NULL, "FILE", "write CSV, one line per measurement"},
     {"seed", 0, CC_OPT_LONG, F(seed), "42", "N", "seed of the generated inputs"},
@@ -81,12 +81,12 @@ static const struct cc_opt bench_opts[] = {
     {"tcp-if", 0, CC_OPT_STR, F(tcp_if), NULL, "LIST", "tcp: interfaces, NCCL_SOCKET_IFNAME syntax (prefixes, ^exclude, =exact)"},
     {"tcp-family", 0, CC_OPT_CHOICE, F(tcp_family), "auto", NULL, "tcp: address family; auto: NCCL_SOCKET_FAMILY, else IPv4 before IPv6", family_names},
     {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
-    {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size (0: automatic)"},
-    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank); verbs: RDMA into GPU N memory (GPUDirect)"},
+    {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size, 4K to 16M (0: automatic, 512K)", NULL, CC_OPT_RANGE, 0, 16 << 20},
+    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank); verbs: RDMA into GPU N memory (GPUDirect)", NULL, CC_OPT_RANGE, -1, 1023},
     {"nccl-path", 0, CC_OPT_STR, F(nccl_path), "auto", "PATH", "nccl: nvlink|shm|net-ib|net-socket|auto"},
-    {"cuda-graph", 'G', CC_OPT_INT, F(cuda_graph), "0", "N", "nccl: capture N launches in a CUDA graph (0: off)"},
+    {"cuda-graph", 'G', CC_OPT_INT, F(cuda_graph), "0", "N", "nccl: capture N launches in a CUDA graph (0: off)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"ib-dev", 0, CC_OPT_STR, F(ib_dev), NULL, "LIST", "verbs: device[:port], NCCL_IB_HCA syntax"},
-    {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index (-1: a routable RoCE v2 GID)"},
+    {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index, 0 to 255 (-1: a routable RoCE v2 GID)", NULL, CC_OPT_RANGE, -1, 255},
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
@@ -326,7 +326,8 @@ static int launcher_rank(void)
 int cc_cmd_bench(int argc, char **argv)
 {
     struct bench_cfg cfg;
-    struct cc_opt_result res = {0};
+    unsigned char given[sizeof bench_opts / sizeof bench_opts[0]] = {0};
+    struct cc_opt_result res = {.given = given};
     char err[512];
     struct cc_rte rte;
     struct run run = {0};
@@ -357,6 +358,9 @@ int cc_cmd_bench(int argc, char **argv)
         free(res.pos);
         return 2;
     }
+    /* --max-iters alone also lowers the default --min-iters; both given must agree */
+    if (!given[cc_opt_find(bench_opts, "min-iters")] && cfg.min_iters > cfg.max_iters)
+        cfg.min_iters = cfg.max_iters;
 
     if (cc_rte_init(&rte, &argc, &argv) != CC_OK) {
         cc_err("could not start MPI");
@@ -420,6 +424,13 @@ int cc_cmd_bench(int argc, char **argv)
             cc_err("%s", err);
         rc = cc_status_exit(st);
         goto out;
+    }
+    if (rte.rank == 0) {
+        char pairs[256];
+        size_t n = cc_bench_skipped_pairs(&p, pairs, sizeof pairs);
+        if (n)
+            cc_warn("skipping %zu op/type pair%s that make%s no sense (integer averages "
+                    "truncate): %s", n, n > 1 ? "s" : "", n > 1 ? "" : "s", pairs);
     }
 
     /* backend: every rank must agree that it started */

@@ -21,12 +21,17 @@ unsigned cc_choice_mask(const char *const *choices, const char *what, const char
 {
     unsigned mask = 0;
     const char *p = text;
-    while (p && *p) {
+    if (!text || !*text) {
+        cc_errbuf(err, errlen, "empty %s list", what);
+        return 0;
+    }
+    while (p) { /* every item, the one after a trailing comma too: "sum," is an error */
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char word[64];
         if (n == 0 || n >= sizeof word) {
-            cc_errbuf(err, errlen, "invalid %s list '%s'", what, text);
+            cc_errbuf(err, errlen, "invalid %s list '%s' (%s)", what, text,
+                      n ? "an item is too long" : "an empty item");
             return 0;
         }
         memcpy(word, p, n);
@@ -76,7 +81,12 @@ static cc_status check_range(const struct cc_opt *o, double v, const char *text,
                              size_t errlen)
 {
     if ((o->flags & CC_OPT_RANGE) && (v < o->min || v > o->max)) {
-        if (o->type == CC_OPT_INT || o->type == CC_OPT_LONG)
+        char lo[32], hi[32];
+        if (o->type == CC_OPT_SIZE)
+            cc_errbuf(err, errlen, "--%s '%s' is out of range (%s to %s)", o->name, text,
+                      cc_size_format((size_t)o->min, lo, sizeof lo),
+                      cc_size_format((size_t)o->max, hi, sizeof hi));
+        else if (o->type == CC_OPT_INT || o->type == CC_OPT_LONG)
             cc_errbuf(err, errlen, "--%s '%s' is out of range (%.0f to %.0f)", o->name, text,
                       o->min, o->max);
         else

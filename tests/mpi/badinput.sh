@@ -44,4 +44,17 @@ LC_ALL=C grep -q '[^ -~]' "$tmp/err"; [ $? -eq 1 ]; ok $? "under ulimit -v the m
 expect 0 "no size from 9 to 9 bytes is a multiple of 4 bytes (the size of one float32 element)" -b 9 -e 9
 expect 2 "multiple of 16 bytes (allgather splits the buffer over the ranks: 8-byte float64 elements x 2 ranks)" \
     --coll allgather -d float64 -b 9 -e 9
+# iteration limits
+expect 0 "-n 5 is more than --max-iters 2" -b 8 -e 16 -n 5 --max-iters 2
+expect 0 "--min-iters 50 is more than --max-iters 10" -b 8 -e 16 --min-iters 50 --max-iters 10
+# nothing to measure, empty list items, option ranges
+expect 0 "--inplace leaves nothing to measure: no in-place variant of alltoall, sendrecv" \
+    --inplace --coll alltoall,sendrecv
+expect 0 "invalid op list 'sum,' (an empty item)" -o sum,
+expect 0 "invalid collective list 'allreduce,' (an empty item)" --coll allreduce,
+expect 0 "--cuda-graph '-3' is out of range" -G -3
+expect 0 "--gid-index '-99' is out of range (-1 to 255)" --gid-index -99
+expect 0 "--gpu '-5' is out of range (-1 to 1023)" --gpu -5
+expect 0 "--tcp-chunk '1T' is out of range (0 to 16M)" --tcp-chunk 1T
+
 tap_done

@@ -46,4 +46,18 @@ n=$(grep -c '"type":"result"' "$tmp/s.jsonl")
 [ "$n" -ge 6 ]; ok $? "JSON keeps the $n measurements made before SIGINT"
 grep -q '"interrupted":true' "$tmp/s.jsonl"; ok $? "JSON ends with a summary marked interrupted"
 grep -q 'interrupted' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
+
+# --max-iters caps adaptive iterations from the first batch on
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 16 --max-iters 3 --json "$tmp/m.jsonl" -q >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep '"type":"result"' "$tmp/m.jsonl" | grep -qv '"iters":[123],'
+ok $? "--max-iters 3: no measurement has more than 3 iterations (exit $rc)" "$(grep -o '"iters":[0-9]*' "$tmp/m.jsonl")"
+
+# op/type pairs that make no sense are skipped with one warning, the others measured
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 -d int8,float32 -o avg --json "$tmp/a.jsonl" -q >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c 'skipping 1 op/type pair that makes no sense (integer averages truncate): avg with int8' "$tmp/out")" -eq 1 ] &&
+    grep -q '"datatype":"float32","op":"avg"' "$tmp/a.jsonl"
+ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measured (exit $rc)" "$(cat "$tmp/out")"
+
 tap_done

@@ -84,6 +84,34 @@ int main(void)
         ok(st == CC_EUSAGE && strstr(err, bad[i].needle), "rejects %s %s: %s", bad[i].argv[0],
            bad[i].argc > 1 ? bad[i].argv[1] : "", err);
     }
+    /* lists: an empty item is an error wherever it is, a trailing comma included */
+    static const char *const ops[] = {"sum", "prod", "min", NULL};
+    ok(cc_choice_mask(ops, "op", "sum,min", err, sizeof err) == 5, "list 'sum,min'");
+    ok(cc_choice_mask(ops, "op", "all", err, sizeof err) == 7, "list 'all'");
+    const char *badlists[] = {"sum,", ",sum", "sum,,min", "", ",", NULL};
+    for (int i = 0; badlists[i]; i++) {
+        err[0] = 0;
+        ok(cc_choice_mask(ops, "op", badlists[i], err, sizeof err) == 0 && strstr(err, "op"),
+           "list '%s' rejected: %s", badlists[i], err);
+    }
+    ok(cc_choice_mask(ops, "op", "sum,", err, sizeof err) == 0 && strstr(err, "empty item"),
+       "a trailing comma is an empty item: %s", err);
+
+    /* a size out of range says the range as sizes */
+    static const struct cc_opt sized[] = {
+        {"chunk", 0, CC_OPT_SIZE, F(minb), "0", "SIZE", "chunk", NULL, CC_OPT_RANGE, 0, 16 << 20},
+        CC_OPT_END,
+    };
+    char *big[] = {"--chunk", "1T"};
+    static char *spos[4];
+    struct cc_opt_result sr = {.pos = spos};
+    ok(cc_opt_parse(sized, 2, big, &c, &sr, err, sizeof err) == CC_EUSAGE &&
+           strstr(err, "--chunk '1T' is out of range (0 to 16M)"),
+       "size range: %s", err);
+    char *fine[] = {"--chunk", "16M"};
+    ok(cc_opt_parse(sized, 2, fine, &c, &sr, err, sizeof err) == CC_OK && c.minb == 16 << 20,
+       "size at the top of its range accepted");
+
     char *oct[] = {"--iters", "010"};
     ok(parse(&c, err, 2, oct, &r) == CC_OK && c.iters == 10, "'010' is ten, not octal eight");
     char *h[] = {"--help"};
