@@ -60,14 +60,24 @@ struct cc_summary {
 
 void cc_summary_add(struct cc_summary *s, const struct cc_row *row);
 
+/* Why a run ended before its sweep did; the summaries say it. */
+enum cc_stop {
+    CC_STOP_NONE,      /* the sweep completed */
+    CC_STOP_ERROR,     /* a runtime fault (timeout, peer lost) or an output that failed */
+    CC_STOP_INTERRUPT, /* SIGINT (^C) */
+    CC_STOP_TERM,      /* SIGTERM: the launcher or a batch system ended the job */
+};
+
 /* An output format: begin with the run header, one call per row, end with the summaries.
- * Each writes and flushes as it is called, so an interrupted run keeps what it measured. */
+ * Each writes and flushes as it is called, so an interrupted run keeps what it measured.
+ * Every call returns 0, or -1 with errno set when the output could not be written (a full
+ * disk): the caller says so and stops. close releases the sink even when it fails. */
 struct cc_sink {
     void *state;
     int (*begin)(void *state, json_t *header);
     int (*row)(void *state, const struct cc_row *row);
-    int (*end)(void *state, const struct cc_summary *sums, int nsums, int interrupted);
-    void (*close)(void *state);
+    int (*end)(void *state, const struct cc_summary *sums, int nsums, enum cc_stop stop);
+    int (*close)(void *state);
 };
 
 #endif

@@ -15,8 +15,7 @@ static int csv_begin(void *st, json_t *h)
     fprintf(c->out, "collective,backend,datatype,op,root,nranks,bytes,count,inplace,iters,"
                     "time_us,p50_us,p99_us,min_us,max_us,ci95_us,algbw_GBps,busbw_GBps,wrong,"
                     "slowest_rank,slowest_host,skew_pct\n");
-    fflush(c->out);
-    return 0;
+    return cc_report_flush(c->out);
 }
 
 static int csv_row(void *st, const struct cc_row *r)
@@ -35,22 +34,21 @@ static int csv_row(void *st, const struct cc_row *r)
             fprintf(c->out, "%lld", m->wrong);
         fprintf(c->out, ",%d,%s,%.2f\n", m->slow_rank, r->slow_host ? r->slow_host : "", m->skew_pct);
     }
-    fflush(c->out);
-    return 0;
+    return cc_report_flush(c->out);
 }
 
-static int csv_end(void *st, const struct cc_summary *s, int n, int interrupted)
+static int csv_end(void *st, const struct cc_summary *s, int n, enum cc_stop stop)
 {
-    (void)st; (void)s; (void)n; (void)interrupted;
+    (void)st; (void)s; (void)n; (void)stop;
     return 0;
 }
 
-static void csv_close(void *st)
+static int csv_close(void *st)
 {
     struct csv_state *c = st;
-    if (c->own)
-        fclose(c->out);
+    int rc = c->own && fclose(c->out) != 0 ? -1 : 0;
     free(c);
+    return rc;
 }
 
 cc_status cc_sink_csv(struct cc_sink *s, FILE *out, int own)

@@ -2,6 +2,7 @@
  * {"type":"summary",...} per collective. Each line is flushed when written. */
 #include "report/report.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 struct jsonl_state {
@@ -12,13 +13,13 @@ struct jsonl_state {
 static int put(struct jsonl_state *j, json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);
-    int rc = -1;
-    if (s) {
-        rc = fprintf(j->out, "%s\n", s) < 0 ? -1 : 0;
-        free(s);
+    if (!s) {
+        errno = ENOMEM;
+        return -1;
     }
-    fflush(j->out);
-    return rc;
+    fprintf(j->out, "%s\n", s);
+    free(s);
+    return cc_report_flush(j->out); /* each line is on disk, or its failure seen, at once */
 }
 
 json_t *cc_measure_json(const struct cc_row *r, enum cc_place p)
@@ -69,46 +70,59 @@ static int jsonl_begin(void *st, json_t *header)
 
 static int jsonl_row(void *st, const struct cc_row *r)
 {
-    int rc = 0;
     for (int p = 0; p < 2; p++) {
         if (!r->m[p].valid && !r->m[p].na_reason)
             continue; /* placement not requested */
         json_t *o = cc_measure_json(r, (enum cc_place)p);
-        rc |= put(st, o);
+        int rc = put(st, o);
         json_decref(o);
+        if (rc)
+            return rc;
     }
-    return rc;
+    return 0;
 }
 
-static int jsonl_end(void *st, const struct cc_summary *s, int n, int interrupted)
+json_t *cc_summary_json(const struct cc_summary *s, enum cc_stop stop)
 {
-    int rc = 0;
+    static const char *const why[] = {
+        [CC_STOP_ERROR] = "error", [CC_STOP_INTERRUPT] = "interrupted", [CC_STOP_TERM] = "terminated",
+    };
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string("summary"));
+    json_object_set_new(o, "collective", json_string(s->coll->name));
+    json_object_set_new(o, "sizes", json_integer(s->rows));
+    json_object_set_new(o, "largest_bytes", json_integer((json_int_t)s->largest_bytes));
+    json_object_set_new(o, "busbw_largest_GBps", json_real(s->busbw_largest));
+    json_object_set_new(o, "busbw_weighted_GBps", json_real(s->busbw_weighted));
+    json_object_set_new(o, "busbw_mean_GBps", json_real(s->busbw_mean));
+    json_object_set_new(o, "wrong", s->wrong < 0 ? json_null() : json_integer(s->wrong));
+    json_object_set_new(o, "wall_s", json_real(s->wall_s));
+    json_object_set_new(o, "interrupted",
+                        json_boolean(stop == CC_STOP_INTERRUPT || stop == CC_STOP_TERM));
+    json_object_set_new(o, "stopped", stop == CC_STOP_NONE ? json_null() : json_string(why[stop]));
+    return o;
+}
+
+static int jsonl_end(void *st, const struct cc_summary *s, int n, enum cc_stop stop)
+{
     for (int i = 0; i < n; i++) {
         if (!s[i].coll || !s[i].rows)
             continue;
-        json_t *o = json_object();
-        json_object_set_new(o, "type", json_string("summary"));
-        json_object_set_new(o, "collective", json_string(s[i].coll->name));
-        json_object_set_new(o, "sizes", json_integer(s[i].rows));
-        json_object_set_new(o, "largest_bytes", json_integer((json_int_t)s[i].largest_bytes));
-        json_object_set_new(o, "busbw_largest_GBps", json_real(s[i].busbw_largest));
-        json_object_set_new(o, "busbw_weighted_GBps", json_real(s[i].busbw_weighted));
-        json_object_set_new(o, "busbw_mean_GBps", json_real(s[i].busbw_mean));
-        json_object_set_new(o, "wrong", s[i].wrong < 0 ? json_null() : json_integer(s[i].wrong));
-        json_object_set_new(o, "wall_s", json_real(s[i].wall_s));
-        json_object_set_new(o, "interrupted", json_boolean(interrupted));
-        rc |= put(st, o);
+        json_t *o = cc_summary_json(&s[i], stop);
+        int rc = put(st, o);
         json_decref(o);
+        if (rc)
+            return rc;
     }
-    return rc;
+    return 0;
 }
 
-static void jsonl_close(void *st)
+static int jsonl_close(void *st)
 {
     struct jsonl_state *j = st;
-    if (j->own)
-        fclose(j->out);
+    int rc = j->own && fclose(j->out) != 0 ? -1 : 0;
     free(j);
+    return rc;
 }
 
 cc_status cc_sink_jsonl(struct cc_sink *s, FILE *out, int own)

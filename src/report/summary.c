@@ -1,6 +1,7 @@
 #include "bench/result.h"
 #include "report/report.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
@@ -58,4 +59,14 @@ size_t cc_summary_format(char *buf, size_t len, const struct cc_summary *sums, i
     if (n >= len)
         n = len ? len - 1 : 0;
     return n;
+}
+
+int cc_report_flush(FILE *out)
+{
+    errno = 0;
+    if (fflush(out) == 0 && !ferror(out))
+        return 0;
+    if (errno == 0)
+        errno = EIO;
+    return -1;
 }

@@ -45,8 +45,7 @@ static int text_begin(void *st, json_t *h)
             json_string_value(json_object_get(h, "op")) ?: "?");
     if ((v = json_object_get(h, "timing")))
         fprintf(t->out, "# timing: %s\n", json_string_value(v));
-    fflush(t->out);
-    return 0;
+    return cc_report_flush(t->out);
 }
 
 static int text_row(void *st, const struct cc_row *r)
@@ -88,24 +87,30 @@ static int text_row(void *st, const struct cc_row *r)
                 slow->skew_pct);
     else
         fprintf(o, " |\n");
-    fflush(o);
-    return 0;
+    return cc_report_flush(o);
 }
 
-static int text_end(void *st, const struct cc_summary *s, int n, int interrupted)
+static int text_end(void *st, const struct cc_summary *s, int n, enum cc_stop stop)
 {
+    static const char *const why[] = {
+        [CC_STOP_ERROR] = "stopped by an error", [CC_STOP_INTERRUPT] = "interrupted",
+        [CC_STOP_TERM] = "stopped by SIGTERM",
+    };
     struct text_state *t = st;
     char buf[4096];
-    if (interrupted)
-        fprintf(t->out, "# interrupted: the summary covers the sizes measured so far\n");
+    if (stop != CC_STOP_NONE)
+        fprintf(t->out, "# %s: the summary covers the sizes measured so far\n", why[stop]);
     fprintf(t->out, "#\n");
     cc_summary_format(buf, sizeof buf, s, n);
     fputs(buf, t->out);
-    fflush(t->out);
-    return 0;
+    return cc_report_flush(t->out);
 }
 
-static void text_close(void *st) { free(st); }
+static int text_close(void *st)
+{
+    free(st);
+    return 0;
+}
 
 cc_status cc_sink_text(struct cc_sink *s, FILE *out, const struct cc_text_opts *o)
 {

@@ -1,9 +1,13 @@
 /* Writers: JSON Lines parse back with every field; CSV has one line per measurement with
- * as many fields as the header; the text table carries nccl-tests' columns. */
+ * as many fields as the header; the text table carries nccl-tests' columns; summaries say
+ * why a run stopped; write errors are reported; output files are checked before truncation. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../tap.h"
+#include "report/outfile.h"
 #include "report/report.h"
 
 static struct cc_row make_row(size_t bytes, double busbw)
@@ -135,6 +139,104 @@ int main(void)
     ok(strstr(text, "size-weighted mean") != NULL, "text: summary names the weighted mean");
     ok(strstr(text, "CORRUPTION") != NULL, "text: summary flags wrong results");
     free(text);
+
+    /* why a run stopped early: "interrupted" only after a signal, "stopped" says which */
+    json_t *o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_ERROR);
+    ok(json_is_false(json_object_get(o, "interrupted")) &&
+           strcmp(json_string_value(json_object_get(o, "stopped")) ?: "", "error") == 0,
+       "summary after a fault: not interrupted, stopped \"error\"");
+    json_decref(o);
+    o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_TERM);
+    ok(json_is_true(json_object_get(o, "interrupted")) &&
+           strcmp(json_string_value(json_object_get(o, "stopped")) ?: "", "terminated") == 0,
+       "summary after SIGTERM: interrupted, stopped \"terminated\"");
+    json_decref(o);
+    o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_NONE);
+    ok(json_is_false(json_object_get(o, "interrupted")) && json_is_null(json_object_get(o, "stopped")),
+       "summary of a complete run: stopped null");
+    json_decref(o);
+    f = tmpfile();
+    cc_sink_text(&s, f, &to);
+    s.end(s.state, sum, CC_COLL_COUNT, CC_STOP_ERROR);
+    text = slurp(f);
+    s.close(s.state);
+    fclose(f);
+    ok(strstr(text, "# stopped by an error: the summary covers the sizes measured so far") &&
+           !strstr(text, "interrupted"),
+       "text: a fault is not called an interruption");
+    free(text);
+
+    /* a write that fails (a full disk) is reported by every call of every sink */
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        int rc[3];
+        cc_sink_jsonl(&s, full, 0);
+        errno = 0;
+        rc[0] = s.begin(s.state, hdr);
+        ok(rc[0] == -1 && errno == ENOSPC, "jsonl: the header write fails with ENOSPC");
+        rc[1] = s.row(s.state, &rows[0]);
+        rc[2] = s.end(s.state, sum, CC_COLL_COUNT, CC_STOP_NONE);
+        ok(rc[1] == -1 && rc[2] == -1, "jsonl: rows and summaries fail too");
+        s.close(s.state);
+        clearerr(full);
+        cc_sink_csv(&s, full, 0);
+        ok(s.begin(s.state, hdr) == -1 && s.row(s.state, &rows[0]) == -1, "csv: writes fail");
+        s.close(s.state);
+        clearerr(full);
+        cc_sink_text(&s, full, &to);
+        ok(s.begin(s.state, hdr) == -1 && s.row(s.state, &rows[0]) == -1, "text: writes fail");
+        s.close(s.state);
+        fclose(full);
+    } else {
+        for (int i = 0; i < 4; i++)
+            ok(1, "# SKIP no /dev/full");
+    }
+
+    /* output files: checked together before any is truncated */
+    char dir[] = "/tmp/ccb-outfile-XXXXXX", a[256], b[256], err[512];
+    if (mkdtemp(dir)) {
+        snprintf(a, sizeof a, "%s/keep.jsonl", dir);
+        f = fopen(a, "w");
+        fputs("earlier results\n", f);
+        fclose(f);
+        struct cc_outfile out[2] = {{"--json", a, -1, 0, NULL, 0, 0}, {"--csv", "/nonexistent/x.csv", -1, 0, NULL, 0, 0}};
+        ok(cc_outfiles_open(out, 2, err, sizeof err) == CC_EUSAGE &&
+               strstr(err, "cannot write --csv file '/nonexistent/x.csv'"),
+           "an unwritable path is refused: %s", err);
+        f = fopen(a, "r");
+        char line[64] = "";
+        ok(f && fgets(line, sizeof line, f) && strcmp(line, "earlier results\n") == 0,
+           "the other, existing file is left as it was");
+        if (f)
+            fclose(f);
+        snprintf(b, sizeof b, "%s/./keep.jsonl", dir);
+        out[1].path = b;
+        ok(cc_outfiles_open(out, 2, err, sizeof err) == CC_EUSAGE && strstr(err, "are the same file"),
+           "two spellings of one file are refused: %s", err);
+        snprintf(a, sizeof a, "%s/new.jsonl", dir);
+        snprintf(b, sizeof b, "%s/new.csv", dir);
+        out[0].path = a;
+        out[1].path = b;
+        ok(cc_outfiles_open(out, 2, err, sizeof err) == CC_OK, "two new files open");
+        cc_outfiles_abandon(out, 2);
+        ok(access(a, F_OK) != 0 && access(b, F_OK) != 0, "abandoned before commit: the new files are gone");
+        snprintf(a, sizeof a, "%s/keep.jsonl", dir);
+        out[0].path = a;
+        ok(cc_outfiles_open(out, 2, err, sizeof err) == CC_OK &&
+               cc_outfiles_commit(out, 2, err, sizeof err) == CC_OK && out[0].f && out[1].f,
+           "commit gives streams");
+        fputs("new\n", out[0].f);
+        cc_outfiles_abandon(out, 2);
+        f = fopen(a, "r");
+        ok(f && fgets(line, sizeof line, f) && strcmp(line, "new\n") == 0 && !fgets(line, sizeof line, f),
+           "committed: the old content is gone, the new one kept");
+        if (f)
+            fclose(f);
+        ok(access(b, F_OK) == 0, "a committed new file stays");
+        unlink(a);
+        unlink(b);
+        rmdir(dir);
+    }
     json_decref(hdr);
     return tap_done();
 }

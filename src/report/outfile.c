@@ -1,0 +1,84 @@
+#include "report/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+void cc_outfiles_abandon(struct cc_outfile *o, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (o[i].f)
+            fclose(o[i].f);
+        else if (o[i].fd >= 0)
+            close(o[i].fd);
+        if (o[i].created && !o[i].f)
+            unlink(o[i].path);
+        o[i].f = NULL;
+        o[i].fd = -1;
+        o[i].created = 0;
+    }
+}
+
+cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        o[i].fd = -1;
+        o[i].created = 0;
+        o[i].f = NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!o[i].path)
+            continue;
+        if (!o[i].path[0]) {
+            cc_errbuf(err, errlen, "%s needs a file name", o[i].opt);
+            goto fail;
+        }
+        /* created here, or opened as it is: nothing is truncated until every file is known
+         * to be writable and distinct */
+        o[i].fd = open(o[i].path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o[i].fd >= 0)
+            o[i].created = 1;
+        else if (errno == EEXIST)
+            o[i].fd = open(o[i].path, O_WRONLY | O_CLOEXEC);
+        struct stat st;
+        if (o[i].fd < 0 || fstat(o[i].fd, &st) != 0) {
+            cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
+                      strerror(errno));
+            goto fail;
+        }
+        o[i].dev = (unsigned long long)st.st_dev;
+        o[i].ino = (unsigned long long)st.st_ino;
+        for (int j = 0; j < i; j++)
+            if (o[j].path && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
+                cc_errbuf(err, errlen, "%s '%s' and %s '%s' are the same file", o[j].opt,
+                          o[j].path, o[i].opt, o[i].path);
+                goto fail;
+            }
+    }
+    return CC_OK;
+fail:
+    cc_outfiles_abandon(o, n);
+    return CC_EUSAGE;
+}
+
+cc_status cc_outfiles_commit(struct cc_outfile *o, int n, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (!o[i].path || o[i].fd < 0)
+            continue;
+        if (fstat(o[i].fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(o[i].fd, 0) != 0) ||
+            !(o[i].f = fdopen(o[i].fd, "w"))) {
+            cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
+                      strerror(errno));
+            cc_outfiles_abandon(o, n);
+            return CC_EIO;
+        }
+        o[i].created = 0;
+    }
+    return CC_OK;
+}

@@ -1,0 +1,39 @@
+/* outfile.h - the output files of a run, opened together so that a run that cannot write
+ * one of them destroys none: every path is opened (created if missing, never truncated) and
+ * checked to name a different file from the others before any existing file is truncated.
+ *
+ *   struct cc_outfile o[2] = {{"--json", json_path}, {"--csv", csv_path}};
+ *   cc_outfiles_open(o, 2, err, len);    // before anything slow: a bad path fails at once
+ *   ...                                  // start-up that can still fail: cc_outfiles_abandon
+ *   cc_outfiles_commit(o, 2, err, len);  // truncate, then write through o[i].f
+ */
+#ifndef CC_OUTFILE_H
+#define CC_OUTFILE_H
+
+#include <stdio.h>
+
+#include "core/status.h"
+
+struct cc_outfile {
+    const char *opt;  /* the option that named it, for messages ("--json") */
+    const char *path; /* NULL: not requested (skipped by every function) */
+    int fd;           /* open for writing, -1 when closed */
+    int created;      /* cc_outfiles_open created it (cc_outfiles_abandon removes it) */
+    FILE *f;          /* after cc_outfiles_commit: the stream to write (owns fd) */
+    unsigned long long dev, ino; /* identity of the open file */
+};
+
+/* Open every requested file for writing without truncating it. CC_EUSAGE with a message
+ * naming the option and the path when one cannot be opened ("cannot write --csv file
+ * '/x/y.csv': No such file or directory") or when two name the same file (after links and
+ * "./" are resolved); nothing is left open or created then. */
+cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen);
+
+/* Truncate the files (regular files only: /dev/stdout or a pipe stays as it is) and give
+ * each its stream. On failure the files are abandoned. */
+cc_status cc_outfiles_commit(struct cc_outfile *o, int n, char *err, size_t errlen);
+
+/* Close what is open, removing the files cc_outfiles_open created (before any commit). */
+void cc_outfiles_abandon(struct cc_outfile *o, int n);
+
+#endif
