@@ -541,6 +541,16 @@ static cc_status sizes_for(const struct cc_bench_params *p, const struct cc_coll
                            sizeof why);
 }
 
+/* The worst of every rank's status (a caller's callback failed on some rank). */
+static cc_status agree(const struct cc_bench_params *p, cc_status mine)
+{
+    long long worst = mine;
+    cc_watchdog_enter("agreeing on the caller's callback");
+    cc_status st = cc_rte_allreduce_ll(p->rte, &worst, 1, CC_RTE_MAX);
+    cc_watchdog_leave();
+    return st != CC_OK ? st : (cc_status)worst;
+}
+
 cc_status cc_bench_run(const struct cc_bench_params *p)
 {
     const struct cc_backend *be = p->backend;
@@ -572,6 +582,8 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
         st = CC_ENOMEM;
         goto done;
     }
+    if (p->on_start)
+        CC_TRY(agree(p, p->on_start(p->user)));
 
     for (int c = 0; c < CC_COLL_COUNT; c++) {
         const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
@@ -594,8 +606,11 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
                         if (row.m[pl].wrong > 0)
                             result = CC_EWRONG;
                     done++;
-                    if (p->on_row)
-                        p->on_row(&row, p->user);
+                    if (p->on_row) {
+                        /* a row the caller could not take (rank 0 could not write its output
+                         * file) stops every rank */
+                        CC_TRY(agree(p, p->on_row(&row, p->user)));
+                    }
                 }
             }
             free(sizes);

@@ -44,8 +44,14 @@ struct cc_bench_params {
     uint64_t seed;
     int corrupt_rank;           /* debug: corrupt one output element on this rank; -1 off */
     double timeout_s;           /* watchdog: an operation longer than this aborts the job */
-    /* Called on every rank after each row (identical data on every rank). */
-    void (*on_row)(const struct cc_row *row, void *user);
+    /* Called on every rank once the buffers are allocated, before the first measurement
+     * (write the header now: a run that cannot start leaves its files alone). CC_OK goes on;
+     * any other status on any rank ends the run on every rank and is returned. */
+    cc_status (*on_start)(void *user);
+    /* Called on every rank after each row (identical data on every rank). CC_OK goes on;
+     * any other status on any rank stops the sweep on every rank and is returned by
+     * cc_bench_run (a file rank 0 cannot write). */
+    cc_status (*on_row)(const struct cc_row *row, void *user);
     /* Called before each measurement with progress so far. */
     void (*on_progress)(const struct cc_coll *c, size_t bytes, int done, int total,
                         double elapsed_s, void *user);
@@ -53,7 +59,8 @@ struct cc_bench_params {
 };
 
 /* Run the sweep for every selected collective. Returns CC_OK, CC_EWRONG if any element was
- * wrong (the sweep still completes), or the first backend error. */
+ * wrong (the sweep still completes), the status of a failed on_start or on_row, or the
+ * first backend error. */
 cc_status cc_bench_run(const struct cc_bench_params *p);
 
 /* Validate a parameter set before any communication: sizes (at most CC_SWEEP_MAX_SIZES),

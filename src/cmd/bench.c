@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "report/outfile.h"
 #include "report/report.h"
 #include "rte/rte.h"
 
@@ -101,76 +102,161 @@ static void bench_help(FILE *o)
                "Measure collectives over a size sweep; report time, algbw and busbw as nccl-tests\n"
                "does, plus p50/p99 and the slowest rank; check every result.\n\noptions:\n");
     cc_opt_help(o, bench_opts);
-    fprintf(o, "\nExit status: 0 ok, 1 wrong results, 2 bad input or environment, 3 runtime fault\n"
-               "(timeout, peer lost), 130 interrupted.\n");
+    fprintf(o, "\nExit status: 0 ok, 1 wrong results, 2 bad input or environment (an output file\n"
+               "that cannot be written too), 3 runtime fault (timeout, peer lost), 130 interrupted\n"
+               "(SIGINT), 143 stopped by SIGTERM. Under Open MPI's mpirun, ^C makes mpirun end the\n"
+               "ranks with SIGTERM and exit 1 itself (see docs/bench.md).\n");
 }
 
-/* ---- SIGINT: print what was measured, keep the files, leave ---------------------------- */
+/* ---- signals: print what was measured, keep the files, leave ---------------------------
+ * SIGINT is ^C (exit 130). SIGTERM comes from a launcher ending the job (mpirun, after
+ * another rank died or on its own ^C) or from a batch system's time limit (exit 143): the
+ * run was not interrupted by its user, and says so. */
 
 static char sig_text[8192];
 static volatile size_t sig_text_len;
-static char sig_json[8192];
-static volatile size_t sig_json_len;
+static char sig_json[2][8192]; /* the summary lines after SIGINT, after SIGTERM */
+static volatile size_t sig_json_len[2];
 static int sig_json_fd = -1;
 
 static void on_signal(int sig)
 {
-    static const char msg[] = "\n# interrupted: summary of the sizes measured so far\n";
+    static const char intr[] = "\n# interrupted (SIGINT): summary of the sizes measured so far\n";
+    static const char term[] = "\n# stopped by SIGTERM (the launcher ended the job: another rank "
+                               "died, mpirun was interrupted, or a time limit): summary of the "
+                               "sizes measured so far\n";
+    struct sigaction ign;
+    int t = sig == SIGTERM;
     ssize_t w;
-    (void)sig;
-    w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+    /* the file first, and no death by SIGPIPE: a launcher that ends the job may have closed
+     * the pipe behind our stdout already */
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, NULL);
+    if (sig_json_fd >= 0 && sig_json_len[t])
+        w = write(sig_json_fd, sig_json[t], sig_json_len[t]);
+    w = t ? write(STDOUT_FILENO, term, sizeof term - 1) : write(STDOUT_FILENO, intr, sizeof intr - 1);
     if (sig_text_len)
         w = write(STDOUT_FILENO, sig_text, sig_text_len);
-    if (sig_json_fd >= 0 && sig_json_len)
-        w = write(sig_json_fd, sig_json, sig_json_len);
     (void)w;
-    _exit(130);
+    _exit(t ? 143 : 130);
+}
+
+/* Ranks other than 0: a launcher that ends the job sends SIGTERM to every rank, then SIGKILL
+ * to all of them as soon as one is gone (Open MPI's mpirun does). Dying at once would often
+ * take rank 0 down before it wrote its summary; leave it a moment. */
+static void on_signal_later(int sig)
+{
+    struct timespec pause = {0, 500000000};
+    (void)sig;
+    nanosleep(&pause, NULL);
+    _exit(143);
 }
 
 /* ---- per-run state --------------------------------------------------------------------- */
 
+enum { OUT_JSON, OUT_CSV, OUT_COUNT };
+
 struct run {
     const struct cc_rte *rte;
     struct cc_sink sinks[3];
+    const char *sink_name[3]; /* for messages: a file's path or "standard output" */
+    int is_file[3];
     int nsinks;
+    int ran;                  /* rank 0: the sweep started (on_start) */
+    struct cc_outfile *outs;  /* [OUT_COUNT], checked; truncated by on_start */
+    json_t *header;
+    int quiet, places;
+    int failed_sink;          /* the sink that could not be written, or -1 */
     struct cc_summary sums[CC_COLL_COUNT];
     int progress;
 };
 
-static void refresh_signal_summary(struct run *r)
+/* Rank 0: a sink could not be written (errno says why). */
+static cc_status sink_failed(struct run *r, int i)
 {
-    size_t n = cc_summary_format(sig_text, sizeof sig_text, r->sums, CC_COLL_COUNT);
-    sig_text_len = n;
-    size_t j = 0;
-    for (int i = 0; i < CC_COLL_COUNT && j < sizeof sig_json; i++) {
-        const struct cc_summary *s = &r->sums[i];
-        if (!s->rows)
-            continue;
-        int w = snprintf(sig_json + j, sizeof sig_json - j,
-                         "{\"type\":\"summary\",\"collective\":\"%s\",\"sizes\":%d,"
-                         "\"largest_bytes\":%zu,\"busbw_largest_GBps\":%.6f,"
-                         "\"busbw_weighted_GBps\":%.6f,\"busbw_mean_GBps\":%.6f,\"wrong\":%lld,"
-                         "\"interrupted\":true}\n",
-                         s->coll->name, s->rows, s->largest_bytes, s->busbw_largest,
-                         s->busbw_weighted, s->busbw_mean, s->wrong < 0 ? 0 : s->wrong);
-        if (w < 0 || (size_t)w >= sizeof sig_json - j)
-            break;
-        j += (size_t)w;
-    }
-    sig_json_len = j;
+    int e = errno;
+    if (r->is_file[i])
+        cc_err("cannot write '%s': %s", r->sink_name[i], strerror(e));
+    else
+        cc_err("cannot write %s: %s", r->sink_name[i], strerror(e));
+    r->failed_sink = i;
+    return CC_EIO;
 }
 
-static void on_row(const struct cc_row *row, void *user)
+/* The summary lines a signal handler writes, formatted now (a handler may not format). */
+static void refresh_signal_summary(struct run *r)
+{
+    sig_text_len = cc_summary_format(sig_text, sizeof sig_text, r->sums, CC_COLL_COUNT);
+    for (int t = 0; t < 2; t++) {
+        size_t j = 0;
+        for (int i = 0; i < CC_COLL_COUNT; i++) {
+            if (!r->sums[i].rows)
+                continue;
+            json_t *o = cc_summary_json(&r->sums[i], t ? CC_STOP_TERM : CC_STOP_INTERRUPT);
+            char *line = json_dumps(o, JSON_COMPACT);
+            json_decref(o);
+            size_t n = line ? strlen(line) : 0;
+            if (line && j + n + 1 < sizeof sig_json[t]) {
+                memcpy(sig_json[t] + j, line, n);
+                j += n;
+                sig_json[t][j++] = '\n';
+            }
+            free(line);
+        }
+        sig_json_len[t] = j;
+    }
+}
+
+/* The buffers are there: truncate the files, write the header (rank 0). */
+static cc_status on_start(void *user)
+{
+    struct run *r = user;
+    struct cc_text_opts to = {r->places};
+    char err[512];
+    if (r->rte->rank != 0)
+        return CC_OK;
+    if (cc_outfiles_commit(r->outs, OUT_COUNT, err, sizeof err) != CC_OK) {
+        cc_err("%s", err);
+        return CC_EIO;
+    }
+    r->ran = 1;
+    if (!r->quiet) {
+        r->sink_name[r->nsinks] = "standard output";
+        cc_sink_text(&r->sinks[r->nsinks++], stdout, &to);
+    }
+    for (int i = 0; i < OUT_COUNT; i++) {
+        if (!r->outs[i].f)
+            continue;
+        r->is_file[r->nsinks] = 1;
+        r->sink_name[r->nsinks] = r->outs[i].path;
+        if (i == OUT_JSON) {
+            cc_sink_jsonl(&r->sinks[r->nsinks++], r->outs[i].f, 1);
+            sig_json_fd = fileno(r->outs[i].f);
+        } else {
+            cc_sink_csv(&r->sinks[r->nsinks++], r->outs[i].f, 1);
+        }
+        r->outs[i].f = NULL; /* the sink owns it now */
+    }
+    for (int i = 0; i < r->nsinks; i++)
+        if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0)
+            return sink_failed(r, i);
+    return CC_OK;
+}
+
+static cc_status on_row(const struct cc_row *row, void *user)
 {
     struct run *r = user;
     cc_summary_add(&r->sums[row->coll->id], row);
     if (r->rte->rank != 0)
-        return;
+        return CC_OK;
     if (r->progress)
         fputs("\r\033[K", stdout);
     for (int i = 0; i < r->nsinks; i++)
-        r->sinks[i].row(r->sinks[i].state, row);
+        if (r->sinks[i].row(r->sinks[i].state, row) != 0)
+            return sink_failed(r, i);
     refresh_signal_summary(r);
+    return CC_OK;
 }
 
 /* Is fd of process pid (0: this one) a terminal, as far as /proc tells? */
@@ -330,7 +416,9 @@ int cc_cmd_bench(int argc, char **argv)
     struct cc_opt_result res = {.given = given};
     char err[512];
     struct cc_rte rte;
-    struct run run = {0};
+    struct run run = {.failed_sink = -1};
+    struct cc_outfile outs[OUT_COUNT] = {{"--json", NULL, -1, 0, NULL, 0, 0},
+                                         {"--csv", NULL, -1, 0, NULL, 0, 0}};
     const struct cc_backend *be = NULL;
     void *bctx = NULL;
     json_t *header = NULL;
@@ -361,6 +449,8 @@ int cc_cmd_bench(int argc, char **argv)
     /* --max-iters alone also lowers the default --min-iters; both given must agree */
     if (!given[cc_opt_find(bench_opts, "min-iters")] && cfg.min_iters > cfg.max_iters)
         cfg.min_iters = cfg.max_iters;
+    outs[OUT_JSON].path = cfg.json;
+    outs[OUT_CSV].path = cfg.csv;
 
     if (cc_rte_init(&rte, &argc, &argv) != CC_OK) {
         cc_err("could not start MPI");
@@ -433,6 +523,19 @@ int cc_cmd_bench(int argc, char **argv)
                     "truncate): %s", n, n > 1 ? "s" : "", n > 1 ? "" : "s", pairs);
     }
 
+    /* outputs (rank 0): every path checked before the backend starts (which may take the
+     * whole --timeout), and no existing file truncated until all of them are usable */
+    long long failed = 0;
+    if (rte.rank == 0 && cc_outfiles_open(outs, OUT_COUNT, err, sizeof err) != CC_OK) {
+        cc_err("%s", err);
+        failed = 1;
+    }
+    cc_rte_bcast(&rte, &failed, sizeof failed, 0);
+    if (failed) {
+        rc = 2;
+        goto out;
+    }
+
     /* backend: every rank must agree that it started */
     struct cc_backend_conf bconf = {
         .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
@@ -446,7 +549,7 @@ int cc_cmd_bench(int argc, char **argv)
     cc_watchdog_enter("backend initialization");
     st = be->init(&bconf, &rte, &bctx, err, sizeof err);
     cc_watchdog_leave();
-    long long failed = st != CC_OK ? (long long)st : 0;
+    failed = st != CC_OK ? (long long)st : 0;
     cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
     if (failed) {
         if (st != CC_OK)
@@ -460,90 +563,87 @@ int cc_cmd_bench(int argc, char **argv)
 
     p.bctx = bctx;
 
-    /* outputs (rank 0) */
-    if (rte.rank == 0) {
-        FILE *f;
-        struct cc_text_opts to = {p.places};
-        if (!cfg.quiet)
-            cc_sink_text(&run.sinks[run.nsinks++], stdout, &to);
-        if (cfg.json) {
-            if (!(f = fopen(cfg.json, "w"))) {
-                cc_err("cannot write --json file '%s': %s", cfg.json, strerror(errno));
-                failed = 1;
-            } else {
-                cc_sink_jsonl(&run.sinks[run.nsinks++], f, 1);
-                sig_json_fd = fileno(f);
-            }
-        }
-        if (cfg.csv && !failed) {
-            if (!(f = fopen(cfg.csv, "w"))) {
-                cc_err("cannot write --csv file '%s': %s", cfg.csv, strerror(errno));
-                failed = 1;
-            } else {
-                cc_sink_csv(&run.sinks[run.nsinks++], f, 1);
-            }
-        }
-        run.progress = cfg.progress_mode == 1 ||
-                       (cfg.progress_mode == 0 && !getenv("CCBENCH_NO_PROGRESS") &&
-                        stdout_on_terminal());
-    }
-    cc_rte_bcast(&rte, &failed, sizeof failed, 0);
-    if (failed) {
-        rc = 2;
-        goto out;
-    }
     for (int i = 0; i < CC_COLL_COUNT; i++)
         run.sums[i].wrong = -1;
     header = make_header(argc, argv, &cfg, &rte, be, bctx);
-    for (int i = 0; i < run.nsinks; i++)
-        run.sinks[i].begin(run.sinks[i].state, header);
+    run.header = header;
+    run.outs = outs;
+    run.quiet = cfg.quiet;
+    run.places = p.places;
     if (rte.rank == 0) {
+        run.progress = cfg.progress_mode == 1 ||
+                       (cfg.progress_mode == 0 && !getenv("CCBENCH_NO_PROGRESS") &&
+                        stdout_on_terminal());
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
+        /* ^C reaches mpirun too, which then sends SIGTERM: one handler runs, whole */
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGINT);
+        sigaddset(&sa.sa_mask, SIGTERM);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
     } else {
         /* mpirun forwards ^C to every rank: let rank 0 report, then the launcher ends us */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
         signal(SIGINT, SIG_IGN);
+        sa.sa_handler = on_signal_later;
+        sigaction(SIGTERM, &sa, NULL);
     }
 
+    p.on_start = on_start;
     st = cc_bench_run(&p);
 
-    if (rte.rank == 0) {
+    /* CC_EIO comes only from on_start or on_row (rank 0 could not write an output, and said
+     * so): an environment error, agreed by every rank */
+    rc = st == CC_EIO ? 2 : cc_status_exit(st);
+    if (rte.rank == 0 && !run.ran) {
+        if (st != CC_EIO)
+            cc_err("bench stopped: %s", cc_status_str(st));
+    } else if (rte.rank == 0) {
+        enum cc_stop stop = st == CC_OK || st == CC_EWRONG ? CC_STOP_NONE : CC_STOP_ERROR;
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         if (run.progress) {
             fputs("\r\033[K", stdout);
             fflush(stdout);
         }
-        for (int i = 0; i < CC_COLL_COUNT; i++)
-            if (run.sums[i].rows && cfg.quiet)
-                break;
         for (int i = 0; i < run.nsinks; i++)
-            run.sinks[i].end(run.sinks[i].state, run.sums, CC_COLL_COUNT, st != CC_OK && st != CC_EWRONG);
+            if (i != run.failed_sink && run.sinks[i].end(run.sinks[i].state, run.sums,
+                                                         CC_COLL_COUNT, stop) != 0) {
+                sink_failed(&run, i);
+                rc = rc ? rc : 2;
+            }
         if (cfg.quiet) {
             char buf[4096];
+            if (stop != CC_STOP_NONE)
+                fputs("# stopped by an error: the summary covers the sizes measured so far\n", stdout);
             cc_summary_format(buf, sizeof buf, run.sums, CC_COLL_COUNT);
             fputs(buf, stdout);
         }
         if (st == CC_EWRONG)
             cc_err("wrong results detected (see the #wrong column)");
-        else if (st != CC_OK)
+        else if (st != CC_OK && st != CC_EIO)
             cc_err("bench stopped: %s", cc_status_str(st));
-        if (cfg.json)
-            printf("# results: %s\n", cfg.json);
-        if (cfg.csv)
-            printf("# results: %s\n", cfg.csv);
         fflush(stdout);
     }
-    rc = cc_status_exit(st);
 
 out:
     cc_watchdog_stop();
-    for (int i = 0; i < run.nsinks; i++)
-        run.sinks[i].close(run.sinks[i].state);
+    for (int i = 0; i < run.nsinks; i++) {
+        int bad = run.sinks[i].close(run.sinks[i].state) != 0;
+        if (bad && i != run.failed_sink) {
+            sink_failed(&run, i);
+            rc = rc ? rc : 2;
+        }
+        /* where the results are, once complete as far as the run went */
+        if (run.ran && run.is_file[i] && !bad && i != run.failed_sink)
+            printf("# results: %s\n", run.sink_name[i]);
+    }
+    fflush(stdout);
     sig_json_fd = -1;
+    cc_outfiles_abandon(outs, OUT_COUNT); /* a start-up that failed leaves no new file behind */
     json_decref(header);
     if (bctx)
         be->fini(bctx);

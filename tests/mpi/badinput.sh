@@ -57,4 +57,20 @@ expect 0 "--gid-index '-99' is out of range (-1 to 255)" --gid-index -99
 expect 0 "--gpu '-5' is out of range (-1 to 1023)" --gpu -5
 expect 0 "--tcp-chunk '1T' is out of range (0 to 16M)" --tcp-chunk 1T
 
+# output files: all checked before any is truncated, and before the backend starts
+printf 'earlier results\n' >"$tmp/keep.jsonl"
+expect 2 "cannot write --csv file '/nonexistent/x.csv'" -b 8 -e 8 --json "$tmp/keep.jsonl" \
+    --csv /nonexistent/x.csv
+[ "$(cat "$tmp/keep.jsonl")" = "earlier results" ]; ok $? "the existing --json file is left as it was"
+expect 2 "are the same file" -b 8 -e 8 --json "$tmp/same.out" --csv "$tmp/./same.out"
+expect 2 "cannot write --csv file '/nonexistent/x.csv'" --backend tcp -b 8 -e 8 --csv /nonexistent/x.csv
+! grep -q "uses interface" "$tmp/err"; ok $? "a bad output path is found before the tcp backend starts" "$(cat "$tmp/err")"
+expect 0 "backend tcp: no interface" --backend tcp --tcp-if =eth9 -b 8 -e 8 --json "$tmp/keep.jsonl" \
+    --csv "$tmp/new.csv"
+[ "$(cat "$tmp/keep.jsonl")" = "earlier results" ] && [ ! -e "$tmp/new.csv" ]
+ok $? "a backend that does not start leaves the files alone"
+# writes that fail (a full disk): one line naming the file, exit 2, no claim of results
+expect 2 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 --json /dev/full
+! grep -q "# results: /dev/full" "$tmp/out"; ok $? "no '# results' line for a file not written"
+expect 0 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 -q --csv /dev/full
 tap_done

@@ -1,6 +1,7 @@
 #!/bin/sh
-# JSON Lines and CSV are written as sizes finish; an interrupted run (SIGINT) keeps what it
-# measured and prints the summary; help and version work without mpirun.
+# JSON Lines and CSV are written as sizes finish; a run stopped by SIGINT, by the launcher
+# (SIGTERM) or by a runtime fault keeps what it measured, prints the summary and says which;
+# help and version work without mpirun.
 . "$CC_SRCDIR/tests/tap.sh"
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -41,11 +42,67 @@ done
 [ -n "$rank0" ]; ok $? "found rank 0 of the running job"
 kill -INT ${rank0:-$pid}
 wait $pid; rc=$?
-[ $rc -ne 0 ]; ok $? "interrupted run exits non-zero ($rc)"
+[ $rc -eq 130 ]; ok $? "interrupted run exits 130 (rank 0's status, passed on by mpirun: $rc)"
 n=$(grep -c '"type":"result"' "$tmp/s.jsonl")
 [ "$n" -ge 6 ]; ok $? "JSON keeps the $n measurements made before SIGINT"
-grep -q '"interrupted":true' "$tmp/s.jsonl"; ok $? "JSON ends with a summary marked interrupted"
-grep -q 'interrupted' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
+grep -q '"interrupted":true,"stopped":"interrupted"' "$tmp/s.jsonl"; ok $? "JSON ends with a summary marked interrupted"
+grep -q '# interrupted (SIGINT)' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
+
+# wait_rows FILE N: until the JSON file holds N results (30 s at most)
+wait_rows() {
+    i=0
+    while [ $i -lt 300 ]; do
+        n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
+        [ "${n:-0}" -ge "$2" ] && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+# rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
+rank_pid() {
+    for p in $(pgrep -f "$2"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+# ^C at a terminal reaches mpirun alone (Open MPI starts each rank in its own process group);
+# mpirun ends the job with SIGTERM and exits 1 itself. Rank 0 must not call that an interrupt
+# by its user, nor wrong results, and the JSON must say how the run ended.
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 4K -e 256M -f 2 -n 31 --json "$tmp/t.jsonl" >"$tmp/tout" 2>&1 &
+pid=$!
+wait_rows "$tmp/t.jsonl" 6; ok $? "the run to be stopped by mpirun has measured"
+kill -INT $pid
+wait $pid; rc=$?
+diag "mpirun exit status after ^C: $rc (Open MPI's own status for a job it ended)"
+grep -q '# stopped by SIGTERM (the launcher ended the job' "$tmp/tout" &&
+    ! grep -q 'wrong results' "$tmp/tout" && ! grep -q '^# interrupted' "$tmp/tout"
+ok $? "^C at mpirun: rank 0 says the launcher stopped the run" "$(grep '^#' "$tmp/tout" | tail -3)"
+grep -q '"interrupted":true,"stopped":"terminated"' "$tmp/t.jsonl"; ok $? "JSON summary: stopped \"terminated\""
+
+# a rank killed under the MPI backend: mpirun sends SIGTERM to the others
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 1M -n 3001 --coll all --json "$tmp/k.jsonl" >"$tmp/kout" 2>&1 &
+pid=$!
+wait_rows "$tmp/k.jsonl" 6
+victim=$(rank_pid 1 "ccbench bench -b 8 -e 1M -n 3001"); ok $? "found rank 1 of the running job"
+kill -KILL ${victim:-0}
+wait $pid; rc=$?
+n=$(grep -c '"type":"result"' "$tmp/k.jsonl")
+[ "$rc" -ne 0 ] && [ "$n" -ge 6 ] && grep -q '"stopped":"terminated"' "$tmp/k.jsonl"
+ok $? "lost rank: exit $rc, JSON keeps $n measurements and says stopped \"terminated\""
+grep -q '# stopped by SIGTERM' "$tmp/kout" && ! grep -q '^# interrupted' "$tmp/kout"
+ok $? "lost rank: rank 0 does not call it an interruption" "$(grep '^#' "$tmp/kout" | tail -3)"
+
+# a runtime fault (a peer that hangs: the tcp backend's deadline) is an error, not an interrupt
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 20 -w 1 --timeout 2 \
+    --iter-barrier 0 --debug-stop 1 --json "$tmp/e.jsonl" >"$tmp/eout" 2>&1
+rc=$?
+victim=$(rank_pid 1 "ccbench bench --backend tcp -b 8 -e 1K -n 20") && kill -KILL "$victim" 2>/dev/null
+[ $rc -eq 3 ] && grep -q '# stopped by an error: the summary covers the sizes measured so far' "$tmp/eout" &&
+    ! grep -q 'interrupted' "$tmp/eout"
+ok $? "runtime fault: exit 3, text says stopped by an error (exit $rc)" "$(grep '^#' "$tmp/eout" | tail -3)"
+grep -q '"interrupted":false,"stopped":"error"' "$tmp/e.jsonl"; ok $? "runtime fault: JSON summary stopped \"error\", not interrupted"
 
 # --max-iters caps adaptive iterations from the first batch on
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 16 --max-iters 3 --json "$tmp/m.jsonl" -q >"$tmp/out" 2>&1

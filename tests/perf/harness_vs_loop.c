@@ -47,17 +47,22 @@ static double plain_loop_n(size_t bytes, int iters, int skip)
 
 static double plain_loop(size_t bytes) { return plain_loop_n(bytes, 100, 10); }
 
-static void on_row(const struct cc_row *row, void *user) { *(double *)user = row->m[CC_OOP].time_us; }
+static cc_status on_row(const struct cc_row *row, void *user)
+{
+    *(double *)user = row->m[CC_OOP].time_us;
+    return CC_OK;
+}
 
 #define NSIZES 24 /* 8 B .. 64 MiB */
 static double sweep_t[NSIZES];
-static void on_sweep_row(const struct cc_row *row, void *user)
+static cc_status on_sweep_row(const struct cc_row *row, void *user)
 {
     (void)user;
     int k = 0;
     while (((size_t)8 << k) < row->bytes)
         k++;
     sweep_t[k] = row->m[CC_OOP].time_us;
+    return CC_OK;
 }
 
 static double spread(const double *v, int n)
