@@ -551,6 +551,43 @@ static cc_status agree(const struct cc_bench_params *p, cc_status mine)
     return st != CC_OK ? st : (cc_status)worst;
 }
 
+/* The buffers of the largest size: two of backend memory, three on the host. Every rank
+ * must have them before anything is measured; otherwise the run ends at once, with a reason
+ * in p->err and CC_ETOOBIG when memory ran out. */
+static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, struct bufs *B)
+{
+    const struct cc_backend *be = p->backend;
+    const struct cc_rte *r = p->rte;
+    cc_status st = be->alloc(p->bctx, maxb, &B->a);
+    if (st == CC_OK)
+        st = be->alloc(p->bctx, maxb, &B->b);
+    if (st == CC_OK) {
+        B->hsend = malloc(maxb);
+        B->hrecv = malloc(maxb);
+        B->hpoison = malloc(maxb);
+        if (!B->hsend || !B->hrecv || !B->hpoison)
+            st = CC_ENOMEM;
+    }
+    long long worst = st, first = st != CC_OK ? r->rank : r->size;
+    if (cc_rte_allreduce_ll(r, &worst, 1, CC_RTE_MAX) != CC_OK ||
+        cc_rte_allreduce_ll(r, &first, 1, CC_RTE_MIN) != CC_OK)
+        return CC_EPEER;
+    if (worst == CC_OK)
+        return CC_OK;
+    char sz[32], e[32], need[128];
+    cc_size_format(maxb, sz, sizeof sz);
+    cc_size_format(p->sweep.maxbytes, e, sizeof e);
+    if (be->mem == CC_MEM_DEVICE)
+        snprintf(need, sizeof need, "2 x %s of device memory and 3 x %s of host memory", sz, sz);
+    else
+        snprintf(need, sizeof need, "5 x %s of memory", sz);
+    if (p->err)
+        cc_errbuf(p->err, p->errlen, "cannot allocate the %s buffers of -e %s: rank %lld (%s) "
+                  "needs %s (%s)", sz, e, first, r->hosts[first], need,
+                  worst == CC_ENOMEM ? "lower -e" : cc_status_str((cc_status)worst));
+    return worst == CC_ENOMEM ? CC_ETOOBIG : (cc_status)worst;
+}
+
 cc_status cc_bench_run(const struct cc_bench_params *p)
 {
     const struct cc_backend *be = p->backend;
@@ -573,15 +610,7 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
             free(sizes);
             sizes = NULL;
         }
-    CC_TRY(be->alloc(p->bctx, maxb, &B.a));
-    CC_TRY(be->alloc(p->bctx, maxb, &B.b));
-    B.hsend = malloc(maxb);
-    B.hrecv = malloc(maxb);
-    B.hpoison = malloc(maxb);
-    if (!B.hsend || !B.hrecv || !B.hpoison) {
-        st = CC_ENOMEM;
-        goto done;
-    }
+    CC_TRY(alloc_buffers(p, maxb, &B));
     if (p->on_start)
         CC_TRY(agree(p, p->on_start(p->user)));
 

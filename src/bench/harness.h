@@ -56,11 +56,14 @@ struct cc_bench_params {
     void (*on_progress)(const struct cc_coll *c, size_t bytes, int done, int total,
                         double elapsed_s, void *user);
     void *user;
+    char *err;                  /* a one-line reason when cc_bench_run fails before measuring */
+    size_t errlen;              /* (the buffers of the largest size cannot be allocated) */
 };
 
 /* Run the sweep for every selected collective. Returns CC_OK, CC_EWRONG if any element was
- * wrong (the sweep still completes), the status of a failed on_start or on_row, or the
- * first backend error. */
+ * wrong (the sweep still completes), CC_ETOOBIG (reason in err) when some rank cannot
+ * allocate the buffers of the largest size, the status of a failed on_start or on_row, or
+ * the first backend error. */
 cc_status cc_bench_run(const struct cc_bench_params *p);
 
 /* Validate a parameter set before any communication: sizes (at most CC_SWEEP_MAX_SIZES),

@@ -414,7 +414,7 @@ int cc_cmd_bench(int argc, char **argv)
     struct bench_cfg cfg;
     unsigned char given[sizeof bench_opts / sizeof bench_opts[0]] = {0};
     struct cc_opt_result res = {.given = given};
-    char err[512];
+    char err[512], runerr[512] = "";
     struct cc_rte rte;
     struct run run = {.failed_sink = -1};
     struct cc_outfile outs[OUT_COUNT] = {{"--json", NULL, -1, 0, NULL, 0, 0},
@@ -501,6 +501,8 @@ int cc_cmd_bench(int argc, char **argv)
         p.on_row = on_row;
         p.on_progress = on_progress;
         p.user = &run;
+        p.err = runerr;
+        p.errlen = sizeof runerr;
         st = p.dtype_mask && p.op_mask ? cc_bench_validate(&p, rte.size, err, sizeof err)
                                        : CC_EUSAGE;
     }
@@ -600,7 +602,7 @@ int cc_cmd_bench(int argc, char **argv)
     rc = st == CC_EIO ? 2 : cc_status_exit(st);
     if (rte.rank == 0 && !run.ran) {
         if (st != CC_EIO)
-            cc_err("bench stopped: %s", cc_status_str(st));
+            cc_err("%s", runerr[0] ? runerr : cc_status_str(st));
     } else if (rte.rank == 0) {
         enum cc_stop stop = st == CC_OK || st == CC_EWRONG ? CC_STOP_NONE : CC_STOP_ERROR;
         signal(SIGINT, SIG_DFL);
@@ -625,7 +627,7 @@ int cc_cmd_bench(int argc, char **argv)
         if (st == CC_EWRONG)
             cc_err("wrong results detected (see the #wrong column)");
         else if (st != CC_OK && st != CC_EIO)
-            cc_err("bench stopped: %s", cc_status_str(st));
+            cc_err("bench stopped: %s", runerr[0] ? runerr : cc_status_str(st));
         fflush(stdout);
     }
 

@@ -42,6 +42,7 @@ int cc_status_exit(cc_status st)
     case CC_ENODEV:
     case CC_EMISMATCH:
     case CC_EINFEASIBLE:
+    case CC_ETOOBIG:
         return 2;
     case CC_EINTR:
         return 130;

@@ -24,7 +24,8 @@
     X(CC_EINTR,         "interrupted")                                           \
     X(CC_EMISMATCH,     "ranks disagree")                                        \
     X(CC_EINFEASIBLE,   "infeasible")                                            \
-    X(CC_EFAIL,         "check failed")
+    X(CC_EFAIL,         "check failed")                                          \
+    X(CC_ETOOBIG,       "too large for this machine's memory")
 
 typedef enum {
 #define CC_X_ENUM(name, msg) name,
@@ -40,7 +41,8 @@ const char *cc_status_name(cc_status st);
 
 /* Process exit code for a status:
  *   0 ok; 1 a measurement or check failed (wrong results, validation failure);
- *   2 bad input or environment (usage, unsupported, not built, no device); 3 runtime fault
+ *   2 bad input or environment (usage, unsupported, not built, no device, a size too large
+ *   for the memory); 3 runtime fault
  *   (timeout, peer died, system error); 130 interrupted. */
 int cc_status_exit(cc_status st);
 

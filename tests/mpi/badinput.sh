@@ -44,6 +44,8 @@ LC_ALL=C grep -q '[^ -~]' "$tmp/err"; [ $? -eq 1 ]; ok $? "under ulimit -v the m
 expect 0 "no size from 9 to 9 bytes is a multiple of 4 bytes (the size of one float32 element)" -b 9 -e 9
 expect 2 "multiple of 16 bytes (allgather splits the buffer over the ranks: 8-byte float64 elements x 2 ranks)" \
     --coll allgather -d float64 -b 9 -e 9
+# buffers that cannot be allocated: exit 2 before measuring, not a fault
+VLIMIT=4000000 expect 0 "cannot allocate the 1T buffers of -e 1T" -b 1T -e 1T -n 2
 # iteration limits
 expect 0 "-n 5 is more than --max-iters 2" -b 8 -e 16 -n 5 --max-iters 2
 expect 0 "--min-iters 50 is more than --max-iters 10" -b 8 -e 16 --min-iters 50 --max-iters 10
