@@ -395,16 +395,44 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
     return differ >= 0 ? CC_EMISMATCH : CC_OK;
 }
 
-/* Rank as told by the launcher before MPI starts (-1 when not launched by one). */
-static int launcher_rank(void)
+/* ---- start-up failures -------------------------------------------------------------------- */
+
+/* The backend did not start on some ranks: rank 0 says each distinct reason once (every rank
+ * of a job given --tcp-if =eth9 fails alike), naming the ranks when not all share it. */
+static void report_init_failure(const struct cc_rte *rte, const struct cc_backend *be,
+                                cc_status st, const char *err)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
+    const char *mine = st == CC_OK ? "" : err[0] ? err : cc_status_str(st);
+    char **all = NULL;
+    cc_watchdog_enter("reporting a backend that did not start");
+    cc_status g = cc_rte_gather_str(rte, mine, &all);
+    cc_watchdog_leave();
+    if (g != CC_OK) { /* no agreement possible: each failing rank speaks for itself */
+        if (st != CC_OK)
+            cc_log_set_quiet(0), cc_err("backend %s: %s", be->name, mine);
+        return;
     }
-    return -1;
+    if (rte->rank != 0)
+        return;
+    for (int i = 0; i < rte->size; i++) {
+        int first = all[i][0] != 0, same = 0;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(all[j], all[i]) != 0;
+        if (!first)
+            continue;
+        for (int j = 0; j < rte->size; j++)
+            same += strcmp(all[j], all[i]) == 0;
+        if (same == rte->size)
+            cc_err("backend %s: %s", be->name, all[i]);
+        else if (same == 1)
+            cc_err("backend %s on rank %d (%s): %s", be->name, i, rte->hosts[i], all[i]);
+        else
+            cc_err("backend %s on rank %d (%s) and %d more: %s", be->name, i, rte->hosts[i],
+                   same - 1, all[i]);
+    }
+    for (int i = 0; i < rte->size; i++)
+        free(all[i]);
+    free(all);
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -428,10 +456,12 @@ int cc_cmd_bench(int argc, char **argv)
     res.pos = calloc((size_t)argc + 1, sizeof *res.pos);
     if (!res.pos)
         return 3;
-    /* parse before MPI too, so --help and bad flags work without mpirun */
+    /* parse before MPI too, so --help and bad flags work without mpirun; every rank parsed
+     * the same arguments, so only the first one speaks */
     st = cc_opt_parse(bench_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
     if (res.help) {
-        bench_help(stdout);
+        if (cc_rte_launcher_rank() <= 0)
+            bench_help(stdout);
         free(res.pos);
         return 0;
     }
@@ -440,8 +470,7 @@ int cc_cmd_bench(int argc, char **argv)
         st = CC_EUSAGE;
     }
     if (st != CC_OK) {
-        /* every rank parsed the same arguments: only the first one speaks */
-        if (launcher_rank() <= 0)
+        if (cc_rte_launcher_rank() <= 0)
             cc_err("%s", err);
         free(res.pos);
         return 2;
@@ -554,8 +583,7 @@ int cc_cmd_bench(int argc, char **argv)
     failed = st != CC_OK ? (long long)st : 0;
     cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
     if (failed) {
-        if (st != CC_OK)
-            cc_log_set_quiet(0), cc_err("backend %s: %s", be->name, err[0] ? err : cc_status_str(st));
+        report_init_failure(&rte, be, st, err);
         if (st == CC_OK)
             be->fini(bctx);
         bctx = NULL;

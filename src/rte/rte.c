@@ -19,6 +19,17 @@ double cc_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int cc_rte_launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
+}
+
 MPI_Comm cc_rte_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->world; }
 MPI_Comm cc_rte_node_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->node; }
 

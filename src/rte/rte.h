@@ -40,6 +40,10 @@ cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, en
 cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out);
 /* Abort every rank with an exit code (never returns). */
 void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));
+/* This process's rank as its launcher tells it before MPI starts (Open MPI, PMIx, PMI,
+ * Slurm), or -1 when no launcher started it. Lets only the first rank print a usage error or
+ * --help that every rank would print alike. */
+int cc_rte_launcher_rank(void);
 /* Seconds from a monotonic clock. */
 double cc_now(void);
 

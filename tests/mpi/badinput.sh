@@ -58,6 +58,9 @@ expect 0 "--cuda-graph '-3' is out of range" -G -3
 expect 0 "--gid-index '-99' is out of range (-1 to 255)" --gid-index -99
 expect 0 "--gpu '-5' is out of range (-1 to 1023)" --gpu -5
 expect 0 "--tcp-chunk '1T' is out of range (0 to 16M)" --tcp-chunk 1T
+# a backend that fails alike on every rank says so once
+expect 2 "backend tcp: no interface with an IPv4 or IPv6 address matches --tcp-if '=eth9'" \
+    --backend tcp --tcp-if =eth9 -b 8 -e 8
 
 # output files: all checked before any is truncated, and before the backend starts
 printf 'earlier results\n' >"$tmp/keep.jsonl"

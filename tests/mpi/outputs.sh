@@ -117,4 +117,6 @@ rc=$?
     grep -q '"datatype":"float32","op":"avg"' "$tmp/a.jsonl"
 ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measured (exit $rc)" "$(cat "$tmp/out")"
 
+$CC_MPIRUN -np 2 "$CCBENCH" bench --help >"$tmp/h" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$tmp/h")" -eq 1 ]; ok $? "bench --help under mpirun: printed once" "$(grep usage "$tmp/h")"
 tap_done
