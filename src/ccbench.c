@@ -29,6 +29,12 @@ static void usage(FILE *out)
                  "source tree.\n");
 }
 
+static void version_help(FILE *out)
+{
+    fprintf(out, "usage: ccbench version (or ccbench --version)\n  print the version and the "
+                 "optional parts built in and usable here\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -37,11 +43,31 @@ int main(int argc, char **argv)
     }
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            version_help(stdout);
+            return 0;
+        }
+        if (argc > 2) {
+            cc_err("%s takes no arguments, got '%s' (see ccbench help version)", name, argv[2]);
+            return 2;
+        }
         cc_print_version();
         return 0;
     }
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        if (argc > 3) {
+            cc_err("help takes one command, got '%s' too (see ccbench help)", argv[3]);
+            return 2;
+        }
         if (argc > 2) {
+            if (strcmp(argv[2], "help") == 0) {
+                usage(stdout);
+                return 0;
+            }
+            if (strcmp(argv[2], "version") == 0) {
+                version_help(stdout);
+                return 0;
+            }
             for (int i = 0; cc_cmds[i].name; i++)
                 if (strcmp(cc_cmds[i].name, argv[2]) == 0) {
                     char *hargv[] = {argv[2], "--help", NULL};

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "cmd/cmd.h"
+#include "core/log.h"
 
 int cc_cmd_backends(int argc, char **argv)
 {
@@ -11,6 +12,13 @@ int cc_cmd_backends(int argc, char **argv)
         printf("usage: ccbench backends\n  list every transport, whether this binary has it, "
                "and what it measures\n");
         return 0;
+    }
+    if (argc > 1) {
+        if (argv[1][0] == '-')
+            cc_err("unknown option '%s' (see ccbench backends --help)", argv[1]);
+        else
+            cc_err("unexpected argument '%s' (see ccbench backends --help)", argv[1]);
+        return 2;
     }
     for (int i = 0; cc_backends[i]; i++) {
         const struct cc_backend *b = cc_backends[i];

@@ -117,6 +117,14 @@ rc=$?
     grep -q '"datatype":"float32","op":"avg"' "$tmp/a.jsonl"
 ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measured (exit $rc)" "$(cat "$tmp/out")"
 
+# command-line corners
+"$CCBENCH" help help >"$tmp/h" 2>&1; [ $? -eq 0 ] && grep -q '^usage: ccbench' "$tmp/h"; ok $? "help help: the usage" "$(cat "$tmp/h")"
+"$CCBENCH" help version >"$tmp/h" 2>&1; [ $? -eq 0 ] && grep -q 'usage: ccbench version' "$tmp/h"; ok $? "help version" "$(cat "$tmp/h")"
+for args in "backends --bogus" "backends extra" "--version --bogus" "version extra"; do
+    "$CCBENCH" $args >"$tmp/h" 2>"$tmp/e"; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && [ ! -s "$tmp/h" ]
+    ok $? "ccbench $args: exit 2, one line ($rc)" "$(cat "$tmp/e")"
+done
 $CC_MPIRUN -np 2 "$CCBENCH" bench --help >"$tmp/h" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$tmp/h")" -eq 1 ]; ok $? "bench --help under mpirun: printed once" "$(grep usage "$tmp/h")"
 tap_done
