@@ -48,7 +48,8 @@ static void probe_help(FILE *o)
                "the majority.\n\noptions:\n");
     cc_opt_help(o, probe_opts);
     fprintf(o, "\nExit status: 0 ok, 2 bad input (option, unreadable or invalid topology or hwloc\n"
-               "XML), 3 a node could not be probed or the topology not saved.\n");
+               "XML), 3 a node could not be probed, the topology not saved or an --nccl-topo file\n"
+               "not written (the topology is saved all the same).\n");
 }
 
 /* FILE with "%h" replaced by the hostname. */
@@ -68,8 +69,33 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
     out[k] = 0;
 }
 
+/* Write this node's NCCL topology XML to the --nccl-topo file. */
+static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p, json_t *node,
+                                 char *err, size_t errlen)
+{
+    char path[1024], why[512] = "";
+    expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
+        return CC_EIO;
+    }
+    cc_status st = cc_probe_nccl_xml(p, node, f, why, sizeof why);
+    int e = st == CC_OK ? 0 : errno;
+    if (fclose(f) != 0 && st == CC_OK) {
+        e = errno;
+        st = CC_EIO;
+    }
+    if (st == CC_EIO)
+        snprintf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(e ? e : EIO));
+    else if (st != CC_OK)
+        snprintf(err, errlen, "%s", why[0] ? why : cc_status_str(st));
+    return st;
+}
+
 /* Probe this node; returns its JSON text (malloc'd), or that of {"hostname", "error",
- * "status"} when the probe failed. With --hwloc-xml the node is named by the file. */
+ * "status"} when the probe failed. With --hwloc-xml the node is named by the file. When only
+ * the --nccl-topo file could not be written, the node is kept and "nccl_topo_error" says why. */
 static char *probe_here(const struct probe_cfg *cfg, const char *host)
 {
     struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, cfg->hwloc_xml ? NULL : host,
@@ -81,19 +107,11 @@ static char *probe_here(const struct probe_cfg *cfg, const char *host)
     if (st == CC_OK)
         st = cc_probe_node(p, &node, err, sizeof err);
     if (st == CC_OK && cfg->nccl_topo) {
-        char path[1024];
-        expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            snprintf(err, sizeof err, "cannot write NCCL topology '%s': %s", path, strerror(errno));
-            st = CC_EIO;
-        } else {
-            st = cc_probe_nccl_xml(p, node, f, err, sizeof err);
-            if (fclose(f) != 0 && st == CC_OK) {
-                snprintf(err, sizeof err, "cannot write NCCL topology '%s'", path);
-                st = CC_EIO;
-            }
-        }
+        char xerr[1536];
+        cc_status xst = write_nccl_topo(cfg, p, node, xerr, sizeof xerr);
+        if (xst != CC_OK)
+            json_object_set_new(node, "nccl_topo_error",
+                                json_pack("{s:s, s:i}", "error", xerr, "status", (int)xst));
     }
     cc_probe_close(p);
     if (st != CC_OK) {
@@ -139,8 +157,17 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
         }
         snprintf(path, sizeof path, "%s/topology-%s.json", cfg->out, when);
     }
-    if (json_dump_file(topo, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        cc_err("cannot write topology '%s'", path);
+    errno = 0;
+    FILE *f = fopen(path, "w");
+    int bad = !f || json_dumpf(topo, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+              fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
+    int e = bad ? (errno ? errno : EIO) : 0;
+    if (f && fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        cc_err("cannot write topology '%s': %s", path, strerror(e));
         return -1;
     }
     cc_info("topology saved to %s", path);
@@ -166,6 +193,14 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
             if (code > rc)
                 rc = code;
             continue;
+        }
+        json_t *x = json_object_get(o, "nccl_topo_error");
+        if (x) { /* the node is probed; only its NCCL XML file failed */
+            int code = cc_status_exit((cc_status)json_integer_value(json_object_get(x, "status")));
+            cc_err("%s", json_string_value(json_object_get(x, "error")));
+            if (code > rc)
+                rc = code;
+            json_object_del(o, "nccl_topo_error");
         }
         nodes[got++] = o;
     }
@@ -216,9 +251,12 @@ int cc_cmd_probe(int argc, char **argv)
     res.pos = calloc((size_t)argc + 1, sizeof *res.pos);
     if (!res.pos)
         return 3;
+    /* every rank parsed the same arguments: only the first one speaks */
+    int speak = cc_rte_launcher_rank() <= 0;
     cc_status st = cc_opt_parse(probe_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
     if (res.help) {
-        probe_help(stdout);
+        if (speak)
+            probe_help(stdout);
         free(res.pos);
         return 0;
     }
@@ -227,13 +265,22 @@ int cc_cmd_probe(int argc, char **argv)
         st = CC_EUSAGE;
     }
     free(res.pos);
-    if (st != CC_OK) {
-        cc_err("%s", err);
-        return 2;
+    if (st == CC_OK && cfg.topology && (cfg.nccl_topo || cfg.hwloc_xml)) {
+        snprintf(err, sizeof err, "--topology reads a file instead of probing: it cannot be "
+                 "combined with %s", cfg.nccl_topo ? "--nccl-topo" : "--hwloc-xml");
+        st = CC_EUSAGE;
     }
-    if (cfg.topology && (cfg.nccl_topo || cfg.hwloc_xml)) {
-        cc_err("--topology reads a file instead of probing: it cannot be combined with %s",
-               cfg.nccl_topo ? "--nccl-topo" : "--hwloc-xml");
+    for (int i = 0; st == CC_OK && i < 3; i++) {
+        static const char *const names[] = {"--nccl-topo", "--json", "--out"};
+        const char *v = i == 0 ? cfg.nccl_topo : i == 1 ? cfg.json : cfg.out;
+        if (v && !*v) {
+            snprintf(err, sizeof err, "%s needs a file name", names[i]);
+            st = CC_EUSAGE;
+        }
+    }
+    if (st != CC_OK) {
+        if (speak)
+            cc_err("%s", err);
         return 2;
     }
     if (cfg.topology)

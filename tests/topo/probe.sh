@@ -67,6 +67,31 @@ ok $? "unreadable hwloc XML: exit 2, the node and the file named" "rc=$rc $(cat 
 "$CCBENCH" probe --topology "$CC_SRCDIR/topologies/dgx-h100.json" --nccl-topo "$T/n.xml" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot be combined with --nccl-topo" "$T/bad.out"
 ok $? "--topology with --nccl-topo: exit 2" "rc=$rc $(cat "$T/bad.out")"
+# an --nccl-topo file that cannot be written: the topology is saved all the same, the error
+# names the file and the reason, exit 3
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json "$T/keep.json" --nccl-topo /dev/full >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 3 ] && grep -q "cannot write NCCL topology '/dev/full': No space left on device" "$T/bad.out" &&
+    "$CCBENCH" probe --topology "$T/keep.json" -q && ! grep -q nccl_topo_error "$T/keep.json"
+ok $? "--nccl-topo unwritable: topology kept, XML error named, exit 3" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --nccl-topo '' >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--nccl-topo needs a file name" "$T/bad.out"
+ok $? "--nccl-topo '': exit 2" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json /dev/full >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 3 ] && grep -q "cannot write topology '/dev/full': No space left on device" "$T/bad.out"
+ok $? "unwritable --json: exit 3, the reason given" "rc=$rc $(cat "$T/bad.out")"
+if command -v mpirun >/dev/null 2>&1; then
+    timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -c "unknown option '--bogus'" "$T/bad.out")" -eq 1 ]
+    ok $? "a bad option under mpirun: said once (exit $rc)" "$(cat "$T/bad.out")"
+    timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" probe --help >"$T/h.out" 2>&1; rc=$?
+    [ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$T/h.out")" -eq 1 ]
+    ok $? "--help under mpirun: printed once (exit $rc)" "$(grep usage "$T/h.out")"
+else
+    skip "a bad option under mpirun" "no mpirun"
+    skip "--help under mpirun" "no mpirun"
+fi
 "$CCBENCH" probe --no-gpu-libs --out /proc/nonexistent/x >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 3 ] && grep -q "cannot create results directory '/proc/nonexistent/x'" "$T/bad.out"
 ok $? "unwritable results directory: exit 3, named" "rc=$rc $(cat "$T/bad.out")"
