@@ -196,11 +196,11 @@ static void refresh_signal_summary(struct run *r)
             json_t *o = cc_summary_json(&r->sums[i], t ? CC_STOP_TERM : CC_STOP_INTERRUPT);
             char *line = json_dumps(o, JSON_COMPACT);
             json_decref(o);
-            size_t n = line ? strlen(line) : 0;
-            if (line && j + n + 1 < sizeof sig_json[t]) {
-                memcpy(sig_json[t] + j, line, n);
-                j += n;
-                sig_json[t][j++] = '\n';
+            size_t n = line ? strlen(line) : 0, room = sizeof sig_json[t] - j;
+            if (line && n < room - 1) { /* the line and its newline; j < sizeof stays true */
+                memcpy(&sig_json[t][j], line, n);
+                sig_json[t][j + n] = '\n';
+                j += n + 1;
             }
             free(line);
         }
