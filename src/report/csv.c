@@ -25,11 +25,14 @@ static int csv_row(void *st, const struct cc_row *r)
         const struct cc_measure *m = &r->m[p];
         if (!m->valid)
             continue;
-        fprintf(c->out, "%s,%s,%s,%s,%d,%d,%zu,%zu,%d,%ld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,",
+        char ci[32] = ""; /* empty: one timed iteration has no confidence interval */
+        if (m->iters > 1)
+            snprintf(ci, sizeof ci, "%.3f", m->ci95_us);
+        fprintf(c->out, "%s,%s,%s,%s,%d,%d,%zu,%zu,%d,%ld,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.6f,%.6f,",
                 r->coll->name, r->backend, cc_dtype_name(r->dtype),
                 (r->coll->flags & CC_COLL_HAS_OP) ? cc_op_name(r->op) : "", r->root, r->nranks,
                 r->bytes, r->count, p, m->iters, m->time_us, m->p50_us, m->p99_us, m->min_us,
-                m->max_us, m->ci95_us, m->algbw, m->busbw);
+                m->max_us, ci, m->algbw, m->busbw);
         if (m->wrong >= 0)
             fprintf(c->out, "%lld", m->wrong);
         fprintf(c->out, ",%d,%s,%.2f\n", m->slow_rank, r->slow_host ? r->slow_host : "", m->skew_pct);

@@ -47,7 +47,8 @@ json_t *cc_measure_json(const struct cc_row *r, enum cc_place p)
     json_object_set_new(o, "p99_us", json_real(m->p99_us));
     json_object_set_new(o, "min_us", json_real(m->min_us));
     json_object_set_new(o, "max_us", json_real(m->max_us));
-    json_object_set_new(o, "ci95_us", json_real(m->ci95_us));
+    /* one timed iteration has no confidence interval */
+    json_object_set_new(o, "ci95_us", m->iters > 1 ? json_real(m->ci95_us) : json_null());
     json_object_set_new(o, "algbw_GBps", json_real(m->algbw));
     json_object_set_new(o, "busbw_GBps", json_real(m->busbw));
     json_object_set_new(o, "wrong", m->wrong < 0 ? json_null() : json_integer(m->wrong));

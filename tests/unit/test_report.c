@@ -47,6 +47,7 @@ int main(void)
     json_t *hdr = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s}", "command", "bench", "backend", "mpi",
                             "nranks", 4, "nnodes", 1, "datatype", "float32", "op", "sum");
     struct cc_row rows[2] = {make_row(1024, 1.0), make_row(1 << 20, 3.0)};
+    rows[0].m[CC_INPLACE].iters = 1; /* one timed iteration: no confidence interval */
     struct cc_summary sum[CC_COLL_COUNT] = {{0}};
     for (int i = 0; i < CC_COLL_COUNT; i++)
         sum[i].wrong = -1;
@@ -69,7 +70,7 @@ int main(void)
     char *text = slurp(f);
     s.close(s.state);
     fclose(f);
-    int lines = 0, results = 0, good = 1;
+    int lines = 0, results = 0, good = 1, ci_null = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         json_error_t e;
         json_t *o = json_loads(line, 0, &e);
@@ -83,7 +84,11 @@ int main(void)
             ok(type && strcmp(type, "header") == 0, "first line is the header");
         if (type && strcmp(type, "result") == 0) {
             results++;
-            good &= json_is_real(json_object_get(o, "busbw_GBps")) &&
+            json_t *ci = json_object_get(o, "ci95_us");
+            long it = (long)json_integer_value(json_object_get(o, "iters"));
+            ci_null += json_is_null(ci);
+            good &= (it > 1 ? json_is_real(ci) : json_is_null(ci)) &&
+                    json_is_real(json_object_get(o, "busbw_GBps")) &&
                     json_is_integer(json_object_get(o, "bytes")) &&
                     json_is_integer(json_object_get(o, "iters")) &&
                     json_is_real(json_object_get(o, "p99_us")) &&
@@ -94,6 +99,7 @@ int main(void)
         json_decref(o);
     }
     ok(good, "every line is valid JSON with typed fields");
+    is_int(ci_null, 1, "ci95_us is null for the one measurement of a single iteration");
     is_int(results, 4, "one result object per size and placement");
     is_int(lines, 6, "header + 4 results + 1 summary");
     free(text);
@@ -109,6 +115,9 @@ int main(void)
     fclose(f);
     ok(strstr(text, "busbw_GBps") && strstr(text, "allreduce,mpi,float32,sum,-1,4,1048576,262144,1"),
        "csv: header names units; row values in order");
+    ok(strstr(text, "allreduce,mpi,float32,sum,-1,4,1024,256,1,1,100.000,99.000,150.000,90.000,"
+                    "160.000,,") != NULL, "csv: an empty ci95_us after a single iteration");
+    ok(strstr(text, "160.000,1.500,") != NULL, "csv: ci95_us otherwise");
     int nlines = 0, fields0 = -1, same = 1;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         int fields = 1;
