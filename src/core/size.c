@@ -100,29 +100,40 @@ static double next_size(const struct cc_sweep *sw, double cur, size_t granule)
 }
 
 /* Walk the sweep from lo to hi (multiples of granule), storing the sizes in out (if not
- * NULL). Returns how many there are, or max + 1 as soon as there would be more than max. */
+ * NULL). Returns how many there are, or max + 1 as soon as there would be more than max.
+ * The sizes themselves are integers that grow by at least one granule per pass: above 2^53 a
+ * double can no longer tell cur from cur + granule. */
 static size_t sweep_walk(const struct cc_sweep *sw, size_t lo, size_t hi, size_t granule,
                          size_t *out, size_t max)
 {
-    size_t n = 0, last = 0;
-    double cur = (double)lo;
-    while (cur < 0x1p64) {
-        size_t s = (size_t)cur / granule * granule;
-        if (s > hi)
+    size_t n = 0, s = lo, ucur = lo; /* ucur: a step's unrounded size (nccl-tests' size) */
+    double cur = (double)lo; /* unrounded: a factor of 1.5 keeps its fractions */
+    for (;;) {
+        if (n == max)
+            return max + 1;
+        if (out)
+            out[n] = s;
+        n++;
+        if (s >= hi)
             break;
-        if (s >= lo && (n == 0 || last != s)) {
-            if (n == max)
-                return max + 1;
-            if (out)
-                out[n] = s;
-            last = s;
-            n++;
+        double nx = next_size(sw, cur, granule);
+        size_t ns = nx >= 0x1p64 ? SIZE_MAX / granule * granule : (size_t)nx / granule * granule;
+        if (sw->factor <= 1) { /* a step is exact in integers */
+            ucur = ucur > SIZE_MAX - sw->step ? SIZE_MAX : ucur + sw->step;
+            ns = ucur / granule * granule;
         }
-        if (lo == hi)
+        if (ns <= s) { /* no progress in double precision: one granule more */
+            if (s > SIZE_MAX - granule)
+                break;
+            ns = s + granule;
+            nx = (double)ns;
+        }
+        if (ns > hi)
             break;
-        cur = next_size(sw, cur, granule);
+        s = ns;
+        cur = nx;
     }
-    if (n == 0 || last != hi) { /* max is always included */
+    if (s != hi) { /* max is always included */
         if (n == max)
             return max + 1;
         if (out)

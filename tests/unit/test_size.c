@@ -112,6 +112,21 @@ int main(void)
            s[1] == (size_t)1 << 63 && s[2] == SIZE_MAX,
        "2^62 .. SIZE_MAX: 2^62, 2^63, SIZE_MAX");
     free(s);
+    /* above 2^53 a double cannot tell cur from cur + 1: the walk still advances */
+    size_t big = (size_t)1 << 53;
+    sw = (struct cc_sweep){big, big + 8, 1, 1};
+    cc_status st = cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why);
+    ok(st == CC_OK && n == 9 && s[3] == big + 3 && s[8] == big + 8,
+       "2^53 .. 2^53+8 in steps of 1: all nine sizes (n=%zu)", n);
+    free(s);
+    sw = (struct cc_sweep){(size_t)8192 << 40, (size_t)8193 << 40, 1, 1};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE && !s,
+       "8192T .. 8193T in steps of 1 byte: refused, not a loop for ever");
+    sw = (struct cc_sweep){big, big + 64, 1.0000000000000002, 0};
+    st = cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why);
+    ok(st == CC_OK && n == 17 && s[1] == big + 4 && s[16] == big + 64,
+       "a factor that rounds to nothing at 2^53 advances one granule (n=%zu)", n);
+    free(s);
     sw = (struct cc_sweep){4096, 4096, 2, 0};
     ok(cc_sweep_expand(&sw, 4, &s, &n, why, sizeof why) == CC_OK && n == 1 && s[0] == 4096,
        "single size");
