@@ -167,7 +167,8 @@ struct run {
     struct cc_outfile *outs;  /* [OUT_COUNT], checked; truncated by on_start */
     json_t *header;
     int quiet, places;
-    int failed_sink;          /* the sink that could not be written, or -1 */
+    int begun[3];             /* the sink's header was written */
+    int bad[3];               /* the sink could not be written (said once) */
     struct cc_summary sums[CC_COLL_COUNT];
     int progress;
 };
@@ -180,7 +181,7 @@ static cc_status sink_failed(struct run *r, int i)
         cc_err("cannot write '%s': %s", r->sink_name[i], strerror(e));
     else
         cc_err("cannot write %s: %s", r->sink_name[i], strerror(e));
-    r->failed_sink = i;
+    r->bad[i] = 1;
     return CC_EIO;
 }
 
@@ -237,10 +238,13 @@ static cc_status on_start(void *user)
             cc_sink_csv(&r->sinks[r->nsinks++], r->outs[i].f, 1);
         }
         r->outs[i].f = NULL; /* the sink owns it now */
+        r->outs[i].fd = -1;
     }
-    for (int i = 0; i < r->nsinks; i++)
+    for (int i = 0; i < r->nsinks; i++) {
         if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0)
             return sink_failed(r, i);
+        r->begun[i] = 1;
+    }
     return CC_OK;
 }
 
@@ -444,7 +448,7 @@ int cc_cmd_bench(int argc, char **argv)
     struct cc_opt_result res = {.given = given};
     char err[512], runerr[512] = "";
     struct cc_rte rte;
-    struct run run = {.failed_sink = -1};
+    struct run run = {0};
     struct cc_outfile outs[OUT_COUNT] = {{"--json", NULL, -1, 0, NULL, 0, 0},
                                          {"--csv", NULL, -1, 0, NULL, 0, 0}};
     const struct cc_backend *be = NULL;
@@ -640,8 +644,8 @@ int cc_cmd_bench(int argc, char **argv)
             fflush(stdout);
         }
         for (int i = 0; i < run.nsinks; i++)
-            if (i != run.failed_sink && run.sinks[i].end(run.sinks[i].state, run.sums,
-                                                         CC_COLL_COUNT, stop) != 0) {
+            if (run.begun[i] && !run.bad[i] &&
+                run.sinks[i].end(run.sinks[i].state, run.sums, CC_COLL_COUNT, stop) != 0) {
                 sink_failed(&run, i);
                 rc = rc ? rc : 2;
             }
@@ -663,12 +667,12 @@ out:
     cc_watchdog_stop();
     for (int i = 0; i < run.nsinks; i++) {
         int bad = run.sinks[i].close(run.sinks[i].state) != 0;
-        if (bad && i != run.failed_sink) {
+        if (bad && run.begun[i] && !run.bad[i]) {
             sink_failed(&run, i);
             rc = rc ? rc : 2;
         }
         /* where the results are, once complete as far as the run went */
-        if (run.ran && run.is_file[i] && !bad && i != run.failed_sink)
+        if (run.is_file[i] && run.begun[i] && !run.bad[i] && !bad)
             printf("# results: %s\n", run.sink_name[i]);
     }
     fflush(stdout);

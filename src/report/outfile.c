@@ -1,3 +1,4 @@
+/* outfile.c - the output files of a run, opened together (report/outfile.h). */
 #include "report/outfile.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@ void cc_outfiles_abandon(struct cc_outfile *o, int n)
             fclose(o[i].f);
         else if (o[i].fd >= 0)
             close(o[i].fd);
-        if (o[i].created && !o[i].f)
+        if (o[i].created)
             unlink(o[i].path);
         o[i].f = NULL;
         o[i].fd = -1;
@@ -44,16 +45,21 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
             o[i].created = 1;
         else if (errno == EEXIST)
             o[i].fd = open(o[i].path, O_WRONLY | O_CLOEXEC);
+        if (o[i].fd < 0 && errno == ENOENT) { /* a link to a file not there yet: create it */
+            o[i].fd = open(o[i].path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+            o[i].created = o[i].fd >= 0;
+        }
         struct stat st;
         if (o[i].fd < 0 || fstat(o[i].fd, &st) != 0) {
             cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
                       strerror(errno));
             goto fail;
         }
+        /* only regular files can be clobbered by another output: /dev/null twice is fine */
         o[i].dev = (unsigned long long)st.st_dev;
-        o[i].ino = (unsigned long long)st.st_ino;
+        o[i].ino = S_ISREG(st.st_mode) ? (unsigned long long)st.st_ino : 0;
         for (int j = 0; j < i; j++)
-            if (o[j].path && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
+            if (o[j].path && o[i].ino && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
                 cc_errbuf(err, errlen, "%s '%s' and %s '%s' are the same file", o[j].opt,
                           o[j].path, o[i].opt, o[i].path);
                 goto fail;
@@ -67,18 +73,24 @@ fail:
 
 cc_status cc_outfiles_commit(struct cc_outfile *o, int n, char *err, size_t errlen)
 {
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (!o[i].path || o[i].fd < 0)
-            continue;
-        if (fstat(o[i].fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(o[i].fd, 0) != 0) ||
-            !(o[i].f = fdopen(o[i].fd, "w"))) {
-            cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
-                      strerror(errno));
-            cc_outfiles_abandon(o, n);
-            return CC_EIO;
+    /* every stream first, then the truncation: a file that cannot be opened as a stream
+     * leaves the others as they were */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            struct stat st;
+            if (!o[i].path || o[i].fd < 0)
+                continue;
+            int bad = pass == 0 ? !(o[i].f = fdopen(o[i].fd, "w"))
+                                : fstat(o[i].fd, &st) != 0 ||
+                                      (S_ISREG(st.st_mode) && ftruncate(o[i].fd, 0) != 0);
+            if (bad) {
+                cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
+                          strerror(errno));
+                cc_outfiles_abandon(o, n);
+                return CC_EIO;
+            }
         }
+    for (int i = 0; i < n; i++)
         o[i].created = 0;
-    }
     return CC_OK;
 }

@@ -72,6 +72,7 @@ expect 2 "cannot write --csv file '/nonexistent/x.csv'" -b 8 -e 8 --json "$tmp/k
     --csv /nonexistent/x.csv
 [ "$(cat "$tmp/keep.jsonl")" = "earlier results" ]; ok $? "the existing --json file is left as it was"
 expect 2 "are the same file" -b 8 -e 8 --json "$tmp/same.out" --csv "$tmp/./same.out"
+[ ! -e "$tmp/same.out" ]; ok $? "and the file it would have created is not left behind"
 expect 2 "cannot write --csv file '/nonexistent/x.csv'" --backend tcp -b 8 -e 8 --csv /nonexistent/x.csv
 ! grep -q "uses interface" "$tmp/err"; ok $? "a bad output path is found before the tcp backend starts" "$(cat "$tmp/err")"
 expect 0 "backend tcp: no interface" --backend tcp --tcp-if =eth9 -b 8 -e 8 --json "$tmp/keep.jsonl" \
@@ -81,5 +82,8 @@ ok $? "a backend that does not start leaves the files alone"
 # writes that fail (a full disk): one line naming the file, exit 2, no claim of results
 expect 2 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 --json /dev/full
 ! grep -q "# results: /dev/full" "$tmp/out"; ok $? "no '# results' line for a file not written"
+# the header of --json fails: the --csv after it was never written, so it is no result either
+expect 2 "cannot write '/dev/full'" -b 8 -e 64 -n 2 --json /dev/full --csv "$tmp/after.csv"
+! grep -q "# results: $tmp/after.csv" "$tmp/out"; ok $? "no '# results' line for the --csv never begun" "$(grep '^#' "$tmp/out")"
 expect 0 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 -q --csv /dev/full
 tap_done
