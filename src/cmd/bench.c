@@ -113,10 +113,15 @@ static void bench_help(FILE *o)
  * another rank died or on its own ^C) or from a batch system's time limit (exit 143): the
  * run was not interrupted by its user, and says so. */
 
-static char sig_text[8192];
-static volatile size_t sig_text_len;
-static char sig_json[2][8192]; /* the summary lines after SIGINT, after SIGTERM */
-static volatile size_t sig_json_len[2];
+/* The summary a handler writes, formatted beforehand (a handler may not format). Two copies:
+ * rows rewrite the one not published, then publish it, so a signal never sees half of one. */
+static struct sig_summary {
+    char text[8192];
+    size_t text_len;
+    char json[2][8192]; /* the summary lines after SIGINT, after SIGTERM */
+    size_t json_len[2];
+} sig_sum[2];
+static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: none yet */
 static int sig_json_fd = -1;
 
 static void on_signal(int sig)
@@ -133,11 +138,13 @@ static void on_signal(int sig)
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, NULL);
-    if (sig_json_fd >= 0 && sig_json_len[t])
-        w = write(sig_json_fd, sig_json[t], sig_json_len[t]);
+    int k = sig_pub;
+    const struct sig_summary *p = k >= 0 ? &sig_sum[k] : NULL;
+    if (p && sig_json_fd >= 0 && p->json_len[t])
+        w = write(sig_json_fd, p->json[t], p->json_len[t]);
     w = t ? write(STDOUT_FILENO, term, sizeof term - 1) : write(STDOUT_FILENO, intr, sizeof intr - 1);
-    if (sig_text_len)
-        w = write(STDOUT_FILENO, sig_text, sig_text_len);
+    if (p && p->text_len)
+        w = write(STDOUT_FILENO, p->text, p->text_len);
     (void)w;
     _exit(t ? 143 : 130);
 }
@@ -185,10 +192,13 @@ static cc_status sink_failed(struct run *r, int i)
     return CC_EIO;
 }
 
-/* The summary lines a signal handler writes, formatted now (a handler may not format). */
+/* Format the summary a signal handler would write into the copy not published, then
+ * publish it. */
 static void refresh_signal_summary(struct run *r)
 {
-    sig_text_len = cc_summary_format(sig_text, sizeof sig_text, r->sums, CC_COLL_COUNT);
+    int k = sig_pub == 0 ? 1 : 0;
+    struct sig_summary *p = &sig_sum[k];
+    p->text_len = cc_summary_format(p->text, sizeof p->text, r->sums, CC_COLL_COUNT);
     for (int t = 0; t < 2; t++) {
         size_t j = 0;
         for (int i = 0; i < CC_COLL_COUNT; i++) {
@@ -197,16 +207,17 @@ static void refresh_signal_summary(struct run *r)
             json_t *o = cc_summary_json(&r->sums[i], t ? CC_STOP_TERM : CC_STOP_INTERRUPT);
             char *line = json_dumps(o, JSON_COMPACT);
             json_decref(o);
-            size_t n = line ? strlen(line) : 0, room = sizeof sig_json[t] - j;
+            size_t n = line ? strlen(line) : 0, room = sizeof p->json[t] - j;
             if (line && n < room - 1) { /* the line and its newline; j < sizeof stays true */
-                memcpy(&sig_json[t][j], line, n);
-                sig_json[t][j + n] = '\n';
+                memcpy(&p->json[t][j], line, n);
+                p->json[t][j + n] = '\n';
                 j += n + 1;
             }
             free(line);
         }
-        sig_json_len[t] = j;
+        p->json_len[t] = j;
     }
+    sig_pub = k;
 }
 
 /* The buffers are there: truncate the files, write the header (rank 0). */
