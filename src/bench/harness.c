@@ -568,12 +568,19 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
         if (!B->hsend || !B->hrecv || !B->hpoison)
             st = CC_ENOMEM;
     }
-    long long worst = st, first = st != CC_OK ? r->rank : r->size;
+    /* out of memory anywhere is the answer (a neighbour's failure that follows from it is
+     * not), and the first rank that ran out is named */
+    long long worst = st, oom = st == CC_ENOMEM;
     if (cc_rte_allreduce_ll(r, &worst, 1, CC_RTE_MAX) != CC_OK ||
-        cc_rte_allreduce_ll(r, &first, 1, CC_RTE_MIN) != CC_OK)
+        cc_rte_allreduce_ll(r, &oom, 1, CC_RTE_MAX) != CC_OK)
         return CC_EPEER;
     if (worst == CC_OK)
         return CC_OK;
+    if (oom)
+        worst = CC_ENOMEM;
+    long long first = (oom ? st == CC_ENOMEM : st != CC_OK) ? r->rank : r->size;
+    if (cc_rte_allreduce_ll(r, &first, 1, CC_RTE_MIN) != CC_OK)
+        return CC_EPEER;
     char sz[32], e[32], need[128];
     cc_size_format(maxb, sz, sizeof sz);
     cc_size_format(p->sweep.maxbytes, e, sizeof e);
