@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "net/ifmatch.h"
 
@@ -240,11 +241,7 @@ static void pend_drop(struct tcp_ctx *c, int i, const char *why)
  * expected from a higher rank plus TCP_MAX_PENDING strangers; afterwards only strangers. */
 static int pend_limit(const struct tcp_ctx *c)
 {
-    int n = TCP_MAX_PENDING;
-    if (c->accepting)
-        for (int j = c->rank + 1; j < c->size; j++)
-            for (int k = 0; k < c->nstreams; k++)
-                n += c->socks[j * c->nstreams + k].fd < 0;
+    int n = TCP_MAX_PENDING + (c->accepting ? c->expected_left : 0);
     return n < c->pend_cap ? n : c->pend_cap;
 }
 
@@ -267,6 +264,9 @@ static int from_expected_peer(const struct tcp_ctx *c, const struct tcp_addr *fr
 static void pend_evict(struct tcp_ctx *c)
 {
     int victim = -1;
+    for (int i = 0; i < c->npend; i++) /* rare (a full table): only now is it worth a scan */
+        if (c->pend[i].from_peer < 0)
+            c->pend[i].from_peer = from_expected_peer(c, &c->pend[i].addr);
     for (int pass = 0; pass < 2 && victim < 0; pass++)
         for (int i = 0; i < c->npend; i++)
             if ((pass || !c->pend[i].from_peer) &&
@@ -287,14 +287,19 @@ static void accept_new(struct tcp_ctx *c)
         fcntl(fd, F_SETFD, FD_CLOEXEC);
         while (c->npend >= pend_limit(c))
             pend_evict(c);
+        struct tcp_pending *np = cc_grow(c->pend, &c->pend_alloc, c->npend, sizeof *c->pend, 32);
+        if (!np) {
+            close(fd); /* out of memory: the peer retries until its deadline */
+            return;
+        }
+        c->pend = np;
         struct tcp_pending *p = &c->pend[c->npend++];
         memset(p, 0, sizeof *p);
         p->fd = fd;
         p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
-        struct tcp_addr from = {0};
-        from_sockaddr((const struct sockaddr *)&sa, &from);
-        p->from_peer = from_expected_peer(c, &from);
-        cc_tcp_addr_str(&from, 0, p->from, sizeof p->from);
+        from_sockaddr((const struct sockaddr *)&sa, &p->addr);
+        p->from_peer = -1;
+        cc_tcp_addr_str(&p->addr, 0, p->from, sizeof p->from);
     }
 }
 
@@ -324,6 +329,7 @@ static void pend_judge(struct tcp_ctx *c, int i)
     }
     set_data_opts(p->fd, c->timeout_s);
     s->fd = p->fd;
+    c->expected_left--;
     c->pend[i] = c->pend[--c->npend];
 }
 
@@ -479,16 +485,14 @@ static cc_status accept_higher(struct tcp_ctx *c, double deadline, char *err, si
 {
     char pd[128];
     c->accepting = 1;
-    for (;;) {
-        int missing = -1;
-        for (int j = c->size - 1; j > c->rank; j--)
-            for (int k = 0; k < c->nstreams; k++)
-                if (tcp_sock_of(c, j, k)->fd < 0)
-                    missing = j;
-        if (missing < 0)
-            break;
+    while (c->expected_left > 0) {
         int ms = ms_until(deadline);
         if (ms == 0) {
+            int missing = c->rank + 1; /* the lowest rank still missing, named */
+            for (int j = c->size - 1; j > c->rank; j--)
+                for (int k = 0; k < c->nstreams; k++)
+                    if (tcp_sock_of(c, j, k)->fd < 0)
+                        missing = j;
             c->accepting = 0;
             cc_errbuf(err, errlen, "timed out after %g s waiting for %s to connect", c->timeout_s,
                       cc_tcp_peer_desc(c, missing, pd, sizeof pd));
@@ -542,9 +546,10 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
     c->pend_cap = TCP_MAX_PENDING + (c->size - 1 - c->rank) * c->nstreams;
     c->addrs = calloc((size_t)c->size, sizeof *c->addrs);
     c->socks = calloc(nsock, sizeof *c->socks);
-    c->pend = calloc((size_t)c->pend_cap, sizeof *c->pend);
+    c->expected_left = (c->size - 1 - c->rank) * c->nstreams;
+    c->pend = NULL, c->npend = c->pend_alloc = 0;
     c->pfds = calloc(1 + (size_t)c->pend_cap + nsock, sizeof *c->pfds);
-    if (!c->addrs || !c->socks || !c->pend || !c->pfds) {
+    if (!c->addrs || !c->socks || !c->pfds) {
         cc_tcp_close_all(c);
         return CC_ENOMEM;
     }

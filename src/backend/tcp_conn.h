@@ -41,7 +41,9 @@ const char *cc_tcp_addr_str(const struct tcp_addr *a, int without_port, char *bu
 
 struct tcp_pending {     /* an accepted connection whose hello is not complete yet */
     int fd;
-    int from_peer;       /* from the address of a rank expected to connect (not evicted first) */
+    int from_peer;       /* from the address of a rank expected to connect (not evicted first);
+                            -1: not known yet (found out only when the table is full) */
+    struct tcp_addr addr;
     uint8_t buf[CC_WIRE_HELLO_BYTES];
     size_t got;
     double deadline;
@@ -60,8 +62,10 @@ struct tcp_ctx {
     struct tcp_addr *addrs;        /* [size] */
     struct tcp_sock *socks;        /* [size * nstreams]; entries of this rank unused */
     int accepting;                 /* start-up: hellos from higher ranks are adopted */
-    struct tcp_pending *pend;      /* [pend_cap] */
-    int npend, pend_cap;           /* pend_cap: TCP_MAX_PENDING + connections from higher ranks */
+    struct tcp_pending *pend;      /* [pend_alloc], grown as connections arrive */
+    int npend, pend_alloc, pend_cap; /* pend_cap: TCP_MAX_PENDING + connections from higher
+                                        ranks */
+    int expected_left;             /* start-up: sockets of higher ranks not adopted yet */
     long rejected;                 /* strangers dropped so far */
     struct pollfd *pfds;           /* scratch for poll: 1 + pend_cap + sockets */
     /* collective state (tcp.c) */
