@@ -414,6 +414,65 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
 
 /* The backend did not start on some ranks: rank 0 says each distinct reason once (every rank
  * of a job given --tcp-if =eth9 fails alike), naming the ranks when not all share it. */
+/* Failing ranks grouped by their message (a thousand ranks that cannot reach one host say
+ * so in one line); the groups in the order of their first rank, at most INIT_GROUPS_SHOWN. */
+#define INIT_GROUPS_SHOWN 8
+static char **init_msgs; /* for the comparison below */
+
+static int by_message(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b, c = strcmp(init_msgs[x], init_msgs[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+static void say_init_failures(const struct cc_rte *rte, const struct cc_backend *be, char **all)
+{
+    int *idx = malloc((size_t)rte->size * sizeof *idx), n = 0, shown = 0, rest = 0;
+    struct group { int first, count; } *g = malloc((size_t)rte->size * sizeof *g);
+    int ng = 0;
+    if (!idx || !g) {
+        cc_err("backend %s did not start (out of memory to say why)", be->name);
+        free(idx), free(g);
+        return;
+    }
+    for (int i = 0; i < rte->size; i++)
+        if (all[i][0])
+            idx[n++] = i;
+    init_msgs = all;
+    qsort(idx, (size_t)n, sizeof *idx, by_message);
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || strcmp(all[idx[i]], all[idx[i - 1]]) != 0)
+            g[ng++] = (struct group){idx[i], 0};
+        g[ng - 1].count++;
+    }
+    /* in rank order: the lowest first rank first */
+    for (int pick = 0; pick < ng; pick++) {
+        int b = -1;
+        for (int k = 0; k < ng; k++)
+            if (g[k].count && (b < 0 || g[k].first < g[b].first))
+                b = k;
+        if (shown == INIT_GROUPS_SHOWN) {
+            rest += g[b].count;
+            g[b].count = 0;
+            continue;
+        }
+        const char *m = all[g[b].first];
+        if (g[b].count == rte->size)
+            cc_err("backend %s: %s", be->name, m);
+        else if (g[b].count == 1)
+            cc_err("backend %s on rank %d (%s): %s", be->name, g[b].first, rte->hosts[g[b].first], m);
+        else
+            cc_err("backend %s on rank %d (%s) and %d more: %s", be->name, g[b].first,
+                   rte->hosts[g[b].first], g[b].count - 1, m);
+        g[b].count = 0;
+        shown++;
+    }
+    if (rest)
+        cc_err("backend %s: %d more rank(s) failed with other messages", be->name, rest);
+    free(idx);
+    free(g);
+}
+
 static void report_init_failure(const struct cc_rte *rte, const struct cc_backend *be,
                                 cc_status st, const char *err)
 {
@@ -429,22 +488,7 @@ static void report_init_failure(const struct cc_rte *rte, const struct cc_backen
     }
     if (rte->rank != 0)
         return;
-    for (int i = 0; i < rte->size; i++) {
-        int first = all[i][0] != 0, same = 0;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(all[j], all[i]) != 0;
-        if (!first)
-            continue;
-        for (int j = 0; j < rte->size; j++)
-            same += strcmp(all[j], all[i]) == 0;
-        if (same == rte->size)
-            cc_err("backend %s: %s", be->name, all[i]);
-        else if (same == 1)
-            cc_err("backend %s on rank %d (%s): %s", be->name, i, rte->hosts[i], all[i]);
-        else
-            cc_err("backend %s on rank %d (%s) and %d more: %s", be->name, i, rte->hosts[i],
-                   same - 1, all[i]);
-    }
+    say_init_failures(rte, be, all);
     for (int i = 0; i < rte->size; i++)
         free(all[i]);
     free(all);
