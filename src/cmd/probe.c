@@ -9,13 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
 #include "rte/rte.h"
 #include "topo/topo.h"
+
+/* Longest path written (--json, --out's directory, --nccl-topo before %h is expanded). */
+#define PROBE_PATH_MAX 4096
 
 struct probe_cfg {
     const char *out, *json, *nccl_topo, *topology, *name;
@@ -48,8 +53,18 @@ static void probe_help(FILE *o)
                "the majority.\n\noptions:\n");
     cc_opt_help(o, probe_opts);
     fprintf(o, "\nExit status: 0 ok, 2 bad input (option, unreadable or invalid topology or hwloc\n"
-               "XML), 3 a node could not be probed, the topology not saved or an --nccl-topo file\n"
-               "not written (the topology is saved all the same).\n");
+               "XML) or an output that cannot be written (the topology or an --nccl-topo file;\n"
+               "the topology is saved all the same), 3 a node could not be probed.\n");
+}
+
+/* Whether paths a and b name one file: the same text, or the same existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
 }
 
 /* FILE with "%h" replaced by the hostname. */
@@ -73,11 +88,11 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
 static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p, json_t *node,
                                  char *err, size_t errlen)
 {
-    char path[1024], why[512] = "";
+    char path[PROBE_PATH_MAX + 256], why[512] = "";
     expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
     FILE *f = fopen(path, "w");
     if (!f) {
-        snprintf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
+        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
         return CC_EIO;
     }
     cc_status st = cc_probe_nccl_xml(p, node, f, why, sizeof why);
@@ -87,7 +102,7 @@ static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p
         st = CC_EIO;
     }
     if (st == CC_EIO)
-        snprintf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(e ? e : EIO));
+        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(e ? e : EIO));
     else if (st != CC_OK)
         snprintf(err, errlen, "%s", why[0] ? why : cc_status_str(st));
     return st;
@@ -126,7 +141,7 @@ static char *probe_here(const struct probe_cfg *cfg, const char *host)
 
 static int mkdirs(const char *dir)
 {
-    char buf[1024];
+    char buf[PROBE_PATH_MAX + 1];
     snprintf(buf, sizeof buf, "%s", dir);
     for (char *s = buf + 1; *s; s++) {
         if (*s != '/')
@@ -142,9 +157,12 @@ static int mkdirs(const char *dir)
 /* Save the topology to --json, or to <out>/topology-<time>.json. Returns 0 or -1. */
 static int save(const struct probe_cfg *cfg, json_t *topo)
 {
-    char path[1024];
+    char path[PROBE_PATH_MAX + 64];
+    FILE *f = NULL;
+    errno = 0;
     if (cfg->json) {
         snprintf(path, sizeof path, "%s", cfg->json);
+        f = fopen(path, "w");
     } else {
         char when[32];
         time_t now = time(NULL);
@@ -155,10 +173,19 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
             cc_err("cannot create results directory '%s': %s", cfg->out, strerror(errno));
             return -1;
         }
-        snprintf(path, sizeof path, "%s/topology-%s.json", cfg->out, when);
+        /* a new file: two probes in the same second each keep theirs */
+        for (int k = 1; k < 100 && !f; k++) {
+            if (k == 1)
+                snprintf(path, sizeof path, "%s/topology-%s.json", cfg->out, when);
+            else
+                snprintf(path, sizeof path, "%s/topology-%s-%d.json", cfg->out, when, k);
+            int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd >= 0 && !(f = fdopen(fd, "w")))
+                close(fd);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
     }
-    errno = 0;
-    FILE *f = fopen(path, "w");
     int bad = !f || json_dumpf(topo, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
               fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
     int e = bad ? (errno ? errno : EIO) : 0;
@@ -196,7 +223,8 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
         }
         json_t *x = json_object_get(o, "nccl_topo_error");
         if (x) { /* the node is probed; only its NCCL XML file failed */
-            int code = cc_status_exit((cc_status)json_integer_value(json_object_get(x, "status")));
+            cc_status xs = (cc_status)json_integer_value(json_object_get(x, "status"));
+            int code = xs == CC_EIO ? 2 : cc_status_exit(xs); /* an unwritable output: 2 */
             cc_err("%s", json_string_value(json_object_get(x, "error")));
             if (code > rc)
                 rc = code;
@@ -214,7 +242,7 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
         cc_err("%s", err); /* a defect of the probe: say so rather than save a bad file */
         rc = 3;
     } else if (save(cfg, topo) != 0) {
-        rc = 3;
+        rc = 2; /* an output that cannot be written: the environment, as for bench */
     }
     if (!cfg->quiet)
         cc_topo_print_summary(stdout, topo);
@@ -225,16 +253,17 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
     return rc;
 }
 
-static int show_topology(const struct probe_cfg *cfg)
+static int show_topology(const struct probe_cfg *cfg, int speak)
 {
     json_t *t = NULL;
     char err[1024];
     cc_status st = cc_topo_load(cfg->topology, &t, err, sizeof err);
     if (st != CC_OK) {
-        cc_err("%s", err);
+        if (speak)
+            cc_err("%s", err);
         return 2;
     }
-    if (!cfg->quiet)
+    if (!cfg->quiet && speak)
         cc_topo_print_summary(stdout, t);
     json_decref(t);
     return 0;
@@ -243,7 +272,8 @@ static int show_topology(const struct probe_cfg *cfg)
 int cc_cmd_probe(int argc, char **argv)
 {
     struct probe_cfg cfg;
-    struct cc_opt_result res = {0};
+    unsigned char given[sizeof probe_opts / sizeof probe_opts[0]] = {0};
+    struct cc_opt_result res = {.given = given};
     char err[512];
     struct cc_rte rte;
     int rc;
@@ -270,13 +300,30 @@ int cc_cmd_probe(int argc, char **argv)
                  "combined with %s", cfg.nccl_topo ? "--nccl-topo" : "--hwloc-xml");
         st = CC_EUSAGE;
     }
+    static const char *const probing_only[] = {"json", "out", "name", "no-gpu-libs",
+                                               "sysfs-root"};
+    for (size_t i = 0; st == CC_OK && cfg.topology && i < sizeof probing_only / sizeof *probing_only; i++)
+        if (given[cc_opt_find(probe_opts, probing_only[i])]) {
+            snprintf(err, sizeof err, "--topology reads a file instead of probing: --%s has "
+                     "nothing to do then", probing_only[i]);
+            st = CC_EUSAGE;
+        }
     for (int i = 0; st == CC_OK && i < 3; i++) {
         static const char *const names[] = {"--nccl-topo", "--json", "--out"};
         const char *v = i == 0 ? cfg.nccl_topo : i == 1 ? cfg.json : cfg.out;
         if (v && !*v) {
             snprintf(err, sizeof err, "%s needs a file name", names[i]);
             st = CC_EUSAGE;
+        } else if (v && strlen(v) > PROBE_PATH_MAX - 64) {
+            snprintf(err, sizeof err, "%s: a path of %zu characters is longer than %d", names[i],
+                     strlen(v), PROBE_PATH_MAX - 64);
+            st = CC_EUSAGE;
         }
+    }
+    if (st == CC_OK && cfg.json && cfg.nccl_topo && same_file(cfg.json, cfg.nccl_topo)) {
+        snprintf(err, sizeof err, "--json '%s' and --nccl-topo '%s' name the same file",
+                 cfg.json, cfg.nccl_topo);
+        st = CC_EUSAGE;
     }
     if (st != CC_OK) {
         if (speak)
@@ -284,7 +331,7 @@ int cc_cmd_probe(int argc, char **argv)
         return 2;
     }
     if (cfg.topology)
-        return show_topology(&cfg);
+        return show_topology(&cfg, speak);
 
     if (cc_rte_init(&rte, &argc, &argv) != CC_OK) {
         cc_err("could not start MPI");

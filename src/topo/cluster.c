@@ -2,6 +2,7 @@
  * from the majority, and the human summary. */
 #include "topo/topo.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,23 +63,50 @@ static void signature(const json_t *n, int aspect, char *buf, size_t len)
     }
 }
 
-/* Index of the most common signature of `aspect` (the first on ties). */
+/* Strings grouped by sorting (a cluster of thousands of nodes is compared in n log n). */
+static char *const *sort_strs;
+
+static int by_str(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b, c = strcmp(sort_strs[x], sort_strs[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* idx[0..n) = 0..n-1 ordered by str, equal strings by index. Returns idx, or NULL. */
+static int *group_order(char *const *str, int n)
+{
+    int *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    sort_strs = str;
+    qsort(idx, (size_t)n, sizeof *idx, by_str);
+    return idx;
+}
+
+/* Index of the most common signature of `aspect` (the first node of it on ties). */
 static int majority(json_t *const *nodes, int n, int aspect)
 {
     int best = 0, bestc = 0;
-    char a[2048], b[2048];
-    for (int i = 0; i < n; i++) {
-        int c = 0;
-        signature(nodes[i], aspect, a, sizeof a);
-        for (int j = 0; j < n; j++) {
-            signature(nodes[j], aspect, b, sizeof b);
-            c += !strcmp(a, b);
-        }
-        if (c > bestc) {
-            best = i;
-            bestc = c;
-        }
+    char **sig = calloc((size_t)(n ? n : 1), sizeof *sig), buf[2048];
+    for (int i = 0; sig && i < n; i++) {
+        signature(nodes[i], aspect, buf, sizeof buf);
+        if (!(sig[i] = strdup(buf)))
+            goto done;
     }
+    int *idx = sig ? group_order(sig, n) : NULL;
+    for (int a = 0, b; idx && a < n; a = b) {
+        for (b = a; b < n && strcmp(sig[idx[a]], sig[idx[b]]) == 0; b++)
+            ;
+        if (b - a > bestc || (b - a == bestc && idx[a] < best))
+            best = idx[a], bestc = b - a;
+    }
+    free(idx);
+done:
+    for (int i = 0; sig && i < n; i++)
+        free(sig[i]);
+    free(sig);
     return best;
 }
 
@@ -286,7 +314,7 @@ static void print_node(FILE *out, const json_t *n)
 void cc_topo_print_summary(FILE *out, const json_t *topo)
 {
     json_t *nodes = json_object_get(topo, "nodes");
-    size_t nn = json_array_size(nodes), i, j;
+    size_t nn = json_array_size(nodes), i;
     json_t *fab = json_object_get(topo, "fabric");
     fprintf(out, "# topology '%s': %d node(s), %zu described\n", jstr(topo, "name"),
             cc_topo_node_count(topo), nn);
@@ -302,37 +330,48 @@ void cc_topo_print_summary(FILE *out, const json_t *topo)
     }
     /* Describe each kind of node once (same signature in every aspect: GUIDs, MACs and
      * addresses differ by host and do not count); list the hosts of the same kind. */
-    char *dumped[nn ? nn : 1];
-    for (i = 0; i < nn; i++) {
+    int n = nn > INT_MAX ? INT_MAX : (int)nn;
+    char **dumped = calloc((size_t)(n ? n : 1), sizeof *dumped);
+    int *group = malloc((size_t)(n ? n : 1) * sizeof *group); /* group of node i: its first */
+    for (int a = 0; dumped && group && a < n; a++) {
         size_t len = NASPECTS * 2048;
-        dumped[i] = malloc(len);
-        if (!dumped[i])
-            continue;
-        dumped[i][0] = 0;
+        if (!(dumped[a] = malloc(len)))
+            break;
+        dumped[a][0] = 0;
         for (int k = 0; k < NASPECTS; k++) {
             char sig[2048];
-            signature(json_array_get(nodes, i), k, sig, sizeof sig);
-            strncat(dumped[i], sig, len - strlen(dumped[i]) - 2);
-            strcat(dumped[i], "\n");
+            signature(json_array_get(nodes, (size_t)a), k, sig, sizeof sig);
+            strncat(dumped[a], sig, len - strlen(dumped[a]) - 2);
+            strcat(dumped[a], "\n");
         }
     }
-    for (i = 0; i < nn; i++) {
-        int seen = 0;
-        for (j = 0; j < i && !seen; j++)
-            seen = dumped[i] && dumped[j] && !strcmp(dumped[i], dumped[j]);
-        if (seen)
+    int ok = dumped && group;
+    for (int a = 0; ok && a < n; a++)
+        ok = dumped[a] != NULL;
+    int *idx = ok ? group_order(dumped, n) : NULL;
+    /* group[i]: where node i's group starts in idx (its lowest index first), or -1 when i
+     * is not the first of its group */
+    for (int a = 0, b; idx && a < n; a = b) {
+        for (b = a; b < n && strcmp(dumped[idx[a]], dumped[idx[b]]) == 0; b++)
+            group[idx[b]] = -1;
+        group[idx[a]] = a;
+    }
+    for (int a = 0; a < n; a++) {
+        if (idx && group[a] < 0)
             continue;
-        print_node(out, json_array_get(nodes, i));
+        print_node(out, json_array_get(nodes, (size_t)a));
         int same = 0;
-        for (j = i + 1; j < nn; j++)
-            if (dumped[i] && dumped[j] && !strcmp(dumped[i], dumped[j]))
-                fprintf(out, "%s%s", same++ ? " " : "  same as this node: ",
-                        jstr(json_array_get(nodes, j), "hostname"));
+        for (int p = idx ? group[a] + 1 : n; p < n && !strcmp(dumped[idx[p]], dumped[a]); p++)
+            fprintf(out, "%s%s", same++ ? " " : "  same as this node: ",
+                    jstr(json_array_get(nodes, (size_t)idx[p]), "hostname"));
         if (same)
             fprintf(out, "\n");
     }
-    for (i = 0; i < nn; i++)
-        free(dumped[i]);
+    free(idx);
+    for (int a = 0; dumped && a < n; a++)
+        free(dumped[a]);
+    free(dumped);
+    free(group);
     json_t *diff = json_object_get(topo, "differences");
     if (!diff)
         return;

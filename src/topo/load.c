@@ -3,6 +3,7 @@
  * unknown fields are allowed (descriptions may carry notes). */
 #include "topo/topo.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -116,8 +117,9 @@ static void check_node(struct vctx *v, const json_t *n, size_t ni)
     }
     req_member(v, n, place, "hostname", JSON_STRING);
     json_t *count = opt_member(v, n, place, "count", JSON_INTEGER);
-    if (count && json_integer_value(count) < 1)
-        fail(v, place, "'count' must be >= 1, not %lld", (long long)json_integer_value(count));
+    if (count && (json_integer_value(count) < 1 || json_integer_value(count) > 1000000))
+        fail(v, place, "'count' must be from 1 to 1000000, not %lld",
+             (long long)json_integer_value(count));
     json_t *cpu = opt_member(v, n, place, "cpu", JSON_OBJECT);
     if (cpu) {
         snprintf(sub, sizeof sub, "%s.cpu", place);
@@ -247,12 +249,14 @@ const json_t *cc_topo_node(const json_t *topo, int i)
 
 int cc_topo_node_count(const json_t *topo)
 {
-    int total = 0;
+    long long total = 0; /* validated counts are at most a million each */
     for (int i = 0; i < cc_topo_node_types(topo); i++) {
         json_t *c = json_object_get(cc_topo_node(topo, i), "count");
-        total += c ? (int)json_integer_value(c) : 1;
+        total += c ? (long long)json_integer_value(c) : 1;
+        if (total > INT_MAX)
+            return INT_MAX;
     }
-    return total;
+    return (int)total;
 }
 
 int cc_topo_gpus_per_node(const json_t *topo, int i)

@@ -18,6 +18,24 @@
 #include "topo/hw.h"
 #include "topo/sysfs.h"
 
+/* s as an XML attribute value (& < > " ' escaped), into buf; "" for NULL. */
+static const char *xattr(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; s && *s && k + 7 < len; s++) {
+        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+                        : *s == '"' ? "&quot;" : *s == '\'' ? "&apos;" : NULL;
+        if (e) {
+            memcpy(buf + k, e, strlen(e));
+            k += strlen(e);
+        } else {
+            buf[k++] = *s;
+        }
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 struct xml_dev {
     hwloc_obj_t obj;
     const json_t *gpu; /* gpus[] entry, or NULL */
@@ -101,8 +119,9 @@ static void write_gpu(struct xml_w *w, const json_t *g, int depth)
     json_array_foreach(peers, i, l) {
         const char *kind = json_string_value(json_object_get(l, "kind"));
         indent(w->out, depth + 1);
+        char tg[256];
         fprintf(w->out, "<nvlink target=\"%s\" count=\"%d\" tclass=\"%s\"/>\n",
-                json_string_value(json_object_get(l, "target")),
+                xattr(json_string_value(json_object_get(l, "target")), tg, sizeof tg),
                 (int)json_integer_value(json_object_get(l, "count")),
                 kind && !strcmp(kind, "gpu") ? "0x030200" : "0x068000");
     }
@@ -121,12 +140,14 @@ static void write_nic(struct xml_w *w, const json_t *nic, int net_dev, int depth
     json_t *pt;
     json_array_foreach(ports, i, pt) {
         double gbps = json_number_value(json_object_get(pt, "rate_gbps"));
+        char nm[256], gd[256];
         indent(w->out, depth + 1);
         fprintf(w->out,
                 "<net name=\"%s\" dev=\"%d\" speed=\"%.0f\" port=\"%d\" latency=\"0.000000\" "
                 "guid=\"%s\" maxconn=\"131072\" gdr=\"%d\"/>\n",
-                json_string_value(json_object_get(nic, "name")), net_dev + (int)i, gbps * 1000.0,
-                (int)json_integer_value(json_object_get(pt, "port")), guid ? guid : "0x0",
+                xattr(json_string_value(json_object_get(nic, "name")), nm, sizeof nm),
+                net_dev + (int)i, gbps * 1000.0, (int)json_integer_value(json_object_get(pt, "port")),
+                xattr(guid ? guid : "0x0", gd, sizeof gd),
                 w->gdr && kind && strcmp(kind, "eth") != 0);
     }
     indent(w->out, depth);
@@ -225,13 +246,14 @@ cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, c
     fputs("<system version=\"1\">\n", out);
     hwloc_obj_t numa = NULL;
     while ((numa = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, numa))) {
-        char aff[512];
+        char aff[512], ar[128], ve[256], fa[64], mo[64];
         affinity(numa->cpuset, aff, sizeof aff);
         fprintf(out,
                 "  <cpu numaid=\"%u\" affinity=\"%s\" arch=\"%s\" vendor=\"%s\" familyid=\"%s\" "
                 "modelid=\"%s\">\n",
-                numa->os_index, aff, arch ? arch : "x86_64", vendor ? vendor : "", fam ? fam : "0",
-                mod ? mod : "0");
+                numa->os_index, aff, xattr(arch ? arch : "x86_64", ar, sizeof ar),
+                xattr(vendor, ve, sizeof ve), xattr(fam ? fam : "0", fa, sizeof fa),
+                xattr(mod ? mod : "0", mo, sizeof mo));
         for (int k = 0; k < w.n; k++) {
             if (cc_hw_pci_parent(w.d[k].obj))
                 continue;

@@ -8,8 +8,10 @@
 #include <math.h>
 #include <netdb.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -35,8 +37,17 @@ cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, ch
     }
     /* Keep every PCI device and bridge and the OS devices (GPUs, NICs, network interfaces). */
     hwloc_topology_set_io_types_filter(p->t, HWLOC_TYPE_FILTER_KEEP_ALL);
+    struct stat sb;
+    int sr = o->hwloc_xml ? stat(o->hwloc_xml, &sb) : 0;
+    if (o->hwloc_xml && (sr != 0 || S_ISDIR(sb.st_mode))) {
+        cc_errbuf(err, errlen, "cannot read hwloc XML '%s': %s", o->hwloc_xml,
+                  sr != 0 ? strerror(errno) : "is a directory");
+        cc_probe_close(p);
+        return CC_EINVAL;
+    }
     if (o->hwloc_xml && hwloc_topology_set_xml(p->t, o->hwloc_xml) != 0) {
-        cc_errbuf(err, errlen, "cannot read hwloc XML '%s'", o->hwloc_xml);
+        cc_errbuf(err, errlen, "cannot read hwloc XML '%s': not an hwloc XML export",
+                  o->hwloc_xml);
         cc_probe_close(p);
         return CC_EINVAL; /* a bad file given by the user */
     }

@@ -68,19 +68,19 @@ ok $? "unreadable hwloc XML: exit 2, the node and the file named" "rc=$rc $(cat 
 [ $rc -eq 2 ] && grep -q "cannot be combined with --nccl-topo" "$T/bad.out"
 ok $? "--topology with --nccl-topo: exit 2" "rc=$rc $(cat "$T/bad.out")"
 # an --nccl-topo file that cannot be written: the topology is saved all the same, the error
-# names the file and the reason, exit 3
+# names the file and the reason, exit 2 (an output that cannot be written, as for bench)
 "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
     --json "$T/keep.json" --nccl-topo /dev/full >"$T/bad.out" 2>&1; rc=$?
-[ $rc -eq 3 ] && grep -q "cannot write NCCL topology '/dev/full': No space left on device" "$T/bad.out" &&
+[ $rc -eq 2 ] && grep -q "cannot write NCCL topology '/dev/full': No space left on device" "$T/bad.out" &&
     "$CCBENCH" probe --topology "$T/keep.json" -q && ! grep -q nccl_topo_error "$T/keep.json"
-ok $? "--nccl-topo unwritable: topology kept, XML error named, exit 3" "rc=$rc $(cat "$T/bad.out")"
+ok $? "--nccl-topo unwritable: topology kept, XML error named, exit 2" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --nccl-topo '' >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--nccl-topo needs a file name" "$T/bad.out"
 ok $? "--nccl-topo '': exit 2" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
     --json /dev/full >"$T/bad.out" 2>&1; rc=$?
-[ $rc -eq 3 ] && grep -q "cannot write topology '/dev/full': No space left on device" "$T/bad.out"
-ok $? "unwritable --json: exit 3, the reason given" "rc=$rc $(cat "$T/bad.out")"
+[ $rc -eq 2 ] && grep -q "cannot write topology '/dev/full': No space left on device" "$T/bad.out"
+ok $? "unwritable --json: exit 2, the reason given" "rc=$rc $(cat "$T/bad.out")"
 if command -v mpirun >/dev/null 2>&1; then
     timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
     [ $rc -eq 2 ] && [ "$(grep -c "unknown option '--bogus'" "$T/bad.out")" -eq 1 ]
@@ -93,6 +93,33 @@ else
     skip "--help under mpirun" "no mpirun"
 fi
 "$CCBENCH" probe --no-gpu-libs --out /proc/nonexistent/x >"$T/bad.out" 2>&1; rc=$?
-[ $rc -eq 3 ] && grep -q "cannot create results directory '/proc/nonexistent/x'" "$T/bad.out"
-ok $? "unwritable results directory: exit 3, named" "rc=$rc $(cat "$T/bad.out")"
+[ $rc -eq 2 ] && grep -q "cannot create results directory '/proc/nonexistent/x'" "$T/bad.out"
+ok $? "unwritable results directory: exit 2, named" "rc=$rc $(cat "$T/bad.out")"
+# --topology with options only a probe uses; --json and --nccl-topo on one file; a long path
+"$CCBENCH" probe --topology "$T/keep.json" --json "$T/never.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/never.json" ] && grep -q -- "--json has nothing to do then" "$T/bad.out"
+ok $? "--topology with --json: exit 2, nothing written" "rc=$rc $(cat "$T/bad.out")"
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json "$T/one.out" --nccl-topo "$T/one.out" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "name the same file" "$T/bad.out"
+ok $? "--json and --nccl-topo naming one file: exit 2" "rc=$rc $(cat "$T/bad.out")"
+long=$(printf 'd%.0s' $(seq 1 4100))
+"$CCBENCH" probe --no-gpu-libs -q --json "$T/$long.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--json: a path of .* characters is longer than" "$T/bad.out"
+ok $? "a --json path too long: exit 2, said so (no file under a cut name)" "rc=$rc $(head -c 200 "$T/bad.out")"
+"$CCBENCH" probe --no-gpu-libs -q --hwloc-xml "$T/nonexistent.xml" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot read hwloc XML '$T/nonexistent.xml': No such file or directory" "$T/bad.out"
+ok $? "a missing --hwloc-xml: exit 2 with the reason" "rc=$rc $(cat "$T/bad.out")"
+# text from the machine is escaped in NCCL's XML (a vendor string with & " <)
+sed 's/value="GenuineIntel"/value="Intel \&amp; \&quot;Co\&lt;"/' "$S/dgx-like.xml" >"$T/esc.xml"
+"$CCBENCH" probe --hwloc-xml "$T/esc.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json "$T/esc.json" --nccl-topo "$T/esc-%h.xml" >"$T/bad.out" 2>&1
+grep -q 'vendor="Intel &amp; &quot;Co&lt;"' "$T"/esc-*.xml
+ok $? "NCCL XML attributes escaped" "$(grep -o 'vendor="[^"]*"' "$T"/esc-*.xml | head -1)"
+# two probes saving into one directory in the same second each keep their file
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q --out "$T/two" --name first &&
+    "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q --out "$T/two" --name second
+ok $? "two probes into one --out directory"
+[ "$(ls "$T/two" | wc -l)" -eq 2 ] && grep -q '"name": "first"' "$T"/two/*.json && grep -q '"name": "second"' "$T"/two/*.json
+ok $? "each keeps its own file" "$(ls "$T/two")"
 tap_done

@@ -338,7 +338,7 @@ static void check_loader(void)
               "cannot read topology '%s': line 4 column 36: string or '}' expected near '}'");
     check_bad("bad-class.json", CC_EPARSE,
               "topology '%s': nodes[0].paths.gpu_gpu[1][0]: 'NVLINK' is not a path class (X, NVL, PIX, PXB, PHB, SYS)");
-    check_bad("bad-count.json", CC_EPARSE, "topology '%s': nodes[0]: 'count' must be >= 1, not 0");
+    check_bad("bad-count.json", CC_EPARSE, "topology '%s': nodes[0]: 'count' must be from 1 to 1000000, not 0");
     check_bad("bad-schema.json", CC_EPARSE,
               "topology '%s': schema: 'ccbench.topology.v0' is not 'ccbench.topology.v1'");
     check_bad("bad-shape.json", CC_EPARSE, "topology '%s': nodes[0].paths.gpu_nic: has 1 rows for 2 GPUs");
