@@ -185,6 +185,11 @@ static const char *const hf_gated[] = {"llama", "mistral", "qwen", "qwen2", "qwe
 static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "gpt_neo", "opt", "falcon",
                                        "bloom", "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
 static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "gegelu", NULL};
+/* Families whose transformers config class leaves the embeddings untied when the config
+ * does not say (the base class, and so every other family, ties them). */
+static const char *const hf_untied[] = {"llama", "mistral", "qwen2", "qwen3", "phi", "phi3",
+                                        "gpt_neox", "gptj", "olmo", "olmo2", "internlm2",
+                                        "deepseek", "chatglm", "yi", NULL};
 
 /* Recognised as a transformers config (rather than a ccbench spec) by these keys. */
 static int hf_like(json_t *root)
@@ -314,7 +319,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                   path);
         return CC_EINVAL;
     }
-    m->tied_embed = tie ? json_is_true(tie) : 1; /* transformers' default */
+    m->tied_embed = tie ? json_is_true(tie) : list_index(type, hf_untied) < 0;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
         nm = strrchr(nm, '/') + 1; /* a local path's last part */

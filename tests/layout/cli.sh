@@ -243,6 +243,12 @@ refuse() {
     [ $rc -eq 2 ] && [ "$(wc -l <"$out/rfe")" -eq 1 ] && grep -q -- "$pat" "$out/rfe"
     ok $? "$what: exit 2, one line (got $rc)" "$(cat "$out/rfe")"
 }
+# a Llama config that does not say whether its embeddings are tied: untied, as transformers'
+# LlamaConfig defaults (8.0B parameters, as with the key)
+sed '/tie_word_embeddings/d' "$T/hf-llama3-8b.json" >"$out/l3-notie.json"
+"$CCBENCH" layout -m "$out/l3-notie.json" -g 8 -k 1 >"$out/l3n" 2>&1 && grep -q "^# model   .*: 8.0B parameters" "$out/l3n" &&
+    ! grep -q "tied embeddings" "$out/l3n"
+ok $? "Llama config without tie_word_embeddings: untied, 8.0B" "$(head -2 "$out/l3n")"
 refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
