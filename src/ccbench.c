@@ -2,6 +2,7 @@
  * This file holds only the subcommand table and dispatch; see src/cmd/. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void version_help(FILE *out)
                  "optional parts built in and usable here\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -84,4 +85,17 @@ int main(int argc, char **argv)
             return cc_cmds[i].main(argc - 1, argv + 1);
     cc_err("unknown command '%s' (see ccbench help)", name);
     return 2;
+}
+
+/* What a command printed must have reached standard output (a full disk, /dev/full): a
+ * result that was not written is a failure, not exit 0. */
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cc_err("cannot write standard output: %s", strerror(errno ? errno : EIO));
+        if (rc == 0)
+            rc = 2;
+    }
+    return rc;
 }

@@ -134,6 +134,11 @@ for args in "backends --bogus" "backends extra" "--version --bogus" "version ext
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && [ ! -s "$tmp/h" ]
     ok $? "ccbench $args: exit 2, one line ($rc)" "$(cat "$tmp/e")"
 done
+for args in "version" "backends" "layout -m llama3-8b -g 8"; do
+    "$CCBENCH" $args >/dev/full 2>"$tmp/e"; rc=$?
+    [ $rc -eq 2 ] && grep -q "cannot write standard output: No space left on device" "$tmp/e"
+    ok $? "ccbench $args >/dev/full: exit 2, says so ($rc)" "$(cat "$tmp/e")"
+done
 $CC_MPIRUN -np 2 "$CCBENCH" bench --help >"$tmp/h" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$tmp/h")" -eq 1 ]; ok $? "bench --help under mpirun: printed once" "$(grep usage "$tmp/h")"
 tap_done
