@@ -3,6 +3,7 @@
  * in src/layout/, print. */
 #include "config.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,7 +430,8 @@ int cc_cmd_layout(int argc, char **argv)
         for (int i = 0; i < s.nbest && i < cfg.top; i++) {
             json_t *r = cc_layout_ranked_json(&m, &hb, &s.best[i].layout, &s.best[i].eval);
             double behind = s.best[i].eval.t_step / s.best[0].eval.t_step - 1;
-            json_object_set_new(r, "behind_best_pct", json_real(behind * 100));
+            json_object_set_new(r, "behind_best_pct",
+                                isfinite(behind) ? json_real(behind * 100) : json_null());
             json_object_set_new(r, "near_best", json_boolean(behind <= CC_LAYOUT_NEAR));
             json_array_append_new(top, r);
         }

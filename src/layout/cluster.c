@@ -128,10 +128,11 @@ static double num(json_t *o, const char *key)
     return json_is_number(x) ? json_number_value(x) : 0.0;
 }
 
-/* A rate from a topology file: absent (0) or a plausible figure in GB/s. */
+/* A rate from a topology file: absent (0) or a plausible figure in GB/s (as on the command
+ * line: at least 0.01). */
 static int bad_rate(double v)
 {
-    return v < 0 || v > 1e6;
+    return v < 0 || (v > 0 && v < 0.01) || v > 1e6;
 }
 
 cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
@@ -174,7 +175,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
             if (bad_rate(num(exp, rk[k])) ||
                 (json_object_get(exp, rk[k]) && !json_is_number(json_object_get(exp, rk[k])))) {
                 cc_errbuf(err, errlen, "topology '%s': nodes[%zu].expected.%s must be a rate "
-                          "in GB/s (0 to 1e6)", path, i, rk[k]);
+                          "in GB/s (0.01 to 1e6, or 0: none)", path, i, rk[k]);
                 goto done;
             }
         if (model && m && strcmp(m, model) != 0) {
@@ -485,13 +486,13 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         free(v.p);
         return st;
     }
-    /* a rate beyond 1 PB/s, or a time that is not one, is a broken file, not a fast link */
+    /* a rate beyond 1 PB/s, or a time over an hour, is a broken file, not a link */
     for (int i = 0; i < v.n; i++)
-        if (!(v.p[i].t > 0 && isfinite(v.p[i].t) && isfinite(v.p[i].x) &&
+        if (!(v.p[i].t > 0 && v.p[i].t <= 3600 && isfinite(v.p[i].x) &&
               v.p[i].x / v.p[i].t <= 1e15)) {
             cc_errbuf(err, errlen, "results '%s': %s of %d ranks, %g bus bytes in %g s: not a "
-                      "measurement (over 1 PB/s)", path, cc_coll_get(v.p[i].coll)->name,
-                      v.p[i].n, v.p[i].x, v.p[i].t);
+                      "measurement (over 1 PB/s or over an hour)", path,
+                      cc_coll_get(v.p[i].coll)->name, v.p[i].n, v.p[i].x, v.p[i].t);
             free(v.p);
             return CC_EINVAL;
         }
@@ -514,6 +515,13 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         struct cc_fit fit = {key.n, key.per_node, 0, 0, 0};
         int *nf = &c->nfits[key.coll][key.scope];
         if (fit_points(pts + i, k, &fit) == 0) {
+            if (fit.busbw_Bps < 1e6) { /* no interconnect moves less than 1 MB/s */
+                cc_errbuf(err, errlen, "results '%s': %s of %d ranks fits %g bytes/s of bus "
+                          "bandwidth, not a link's", path, cc_coll_get(key.coll)->name, key.n,
+                          fit.busbw_Bps);
+                free(v.p);
+                return CC_EINVAL;
+            }
             if (*nf < CC_FIT_MAX) {
                 c->fits[key.coll][key.scope][(*nf)++] = fit;
                 nfit++;

@@ -217,14 +217,18 @@ static void why(struct cc_eval *e, const char *fmt, ...)
     e->feasible = 0;
 }
 
-/* Members of a group with `stride` between consecutive ranks that share one node. */
+/* Members of a group with `stride` between consecutive ranks that share one node: all of
+ * them when the group lies in one node, gpn/stride when its span covers whole nodes, else 1
+ * (a group that straddles a node boundary has members alone on a node, and is paced by them). */
 static int per_node(const struct cc_cluster *c, int n, int stride)
 {
     int gpn = c->gpus_per_node;
-    if (stride >= gpn)
+    long long span = (long long)n * stride;
+    if (group_in_node(c, n, stride))
+        return n;
+    if (stride >= gpn || gpn % stride || span % gpn)
         return 1;
-    int k = gpn / stride;
-    return k < n ? k : n;
+    return gpn / stride;
 }
 
 /* Shared quantities of one evaluation. */
@@ -500,6 +504,9 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
+    if (!isfinite(e->t_step) || e->t_step > 1e9)
+        why(e, "the rates given make a step last %s (a rate of 0, or far too small?)",
+            isfinite(e->t_step) ? "over 30 years" : "for ever");
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
     e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;

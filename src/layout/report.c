@@ -226,6 +226,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --no-gradient-accumulation-fusion");
     if (hb->grad_bytes == 4 && m->prec == CC_PREC_FP16)
         PUT(" --accumulate-allreduce-grads-in-fp32");
+    if (hb->grad_bytes == 2 && m->prec != CC_PREC_FP16)
+        PUT(" --grad-reduce-in-bf16");
     if (hb->tp_overlap && l->sp && l->tp > 1)
         PUT(" --tp-comm-overlap");
     if (!hb->pp_overlap && l->vpp > 1)
@@ -260,16 +262,25 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
                  "\"contiguous_gradients\": true, \"reduce_bucket_size\": %zu, "
                  "\"allgather_bucket_size\": %zu},\n"
                  "    \"activation_checkpointing\": {\"partition_activations\": %s}\n  }\n",
-            m->global_batch / l->cp, l->mb, e->m, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
+            m->global_batch, l->mb, e->m, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
             hb->grad_bytes == 4 ? "fp32" : (m->prec == CC_PREC_FP16 ? "fp16" : "bf16"), l->zero,
             hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1) ? "true" : "false",
             hb->bucket_bytes, hb->bucket_bytes,
             l->sp ? "true" : "false");
+    if (l->cp > 1)
+        fprintf(out, "  # context parallel %d is not a DeepSpeed option (DeepSpeed-Ulysses "
+                     "sequence parallelism is the nearest)\n", l->cp);
     if (l->pp > 1)
         fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); "
                      "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp,
                 l->split ? ", partitioned so that the embedding and the output layer each "
                            "count as one layer" : "", l->tp);
+}
+
+/* A JSON number, or null where the figure is not finite (no key is ever dropped). */
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
 json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
@@ -295,25 +306,25 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *
     if (!e->feasible)
         json_object_set_new(o, "why", json_string(e->why));
     json_object_set_new(mem, "stage", json_string(cc_stage_name(e->mem_stage)));
-    json_object_set_new(mem, "weights", json_real(e->mem_weights));
-    json_object_set_new(mem, "gradients", json_real(e->mem_grads));
-    json_object_set_new(mem, "optimizer", json_real(e->mem_optim));
-    json_object_set_new(mem, "activations", json_real(e->mem_act));
-    json_object_set_new(mem, "total", json_real(e->mem_total));
-    json_object_set_new(mem, "limit", json_real(e->mem_limit));
+    json_object_set_new(mem, "weights", jnum(e->mem_weights));
+    json_object_set_new(mem, "gradients", jnum(e->mem_grads));
+    json_object_set_new(mem, "optimizer", jnum(e->mem_optim));
+    json_object_set_new(mem, "activations", jnum(e->mem_act));
+    json_object_set_new(mem, "total", jnum(e->mem_total));
+    json_object_set_new(mem, "limit", jnum(e->mem_limit));
     json_object_set_new(o, "memory_bytes", mem);
-    json_object_set_new(t, "compute", json_real(e->t_compute));
-    json_object_set_new(t, "tp_comm", json_real(e->t_tp));
-    json_object_set_new(t, "cp_comm", json_real(e->t_cp));
-    json_object_set_new(t, "pp_send", json_real(e->t_pp));
-    json_object_set_new(t, "bubble", json_real(e->t_bubble));
-    json_object_set_new(t, "dp_reduce", json_real(e->t_dp));
-    json_object_set_new(t, "optimizer", json_real(e->t_opt));
-    json_object_set_new(t, "step", json_real(e->t_step));
+    json_object_set_new(t, "compute", jnum(e->t_compute));
+    json_object_set_new(t, "tp_comm", jnum(e->t_tp));
+    json_object_set_new(t, "cp_comm", jnum(e->t_cp));
+    json_object_set_new(t, "pp_send", jnum(e->t_pp));
+    json_object_set_new(t, "bubble", jnum(e->t_bubble));
+    json_object_set_new(t, "dp_reduce", jnum(e->t_dp));
+    json_object_set_new(t, "optimizer", jnum(e->t_opt));
+    json_object_set_new(t, "step", jnum(e->t_step));
     json_object_set_new(o, "time_s", t);
-    json_object_set_new(o, "tokens_per_s", json_real(e->tokens_per_s));
-    json_object_set_new(o, "mfu", json_real(e->mfu));
-    json_object_set_new(o, "hw_tflops_per_gpu", json_real(e->hw_tflops));
+    json_object_set_new(o, "tokens_per_s", jnum(e->tokens_per_s));
+    json_object_set_new(o, "mfu", jnum(e->mfu));
+    json_object_set_new(o, "hw_tflops_per_gpu", jnum(e->hw_tflops));
     json_object_set_new(o, "megatron_args",
                         json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
     return o;
@@ -325,7 +336,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_t *mo = json_object(), *co = json_object(), *ho = json_object(), *o = json_object();
     json_object_set_new(mo, "name", json_string(m->name));
     json_object_set_new(mo, "source", json_string(m->source));
-    json_object_set_new(mo, "params", json_real(cc_model_params(m)));
+    json_object_set_new(mo, "params", jnum(cc_model_params(m)));
     json_object_set_new(mo, "layers", json_integer(m->layers));
     json_object_set_new(mo, "hidden", json_integer(m->hidden));
     json_object_set_new(mo, "heads", json_integer(m->heads));
@@ -341,20 +352,20 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "gpus", json_integer(c->gpus));
     json_object_set_new(co, "nodes", json_integer(c->nodes));
     json_object_set_new(co, "gpus_per_node", json_integer(c->gpus_per_node));
-    json_object_set_new(co, "memory_bytes", json_real(c->mem_bytes));
-    json_object_set_new(co, "peak_flops", json_real(c->peak_flops[m->prec]));
+    json_object_set_new(co, "memory_bytes", jnum(c->mem_bytes));
+    json_object_set_new(co, "peak_flops", jnum(c->peak_flops[m->prec]));
     json_object_set_new(co, "sms", json_integer(c->sms));
-    json_object_set_new(co, "intra_busbw_GBps", json_real(c->intra_busbw_Bps / GB));
-    json_object_set_new(co, "inter_node_GBps", json_real(c->inter_node_Bps / GB));
+    json_object_set_new(co, "intra_busbw_GBps", jnum(c->intra_busbw_Bps / GB));
+    json_object_set_new(co, "inter_node_GBps", jnum(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());
-    json_object_set_new(ho, "efficiency", json_real(hb->efficiency));
-    json_object_set_new(ho, "efficiency_fp8", json_real(hb->efficiency_fp8));
+    json_object_set_new(ho, "efficiency", jnum(hb->efficiency));
+    json_object_set_new(ho, "efficiency_fp8", jnum(hb->efficiency_fp8));
     json_object_set_new(ho, "efficiency_attn",
-                        json_real(cc_habits_attn_efficiency(hb)));
-    json_object_set_new(ho, "mem_margin", json_real(hb->mem_margin));
+                        jnum(cc_habits_attn_efficiency(hb)));
+    json_object_set_new(ho, "mem_margin", jnum(hb->mem_margin));
     json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));
     json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));

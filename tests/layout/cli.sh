@@ -249,6 +249,15 @@ sed '/tie_word_embeddings/d' "$T/hf-llama3-8b.json" >"$out/l3-notie.json"
 "$CCBENCH" layout -m "$out/l3-notie.json" -g 8 -k 1 >"$out/l3n" 2>&1 && grep -q "^# model   .*: 8.0B parameters" "$out/l3n" &&
     ! grep -q "tied embeddings" "$out/l3n"
 ok $? "Llama config without tie_word_embeddings: untied, 8.0B" "$(head -2 "$out/l3n")"
+# nodes of 3 GPUs: a data-parallel pair of ranks 2 and 3 straddles two nodes, so its
+# reduction crosses them (it was costed as inside one node)
+printf '{"layers":6,"hidden":2048,"heads":16,"vocab":50304,"seq_len":2048,"global_batch":16}\n' >"$out/m6.json"
+d3=$("$CCBENCH" layout -m "$out/m6.json" -g 6 --gpus-per-node 3 --inter-GBps 0.01 --dp-overlap 0 \
+    -x tp=1,pp=3,dp=2,zero=0,rc=none --json | awk '$1 == "\"dp_reduce\":" { sub(/,$/, "", $2); print $2 }')
+d6=$("$CCBENCH" layout -m "$out/m6.json" -g 6 --gpus-per-node 6 --inter-GBps 0.01 --dp-overlap 0 \
+    -x tp=1,pp=3,dp=2,zero=0,rc=none --json | awk '$1 == "\"dp_reduce\":" { sub(/,$/, "", $2); print $2 }')
+awk -v a="${d3:-0}" -v b="${d6:-1}" 'BEGIN { exit !(a > 1000 * b) }'
+ok $? "a group straddling two nodes of 3 GPUs is costed across them ($d3 s against $d6 s in one node)"
 refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
@@ -322,7 +331,11 @@ else
 fi
 head -4 "$T/bench-intra.jsonl" >"$out/absurd.jsonl"
 echo '{"type": "result", "collective": "allreduce", "backend": "nccl", "nranks": 8, "bytes": 1024, "inplace": false, "time_us": 1e-300}' >>"$out/absurd.jsonl"
-refuse "a result in 1e-300 us" "not a measurement (over 1 PB/s)" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/absurd.jsonl"
+refuse "a result in 1e-300 us" "not a measurement (over 1 PB/s" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/absurd.jsonl"
+{ head -1 "$T/bench-intra.jsonl"
+  echo '{"type": "result", "collective": "allreduce", "nranks": 8, "bytes": 1024, "time_us": 1e8}'
+  echo '{"type": "result", "collective": "allreduce", "nranks": 8, "bytes": 4096, "time_us": 4e8}'; } >"$out/slow.jsonl"
+refuse "results at 18 bytes/s" "fits 17.92 bytes/s of bus bandwidth, not a link's" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/slow.jsonl"
 { echo '{"type": "header", "nnodes": -1}'; sed -n 2,3p "$T/bench-intra.jsonl"; } >"$out/nn.jsonl"
 refuse "a header with nnodes -1" "header without a node count" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/nn.jsonl"
 tap_done
