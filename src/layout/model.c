@@ -21,22 +21,23 @@ const char *const cc_mlp_names[] = {"gelu", "swiglu", NULL};
 #define LLAMA2_SRC "Touvron et al. 2023, arXiv 2307.09288 (Llama 2), Table 1 and Sec. 2.2: s=4096, 4M-token batches"
 #define LLAMA3_SRC "Llama Team 2024, arXiv 2407.21783 (The Llama 3 Herd of Models), Table 3; s=8192"
 
+/* The Llama batches are given in tokens: --seq-len keeps the tokens, not the sequences. */
 static const struct cc_model presets[] = {
     {"gpt3-175b", "Brown et al. 2020, arXiv 2005.14165, Table 2.1 (V padded to 51200 as Megatron does)",
      96, 12288, 96, 96, 4 * 12288, 51200, 2048, 1536, CC_PREC_BF16, CC_OPTIM_ADAM,
      CC_RC_SELECTIVE, CC_MLP_GELU, 1, 1},
     {"llama2-7b", LLAMA2_SRC, 32, 4096, 32, 32, 11008, 32000, 4096, 1024, CC_PREC_BF16,
-     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama2-13b", LLAMA2_SRC, 40, 5120, 40, 40, 13824, 32000, 4096, 1024, CC_PREC_BF16,
-     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama2-70b", LLAMA2_SRC, 80, 8192, 64, 8, 28672, 32000, 4096, 1024, CC_PREC_BF16,
-     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama3-8b", LLAMA3_SRC "; global batch assumed 4M tokens", 32, 4096, 32, 8, 14336, 128256,
-     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama3-70b", LLAMA3_SRC "; global batch assumed 4M tokens", 80, 8192, 64, 8, 28672, 128256,
-     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama3-405b", LLAMA3_SRC "; 16M-token batches (Sec. 3.4)", 126, 16384, 128, 8, 53248,
-     128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0},
+     128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 16LL << 20},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),

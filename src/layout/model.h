@@ -38,8 +38,9 @@ struct cc_model {
     enum cc_mlp mlp;      /* gelu: 2 matrices with biases and LayerNorm; swiglu: 3, no biases */
     int flash_attn;       /* 1: attention scores never stored (no 5as^2b term) */
     int tied_embed;       /* 1: input embedding and output layer share weights */
-    long long batch_tokens; /* >0: global_batch was not given but assumed as this many tokens
-                               (a Hugging Face config), to follow --seq-len */
+    long long batch_tokens; /* >0: the batch is this many tokens (a preset whose batch is
+                               given in tokens, a Hugging Face config's assumed batch), and
+                               global_batch follows --seq-len */
 };
 
 /* Presets: lookup by name (case-insensitive); CC_EINVAL if unknown. */
