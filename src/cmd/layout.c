@@ -132,7 +132,7 @@ static int validate(const struct layout_cfg *cfg)
     cc_status st = cc_megatron_validate(&hb, k);
     n = (size_t)snprintf(cmd, sizeof cmd, "ccbench layout --validate-megatron");
     if (cfg->efficiency != CC_LAYOUT_EFFICIENCY) /* the documented defaults */
-        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %g", cfg->efficiency);
+        n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --efficiency %.17g", cfg->efficiency);
     if (cfg->vpp_max != 8 && n < sizeof cmd)
         n += (size_t)snprintf(cmd + n, sizeof cmd - n, " --interleave %d", cfg->vpp_max);
     if (!cfg->gemm_waves && n < sizeof cmd)
@@ -235,6 +235,8 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         c->mem_bytes = cfg->gpu_mem_gb * 1e9;
     if (cfg->peak_tflops > 0) { /* the efficiencies were fitted against data-sheet peaks */
         c->peak_flops[m->prec] = cfg->peak_tflops * 1e12;
+        if (m->prec == CC_PREC_FP8) /* the 16-bit work runs at half of it, as on every GPU */
+            c->peak_flops[CC_PREC_BF16] = c->peak_flops[CC_PREC_FP16] = cfg->peak_tflops * 0.5e12;
         c->eff16_note = cc_eff16_unchecked;
     }
     if (cfg->intra_GBps > 0)
@@ -329,6 +331,8 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (l.sp < 0)
         l.sp = l.tp > 1 && hb->sp != 0;
+    if (l.split && l.pp == 2)
+        l.split = 0; /* two stages of (layers + 2) / 2 slots less one each: the uniform split */
     if (!dp_given) {
         double rest = (double)c->gpus / ((double)l.tp * l.pp * l.cp);
         l.dp = rest >= 1 ? (int)rest : 1;
@@ -383,6 +387,12 @@ int cc_cmd_layout(int argc, char **argv)
     }
     if (res.npos) {
         cc_err("unexpected argument '%s' (see --help)", res.pos[0]);
+        return 2;
+    }
+    if (cfg.json && (cfg.validate || cfg.list_models || cfg.list_gpus)) {
+        cc_err("--json applies to a search or --explain, not to %s",
+               cfg.validate ? "--validate-megatron (Markdown)" : cfg.list_models ? "--list-models"
+                                                                                  : "--list-gpus");
         return 2;
     }
     if (cfg.list_models)

@@ -166,9 +166,21 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         }
         if (ng == 0)
             continue; /* a node type without GPUs (login, storage) */
-        json_t *g0 = json_array_get(gpus, 0);
+        json_t *g0 = json_array_get(gpus, 0), *gk;
         const char *m = json_string_value(json_object_get(g0, "model"));
-        double gm = num(g0, "memory_bytes");
+        double gm = 0;
+        size_t gi;
+        json_array_foreach(gpus, gi, gk) { /* every GPU: one model, the smallest memory */
+            const char *mk = json_string_value(json_object_get(gk, "model"));
+            if ((m && mk && strcmp(m, mk) != 0) || (!m != !mk)) {
+                cc_errbuf(err, errlen, "topology '%s': GPUs of two models in nodes[%zu] ('%s' and "
+                          "'%s'): layout plans one GPU model", path, i, m ? m : "(none)",
+                          mk ? mk : "(none)");
+                goto done;
+            }
+            if (num(gk, "memory_bytes") > 0 && (gm == 0 || num(gk, "memory_bytes") < gm))
+                gm = num(gk, "memory_bytes");
+        }
         json_t *exp = json_object_get(nd, "expected");
         const char *rk[] = {"intra_allreduce_busbw_GBps", "nvlink_GBps_per_gpu"};
         for (int k = 0; k < 2; k++)

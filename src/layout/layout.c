@@ -90,8 +90,8 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         char *end;
         long v = strtol(val, &end, 10);
         if (*val < '0' || *val > '9' || *end || v > 1000000) {
-            cc_errbuf(err, errlen, "layout '%s': %s needs a non-negative integer, got '%s'",
-                      text, key, val);
+            cc_errbuf(err, errlen, "layout '%s': %s needs an integer from 0 to 1000000, got "
+                      "'%s'", text, key, val);
             return CC_EUSAGE;
         }
         int iv = (int)v;

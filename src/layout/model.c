@@ -240,6 +240,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     cc_status st;
     if ((st = hf_int(root, k_moe, &moe, path, err, errlen)) != CC_OK)
         return st;
+    json_t *ffc = json_object_get(root, "ffn_config"); /* DBRX keeps its experts there */
+    if (!moe && json_is_object(ffc) && (st = hf_int(ffc, k_moe, &moe, path, err, errlen)) != CC_OK)
+        return st;
     if (moe > 1) {
         cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts); "
                   "expert parallelism is not modelled", path, moe);

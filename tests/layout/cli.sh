@@ -258,12 +258,27 @@ d6=$("$CCBENCH" layout -m "$out/m6.json" -g 6 --gpus-per-node 6 --inter-GBps 0.0
     -x tp=1,pp=3,dp=2,zero=0,rc=none --json | awk '$1 == "\"dp_reduce\":" { sub(/,$/, "", $2); print $2 }')
 awk -v a="${d3:-0}" -v b="${d6:-1}" 'BEGIN { exit !(a > 1000 * b) }'
 ok $? "a group straddling two nodes of 3 GPUs is costed across them ($d3 s against $d6 s in one node)"
+# a DBRX config keeps its experts under ffn_config: refused as mixture-of-experts
+printf '{"model_type":"dbrx","d_model":6144,"n_heads":48,"n_layers":40,"vocab_size":100352,"max_seq_len":32768,"attn_config":{"kv_n_heads":8},"ffn_config":{"ffn_hidden_size":10752,"moe_num_experts":16,"moe_top_k":4}}\n' >"$out/dbrx.json"
+refuse "DBRX config (experts under ffn_config)" "a mixture-of-experts config (16 experts)" -m "$out/dbrx.json" -g 512
+# split=1 with two stages is the uniform split, in the layout line and the arguments alike
+"$CCBENCH" layout -m llama3-8b -g 64 -x pp=2,split=1,v=2,dp=32,zero=1,rc=full >"$out/sp2" 2>&1 &&
+    grep -q "^layout   tp=1,pp=2,dp=32,cp=1,mb=1,v=2,sp=0,zero=1,rc=full$" "$out/sp2" &&
+    ! grep -q -- "--account-for-embedding-in-pipeline-split" "$out/sp2"
+ok $? "-x pp=2,split=1: shown and argued as the uniform split" "$(grep -E '^layout' "$out/sp2")"
+# fp8 with --peak-tflops: the 16-bit work runs at half of it, so MFU stays below 100%
+printf '{"layers":8,"hidden":1024,"heads":8,"vocab":1000,"seq_len":131072,"global_batch":64}\n' >"$out/long.json"
+"$CCBENCH" layout -m "$out/long.json" -g 64 --precision fp8 --peak-tflops 10 --cp-max 64 -k 1 --json >"$out/fp8p" 2>&1 &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert 0 < d["top"][0]["mfu"] < 1, d["top"][0]["mfu"]' "$out/fp8p"
+ok $? "fp8 with --peak-tflops: MFU below 100%" "$(grep -m1 '"mfu"' "$out/fp8p")"
+refuse "--json with --list-gpus" "--json applies to a search or --explain" --list-gpus --json
+refuse "-x mb=1000001" "mb needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x mb=1000001
 refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
 refuse "-x dp=65536,cp=65536" "is 4294967296 but" -m llama3-8b -g 64 -x dp=65536,cp=65536,zero=1
 refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ,
-refuse "-x 'tp= 8'" "tp needs a non-negative integer" -m llama3-8b -g 64 -x "tp= 8"
+refuse "-x 'tp= 8'" "tp needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
 refuse "-x sp=5" "sp and split are 0 or 1" -m llama3-8b -g 64 -x sp=5
 refuse "-x tp=1,sp=1" "sp=1 (sequence parallelism) needs tp > 1" -m llama3-8b -g 64 -x tp=1,sp=1
 printf '{"layers": 4194304, "hidden": 1024, "heads": 1024, "vocab": 1000, "seq_len": 1024, "global_batch": 1024}\n' >"$out/deep.json"
@@ -300,6 +315,9 @@ for n in u["nodes"]:
         g["model"] = "Foo 9000"
 u["nodes"] = u["nodes"][:1]; u["nodes"][0]["count"] = 1; u.pop("fabric", None)
 json.dump(u, open(out + "/unknown.json", "w"))
+y = copy.deepcopy(t)          # two GPU models inside one node
+y["nodes"][0]["gpus"][3]["model"] = "NVIDIA H100 80GB HBM3"
+json.dump(y, open(out + "/mixed-node.json", "w"))
 x = copy.deepcopy(t)          # two GPU models
 n2 = copy.deepcopy(x["nodes"][0])
 for g in n2["gpus"]:
@@ -319,6 +337,7 @@ PY
         ! grep -qi "inf\|nan" "$out/un"
     ok $? "the same with --intra-GBps: finite figures"
     refuse "two GPU models in a topology" "GPUs of two models" -m llama3-8b -t "$out/mixed.json"
+    refuse "two GPU models inside one node" "GPUs of two models in nodes\[0\]" -m llama3-8b -t "$out/mixed-node.json"
     refuse "a fabric rate of 1e308 GB/s" "not a rate" -m llama3-8b -t "$out/fabric.json"
     refuse "a rate within a node given as text" "intra_allreduce_busbw_GBps must be a rate" \
         -m llama3-8b -t "$out/textrate.json"
@@ -326,6 +345,7 @@ else
     skip "unknown GPU, no rate within a node" "python3 not installed"
     skip "the same with --intra-GBps" "python3 not installed"
     skip "two GPU models in a topology" "python3 not installed"
+    skip "two GPU models inside one node" "python3 not installed"
     skip "a fabric rate of 1e308 GB/s" "python3 not installed"
     skip "a rate within a node given as text" "python3 not installed"
 fi
