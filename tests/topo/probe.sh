@@ -110,6 +110,11 @@ ok $? "a --json path too long: exit 2, said so (no file under a cut name)" "rc=$
 "$CCBENCH" probe --no-gpu-libs -q --hwloc-xml "$T/nonexistent.xml" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot read hwloc XML '$T/nonexistent.xml': No such file or directory" "$T/bad.out"
 ok $? "a missing --hwloc-xml: exit 2 with the reason" "rc=$rc $(cat "$T/bad.out")"
+# with RDMA NICs present, a 1 GbE management port is not what a NIC is expected to move
+"$CCBENCH" probe --hwloc-xml "$S/dual-socket.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json "$T/ds.json" >"$T/bad.out" 2>&1
+grep -q '"nic_GBps": 12.5' "$T/ds.json"
+ok $? "expected.nic_GBps from the RoCE NICs (12.5), not the management port" "$(grep nic_GBps "$T/ds.json")"
 # text from the machine is escaped in NCCL's XML (a vendor string with & " <)
 sed 's/value="GenuineIntel"/value="Intel \&amp; \&quot;Co\&lt;"/' "$S/dgx-like.xml" >"$T/esc.xml"
 "$CCBENCH" probe --hwloc-xml "$T/esc.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
