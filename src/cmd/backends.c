@@ -10,7 +10,7 @@ int cc_cmd_backends(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: ccbench backends\n  list every transport, whether this binary has it, "
-               "and what it measures\n");
+               "and what it measures\n  (whether this machine can use it: ccbench version)\n");
         return 0;
     }
     if (argc > 1) {
