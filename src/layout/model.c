@@ -336,6 +336,28 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     return CC_OK;
 }
 
+/* Make s valid UTF-8 in place: a sequence cut short at the end (a name longer than its
+ * buffer) is dropped, any other invalid byte becomes '?'. JSON output needs valid text. */
+static void utf8_clean(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        int k = 1;
+        while (n > 1 && k < n && (p[k] & 0xC0) == 0x80)
+            k++;
+        if (n > 1 && k < n && !p[k]) { /* cut short by the end of the buffer */
+            *p = 0;
+            return;
+        }
+        if (n == 0 || k < n) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
+
 /* The keys of a ccbench spec (docs/layout.md); any other is a mistake worth naming. */
 static const char *const spec_keys[] = {"preset", "name", "source", "layers", "hidden", "heads",
                                         "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
@@ -365,12 +387,12 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
 
     if (st != CC_OK)
         return st;
+    memset(m, 0, sizeof *m);
     if (!json_is_object(root)) {
         cc_errbuf(err, errlen, "model spec '%s': top level must be an object", path);
         st = CC_EPARSE;
         goto done;
     }
-    memset(m, 0, sizeof *m);
     m->kv_heads = 0;
     m->prec = CC_PREC_BF16;
     m->optim = CC_OPTIM_ADAM;
@@ -465,6 +487,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         goto done;
     st = cc_model_check(m, err, errlen);
 done:
+    utf8_clean(m->name);
+    utf8_clean(m->source);
     json_decref(root);
     return st;
 }

@@ -273,6 +273,17 @@ printf '{"layers":8,"hidden":1024,"heads":8,"vocab":1000,"seq_len":131072,"globa
 ok $? "fp8 with --peak-tflops: MFU below 100%" "$(grep -m1 '"mfu"' "$out/fp8p")"
 refuse "--json with --list-gpus" "--json applies to a search or --explain" --list-gpus --json
 refuse "-x mb=1000001" "mb needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x mb=1000001
+# a name or source that is not valid UTF-8 (a Latin-1 file name, a source cut mid-character)
+# is made valid, not dropped from the JSON
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; json.dump({"layers":2,"hidden":64,"heads":2,"vocab":100,"seq_len":64,"global_batch":8,"source":"\u00e9"*200}, open(sys.argv[1],"w"), ensure_ascii=False)' "$out/u8.json"
+    cp "$out/u8.json" "$out/mod$(printf '\351').json"
+    "$CCBENCH" layout -m "$out/mod$(printf '\351').json" -g 8 -k 1 --json >"$out/u8" 2>&1 &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["model"]; assert m["name"].endswith("mod?.json") and len(m["source"]) == 127, m' "$out/u8"
+    ok $? "invalid UTF-8 in a model's name or source: made valid, kept in the JSON"
+else
+    skip "invalid UTF-8 in a model's name or source" "python3 not installed"
+fi
 refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
