@@ -195,18 +195,16 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
 size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t len)
 {
     size_t n = 0, w = 0;
+    int used = 0; /* does any chosen collective take an op at all */
     if (len)
         buf[0] = 0;
-    for (int op = 0; op < CC_OP_COUNT; op++)
+    for (int c = 0; c < CC_COLL_COUNT; c++)
+        used |= (p->coll_mask & (1u << c)) &&
+                (cc_coll_get((enum cc_coll_id)c)->flags & CC_COLL_HAS_OP);
+    for (int op = 0; used && op < CC_OP_COUNT; op++)
         for (int t = 0; t < CC_DTYPE_COUNT; t++) {
-            int used = 0;
             if (!(p->op_mask & (1u << op)) || !(p->dtype_mask & (1u << t)) ||
                 cc_op_valid((enum cc_op)op, (enum cc_dtype)t))
-                continue;
-            for (int c = 0; c < CC_COLL_COUNT; c++)
-                used |= (p->coll_mask & (1u << c)) &&
-                        (cc_coll_get((enum cc_coll_id)c)->flags & CC_COLL_HAS_OP);
-            if (!used)
                 continue;
             if (w < len) {
                 int k = snprintf(buf + w, len - w, "%s%s with %s", n ? ", " : "",
@@ -336,8 +334,9 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     double target_batch_s = fmin(0.1, fmax(0.005, p->max_time_s / 20));
     long batch;
     long most = p->max_iters > 0 ? p->max_iters : LONG_MAX; /* never more than --max-iters */
+    long fixed = p->iters < most ? p->iters : most;          /* -n, within that */
     if (p->iters > 0)
-        batch = clampl(target_batch_s / wall_per_iter, 1, p->iters < most ? p->iters : most);
+        batch = clampl(target_batch_s / wall_per_iter, 1, fixed);
     else
         batch = p->min_iters < most ? p->min_iters : most; /* adaptive: first the minimum */
 
@@ -383,8 +382,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         if (p->iters > 0) {
             if ((long)n >= p->iters)
                 break;
-            batch = clampl(target_batch_s / wall_per_iter, 1,
-                           (p->iters < most ? p->iters : most) - (long)n);
+            batch = clampl(target_batch_s / wall_per_iter, 1, fixed - (long)n);
             continue;
         }
         double relci = cc_running_relci(&run) * 100;

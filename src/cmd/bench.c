@@ -413,9 +413,9 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
 /* ---- start-up failures -------------------------------------------------------------------- */
 
 /* The backend did not start on some ranks: rank 0 says each distinct reason once (every rank
- * of a job given --tcp-if =eth9 fails alike), naming the ranks when not all share it. */
-/* Failing ranks grouped by their message (a thousand ranks that cannot reach one host say
- * so in one line); the groups in the order of their first rank, at most INIT_GROUPS_SHOWN. */
+ * of a job given --tcp-if =eth9 fails alike, a thousand ranks that cannot reach one host say
+ * so in one line), naming the ranks when not all share it; the reasons in the order of their
+ * first rank, at most INIT_GROUPS_SHOWN of them. */
 #define INIT_GROUPS_SHOWN 8
 static char **init_msgs; /* for the comparison below */
 
@@ -425,11 +425,18 @@ static int by_message(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+struct init_group { int first, count; };
+
+static int by_first(const void *a, const void *b)
+{
+    const struct init_group *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
 static void say_init_failures(const struct cc_rte *rte, const struct cc_backend *be, char **all)
 {
-    int *idx = malloc((size_t)rte->size * sizeof *idx), n = 0, shown = 0, rest = 0;
-    struct group { int first, count; } *g = malloc((size_t)rte->size * sizeof *g);
-    int ng = 0;
+    int *idx = malloc((size_t)rte->size * sizeof *idx), n = 0, ng = 0, rest = 0;
+    struct init_group *g = malloc((size_t)rte->size * sizeof *g);
     if (!idx || !g) {
         cc_err("backend %s did not start (out of memory to say why)", be->name);
         free(idx), free(g);
@@ -442,30 +449,21 @@ static void say_init_failures(const struct cc_rte *rte, const struct cc_backend 
     qsort(idx, (size_t)n, sizeof *idx, by_message);
     for (int i = 0; i < n; i++) {
         if (i == 0 || strcmp(all[idx[i]], all[idx[i - 1]]) != 0)
-            g[ng++] = (struct group){idx[i], 0};
+            g[ng++] = (struct init_group){idx[i], 0};
         g[ng - 1].count++;
     }
-    /* in rank order: the lowest first rank first */
-    for (int pick = 0; pick < ng; pick++) {
-        int b = -1;
-        for (int k = 0; k < ng; k++)
-            if (g[k].count && (b < 0 || g[k].first < g[b].first))
-                b = k;
-        if (shown == INIT_GROUPS_SHOWN) {
-            rest += g[b].count;
-            g[b].count = 0;
-            continue;
-        }
-        const char *m = all[g[b].first];
-        if (g[b].count == rte->size)
+    qsort(g, (size_t)ng, sizeof *g, by_first); /* the lowest first rank first */
+    for (int k = 0; k < ng; k++) {
+        const char *m = all[g[k].first];
+        if (k >= INIT_GROUPS_SHOWN)
+            rest += g[k].count;
+        else if (g[k].count == rte->size)
             cc_err("backend %s: %s", be->name, m);
-        else if (g[b].count == 1)
-            cc_err("backend %s on rank %d (%s): %s", be->name, g[b].first, rte->hosts[g[b].first], m);
+        else if (g[k].count == 1)
+            cc_err("backend %s on rank %d (%s): %s", be->name, g[k].first, rte->hosts[g[k].first], m);
         else
-            cc_err("backend %s on rank %d (%s) and %d more: %s", be->name, g[b].first,
-                   rte->hosts[g[b].first], g[b].count - 1, m);
-        g[b].count = 0;
-        shown++;
+            cc_err("backend %s on rank %d (%s) and %d more: %s", be->name, g[k].first,
+                   rte->hosts[g[k].first], g[k].count - 1, m);
     }
     if (rest)
         cc_err("backend %s: %d more rank(s) failed with other messages", be->name, rest);
@@ -504,8 +502,7 @@ int cc_cmd_bench(int argc, char **argv)
     char err[512], runerr[512] = "";
     struct cc_rte rte;
     struct run run = {0};
-    struct cc_outfile outs[OUT_COUNT] = {{"--json", NULL, -1, 0, NULL, 0, 0},
-                                         {"--csv", NULL, -1, 0, NULL, 0, 0}};
+    struct cc_outfile outs[OUT_COUNT] = {{.opt = "--json", .fd = -1}, {.opt = "--csv", .fd = -1}};
     const struct cc_backend *be = NULL;
     void *bctx = NULL;
     json_t *header = NULL;
