@@ -331,8 +331,6 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (l.sp < 0)
         l.sp = l.tp > 1 && hb->sp != 0;
-    if (l.split && l.pp == 2)
-        l.split = 0; /* two stages of (layers + 2) / 2 slots less one each: the uniform split */
     if (!dp_given) {
         double rest = (double)c->gpus / ((double)l.tp * l.pp * l.cp);
         l.dp = rest >= 1 ? (int)rest : 1;

@@ -263,9 +263,12 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     const char *nm = json_string_value(json_object_get(root, "name"));
     snprintf(c->name, sizeof c->name, "%s: %d x %s (%d nodes of %d)", nm ? nm : path, c->gpus,
              g ? g->id : c->gpu_name, c->nodes, gpn);
-    snprintf(c->bw_source, sizeof c->bw_source, "expected rates of topology '%s'%s%s%s", path,
-             intra > 0 || !g ? "" : " (within a node: the built-in table for ",
-             intra > 0 || !g ? "" : g->id, intra > 0 || !g ? "" : ")");
+    char from_table[96] = ""; /* the rate within a node, when the file gives none */
+    if (intra <= 0 && g)
+        snprintf(from_table, sizeof from_table, " (within a node: the built-in table for %s)",
+                 g->id);
+    snprintf(c->bw_source, sizeof c->bw_source, "expected rates of topology '%s'%s", path,
+             from_table);
     st = CC_OK;
 done:
     json_decref(root);

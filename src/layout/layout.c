@@ -131,6 +131,8 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         cc_errbuf(err, errlen, "layout '%s': sp=1 (sequence parallelism) needs tp > 1", text);
         return CC_EUSAGE;
     }
+    if (l->split && l->pp == 2)
+        l->split = 0; /* two stages of (layers + 2) / 2 slots less one each: the uniform split */
     return CC_OK;
 }
 

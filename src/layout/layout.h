@@ -83,7 +83,8 @@ struct cc_layout {
  * set). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
 /* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above and split; dp may be omitted). Keys not
- * given stay as in *l on entry. CC_EUSAGE with a message on a bad key or value. */
+ * given stay as in *l on entry; split=1 with pp=2 becomes 0 (the same split). CC_EUSAGE with a
+ * message on a bad key or value. */
 cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
                           size_t errlen);
 

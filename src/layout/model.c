@@ -126,6 +126,20 @@ static cc_status get_int(json_t *o, const char *key, long long *v, const char *p
     return CC_OK;
 }
 
+static cc_status get_bool(json_t *o, const char *key, int *v, const char *path, char *err,
+                          size_t errlen)
+{
+    json_t *x = json_object_get(o, key);
+    if (!x)
+        return CC_OK;
+    if (!json_is_boolean(x)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be true or false", path, key);
+        return CC_EINVAL;
+    }
+    *v = json_is_true(x);
+    return CC_OK;
+}
+
 /* Where s stands in a NULL-ended list; -1 if it does not (or s is NULL). */
 static int list_index(const char *s, const char *const *list)
 {
@@ -317,13 +331,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->global_batch = (4LL << 20) / m->seq_len;
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
-    json_t *tie = json_object_get(root, "tie_word_embeddings");
-    if (tie && !json_is_boolean(tie)) {
-        cc_errbuf(err, errlen, "model spec '%s': \"tie_word_embeddings\" must be true or false",
-                  path);
-        return CC_EINVAL;
-    }
-    m->tied_embed = tie ? json_is_true(tie) : list_index(type, hf_untied) < 0;
+    m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
+    if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK)
+        return st;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
         nm = strrchr(nm, '/') + 1; /* a local path's last part */
@@ -363,20 +373,6 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
                                         "precision", "optimizer", "recompute", "mlp",
                                         "flash_attention", "tied_embeddings", NULL};
-
-static cc_status get_bool(json_t *o, const char *key, int *v, const char *path, char *err,
-                          size_t errlen)
-{
-    json_t *x = json_object_get(o, key);
-    if (!x)
-        return CC_OK;
-    if (!json_is_boolean(x)) {
-        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be true or false", path, key);
-        return CC_EINVAL;
-    }
-    *v = json_is_true(x);
-    return CC_OK;
-}
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
