@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "report/report.h"
 #include "rte/rte.h"
 #include "topo/topo.h"
 
@@ -187,7 +188,7 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
         }
     }
     int bad = !f || json_dumpf(topo, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-              fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
+              fputc('\n', f) == EOF || cc_report_flush(f) != 0;
     int e = bad ? (errno ? errno : EIO) : 0;
     if (f && fclose(f) != 0 && !bad) {
         bad = 1;
