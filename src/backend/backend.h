@@ -66,6 +66,9 @@ struct cc_backend {
     int built;               /* 0: configure left it out */
     const char *how_to_build;/* shown when !built */
     enum cc_mem mem;
+    /* Can this machine run it (driver, library, device present)? 1, or 0 with a one-line
+     * reason in why. NULL: always (host backends). No communication; `ccbench backends`. */
+    int (*usable)(char *why, size_t whylen);
 
     /* Set up on every rank (collective across ranks). On failure, ctx is untouched and a
      * one-line reason is in err. */

@@ -494,11 +494,24 @@ static void nccl_describe(void *ctx, json_t *o)
     json_object_set_new(o, "timing_clock", json_string("CUDA events on the rank's stream"));
 }
 
+/* A CUDA driver with a visible GPU and a loadable libnccl. */
+static int nccl_usable(char *why, size_t whylen)
+{
+    const struct cc_cuda *cu = cc_cuda_load(why, whylen);
+    const struct cc_nccl *nc = cu ? cc_nccl_load(why, whylen) : NULL;
+    if (!nc)
+        return 0;
+    snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, nc->version / 10000,
+             nc->version / 100 % 100, nc->version % 100);
+    return 1;
+}
+
 const struct cc_backend cc_backend_nccl = {
     .name = "nccl",
     .summary = "NCCL collectives on GPU memory, one GPU per rank (libnccl opened at run time)",
     .built = 1,
     .mem = CC_MEM_DEVICE,
+    .usable = nccl_usable,
     .init = nccl_init,
     .fini = nccl_fini,
     .supports = nccl_supports,

@@ -1028,11 +1028,32 @@ static void verbs_describe(void *ctx, json_t *o)
     }
 }
 
+/* The port bench would open with no --ib-dev (NCCL_IB_HCA applies): a device with an ACTIVE
+ * port and, on RoCE, a routable GID. */
+static int verbs_usable(char *why, size_t whylen)
+{
+    struct cc_rte rte = {.size = 1, .local_size = 1, .nnodes = 1};
+    struct cc_backend_conf conf = {.gid_index = -1};
+    struct verbs_ctx c = {.rte = &rte};
+    if (gethostname(rte.host, sizeof rte.host - 1) != 0)
+        snprintf(rte.host, sizeof rte.host, "this host");
+    if (!(c.v = cc_verbs_load(why, whylen)))
+        return 0;
+    int ok = open_port(&c, &conf, why, whylen) == CC_OK;
+    if (ok)
+        snprintf(why, whylen, "port %s:%d (%s), GID index %d", c.dev, c.port,
+                 c.ethernet ? "RoCE" : "InfiniBand", c.gid_index);
+    if (c.ctx)
+        c.v->close_device(c.ctx);
+    return ok;
+}
+
 const struct cc_backend cc_backend_verbs = {
     .name = "verbs",
     .summary = "RDMA writes over InfiniBand/RoCE RC queue pairs (sendrecv, ring allreduce/allgather)",
     .built = 1,
     .mem = CC_MEM_HOST,
+    .usable = verbs_usable,
     .init = verbs_init,
     .fini = verbs_fini,
     .supports = verbs_supports,

@@ -23,6 +23,12 @@ export FAKEGPU_DEVICES
 run "version loads the fake libraries" 0 "$CCBENCH" version
 has "version: 2 GPUs" "here: 2 GPU\(s\)"
 has "version: NCCL 2.28.9" "here: NCCL 2\.28\.9"
+run "backends: nccl usable with the fake libraries" 0 "$CCBENCH" backends
+has "backends: nccl usable, GPUs and version named" "^nccl +built +device +usable" 
+has "backends: nccl here line" "here: 2 GPU\(s\), NCCL 2\.28\.9"
+FAKEGPU_DEVICES=0 run "backends: no GPU visible" 0 "$CCBENCH" backends
+has "backends: nccl not usable without a GPU" "^nccl +built +device +no "
+has "backends: the reason" "here: no CUDA device"
 
 j=$dir/all.jsonl
 run "nccl: every collective, both placements, checked" 0 \

@@ -129,6 +129,10 @@ ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measure
 # command-line corners
 "$CCBENCH" help help >"$tmp/h" 2>&1; [ $? -eq 0 ] && grep -q '^usage: ccbench' "$tmp/h"; ok $? "help help: the usage" "$(cat "$tmp/h")"
 "$CCBENCH" help version >"$tmp/h" 2>&1; [ $? -eq 0 ] && grep -q 'usage: ccbench version' "$tmp/h"; ok $? "help version" "$(cat "$tmp/h")"
+"$CCBENCH" backends >"$tmp/h" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -Eq '^mpi +built +host +usable' "$tmp/h" && grep -Eq '^tcp +built +host +usable' "$tmp/h" &&
+    [ "$(grep -Ec '^(mpi|tcp|verbs|nccl) ' "$tmp/h")" -eq 4 ]
+ok $? "backends: the four, host backends usable here ($rc)" "$(cat "$tmp/h")"
 for args in "backends --bogus" "backends extra" "--version --bogus" "version extra"; do
     "$CCBENCH" $args >"$tmp/h" 2>"$tmp/e"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && [ ! -s "$tmp/h" ]
