@@ -23,6 +23,7 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stop;
+    void (*on_fire)(void);
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static char wd_what[256];
@@ -45,6 +46,8 @@ static void *watchdog_main(void *arg)
             cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
                    "(raise --timeout if this operation is legitimately slow)",
                    wd.rte->rank, wd.rte->host, cc_now() - since, wd.what ? wd.what : "?");
+            if (wd.on_fire)
+                wd.on_fire();
             _exit(cc_status_exit(CC_ETIMEOUT));
         }
     }
@@ -71,6 +74,8 @@ void cc_watchdog_enter(const char *what)
 }
 
 void cc_watchdog_leave(void) { wd.since = 0; }
+
+void cc_watchdog_on_fire(void (*fn)(void)) { wd.on_fire = fn; }
 
 void cc_watchdog_stop(void)
 {

@@ -82,5 +82,9 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s);
 void cc_watchdog_enter(const char *what);
 void cc_watchdog_leave(void);
 void cc_watchdog_stop(void);
+/* Called on the watchdog's thread just before it ends the process (after its error line),
+ * while the main thread is stuck: it may only write(2) what was prepared beforehand. NULL:
+ * nothing. */
+void cc_watchdog_on_fire(void (*fn)(void));
 
 #endif

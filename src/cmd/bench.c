@@ -118,8 +118,8 @@ static void bench_help(FILE *o)
 static struct sig_summary {
     char text[8192];
     size_t text_len;
-    char json[2][8192]; /* the summary lines after SIGINT, after SIGTERM */
-    size_t json_len[2];
+    char json[3][8192]; /* the summary lines after SIGINT, SIGTERM, the watchdog */
+    size_t json_len[3];
 } sig_sum[2];
 static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: none yet */
 static int sig_json_fd = -1;
@@ -147,6 +147,29 @@ static void on_signal(int sig)
         w = write(STDOUT_FILENO, p->text, p->text_len);
     (void)w;
     _exit(t ? 143 : 130);
+}
+
+/* The watchdog is ending a hung run (its thread; the main thread is stuck in an operation):
+ * rank 0 leaves the summary of what was measured, as after a runtime fault. */
+static void on_watchdog(void)
+{
+    static const char msg[] = "\n# stopped by the watchdog (an operation hung): summary of the "
+                              "sizes measured so far\n";
+    struct sigaction ign;
+    ssize_t w;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, NULL);
+    int k = sig_pub;
+    if (k < 0)
+        return; /* not rank 0, or nothing measured yet */
+    const struct sig_summary *p = &sig_sum[k];
+    if (sig_json_fd >= 0 && p->json_len[2])
+        w = write(sig_json_fd, p->json[2], p->json_len[2]);
+    w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+    if (p->text_len)
+        w = write(STDOUT_FILENO, p->text, p->text_len);
+    (void)w;
 }
 
 /* Ranks other than 0: a launcher that ends the job sends SIGTERM to every rank, then SIGKILL
@@ -199,12 +222,13 @@ static void refresh_signal_summary(struct run *r)
     int k = sig_pub == 0 ? 1 : 0;
     struct sig_summary *p = &sig_sum[k];
     p->text_len = cc_summary_format(p->text, sizeof p->text, r->sums, CC_COLL_COUNT);
-    for (int t = 0; t < 2; t++) {
+    static const enum cc_stop stops[3] = {CC_STOP_INTERRUPT, CC_STOP_TERM, CC_STOP_ERROR};
+    for (int t = 0; t < 3; t++) {
         size_t j = 0;
         for (int i = 0; i < CC_COLL_COUNT; i++) {
             if (!r->sums[i].rows)
                 continue;
-            json_t *o = cc_summary_json(&r->sums[i], t ? CC_STOP_TERM : CC_STOP_INTERRUPT);
+            json_t *o = cc_summary_json(&r->sums[i], stops[t]);
             char *line = json_dumps(o, JSON_COMPACT);
             json_decref(o);
             size_t n = line ? strlen(line) : 0, room = sizeof p->json[t] - j;
@@ -632,6 +656,7 @@ int cc_cmd_bench(int argc, char **argv)
         .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
     };
     err[0] = 0;
+    cc_watchdog_on_fire(on_watchdog);
     cc_watchdog_start(&rte, cfg.timeout * 1.5 + 5);
     cc_watchdog_enter("backend initialization");
     st = be->init(&bconf, &rte, &bctx, err, sizeof err);

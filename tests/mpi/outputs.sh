@@ -104,6 +104,25 @@ victim=$(rank_pid 1 "ccbench bench --backend tcp -b 8 -e 1K -n 20") && kill -KIL
 ok $? "runtime fault: exit 3, text says stopped by an error (exit $rc)" "$(grep '^#' "$tmp/eout" | tail -3)"
 grep -q '"interrupted":false,"stopped":"error"' "$tmp/e.jsonl"; ok $? "runtime fault: JSON summary stopped \"error\", not interrupted"
 
+# a peer that hangs inside MPI (no backend deadline there): the watchdog (1.5 x --timeout + 5 s)
+# ends the run with status 3, and rank 0 leaves the summary of what it measured
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 1M -n 2999 --timeout 0.5 --json "$tmp/w.jsonl" >"$tmp/wout" 2>&1 &
+pid=$!
+wait_rows "$tmp/w.jsonl" 4
+victim=$(rank_pid 1 "ccbench bench -b 8 -e 1M -n 2999")
+kill -STOP ${victim:-0}
+( sleep 60; kill -KILL ${victim:-0} $pid 2>/dev/null ) &
+guard=$!
+wait $pid; rc=$?
+kill $guard 2>/dev/null
+kill -KILL ${victim:-0} 2>/dev/null
+n=$(grep -c '"type":"result"' "$tmp/w.jsonl")
+[ $rc -eq 3 ] && grep -q 'watchdog: rank 0 .* made no progress' "$tmp/wout" &&
+    grep -q '# stopped by the watchdog (an operation hung)' "$tmp/wout" && grep -q '^# allreduce .*busbw' "$tmp/wout"
+ok $? "hung peer: the watchdog ends the run, exit 3, summary printed (exit $rc)" "$(tail -4 "$tmp/wout")"
+[ "$n" -ge 4 ] && tail -1 "$tmp/w.jsonl" | grep -q '"type":"summary".*"interrupted":false,"stopped":"error"'
+ok $? "hung peer: JSON keeps $n measurements and ends with a summary stopped \"error\"" "$(tail -1 "$tmp/w.jsonl")"
+
 # --max-iters caps adaptive iterations from the first batch on
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 16 --max-iters 3 --json "$tmp/m.jsonl" -q >"$tmp/out" 2>&1
 rc=$?
