@@ -45,9 +45,12 @@ struct cc_row {
     struct cc_measure m[2]; /* indexed by enum cc_place */
 };
 
-/* Per-collective summary over a sweep. */
+/* Summary of one collective, element type and operator over a sweep: float16 and float64, or
+ * sum and max, are different figures and are never averaged together. */
 struct cc_summary {
     const struct cc_coll *coll;
+    enum cc_dtype dtype;
+    enum cc_op op;          /* meaningful when coll has CC_COLL_HAS_OP */
     int rows;
     size_t largest_bytes;
     double busbw_largest;   /* busbw at the largest size (out-of-place if measured) */
@@ -59,6 +62,13 @@ struct cc_summary {
 };
 
 void cc_summary_add(struct cc_summary *s, const struct cc_row *row);
+
+/* Summaries of a run: one slot per collective, type and operator, in sweep order. */
+#define CC_SUMMARY_SLOTS (CC_COLL_COUNT * CC_DTYPE_COUNT * CC_OP_COUNT)
+static inline int cc_summary_slot(const struct cc_row *row)
+{
+    return ((int)row->coll->id * CC_DTYPE_COUNT + (int)row->dtype) * CC_OP_COUNT + (int)row->op;
+}
 
 /* Why a run ended before its sweep did; the summaries say it. */
 enum cc_stop {

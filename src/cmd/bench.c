@@ -114,11 +114,15 @@ static void bench_help(FILE *o)
  * run was not interrupted by its user, and says so. */
 
 /* The summary a handler writes, formatted beforehand (a handler may not format). Two copies:
- * rows rewrite the one not published, then publish it, so a signal never sees half of one. */
+ * rows rewrite the one not published, then publish it, so a signal never sees half of one.
+ * Sized for every collective, type and operator (about 200 text and 400 JSON bytes each);
+ * lines that would not fit are left out whole. */
+#define SIG_TEXT_MAX (CC_SUMMARY_SLOTS * 200)
+#define SIG_JSON_MAX (CC_SUMMARY_SLOTS * 400)
 static struct sig_summary {
-    char text[8192];
+    char text[SIG_TEXT_MAX];
     size_t text_len;
-    char json[3][8192]; /* the summary lines after SIGINT, SIGTERM, the watchdog */
+    char json[3][SIG_JSON_MAX]; /* the summary lines after SIGINT, SIGTERM, the watchdog */
     size_t json_len[3];
 } sig_sum[2];
 static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: none yet */
@@ -199,7 +203,10 @@ struct run {
     int quiet, places;
     int begun[3];             /* the sink's header was written */
     int bad[3];               /* the sink could not be written (said once) */
-    struct cc_summary sums[CC_COLL_COUNT];
+    struct cc_summary sums[CC_SUMMARY_SLOTS];
+    /* rank 0: each summary's lines as a handler writes them (text; JSON after SIGINT,
+     * SIGTERM, the watchdog), formatted when its row arrives */
+    struct { char *text, *json[3]; } lines[CC_SUMMARY_SLOTS];
     int progress;
 };
 
@@ -215,31 +222,43 @@ static cc_status sink_failed(struct run *r, int i)
     return CC_EIO;
 }
 
-/* Format the summary a signal handler would write into the copy not published, then
- * publish it. */
-static void refresh_signal_summary(struct run *r)
+/* Append a line and its newline to buf (of size cap, used len) if all of it fits. */
+static void append_line(char *buf, size_t cap, size_t *len, const char *line, int newline)
 {
+    size_t n = line ? strlen(line) : 0;
+    if (!n || *len + n + (size_t)newline >= cap)
+        return;
+    memcpy(buf + *len, line, n);
+    *len += n;
+    if (newline)
+        buf[(*len)++] = '\n';
+}
+
+/* Reformat the lines of the summary in `slot`, then assemble every summary's lines into the
+ * copy a signal handler does not see, and publish it. */
+static void refresh_signal_summary(struct run *r, int slot)
+{
+    static const enum cc_stop stops[3] = {CC_STOP_INTERRUPT, CC_STOP_TERM, CC_STOP_ERROR};
+    char text[512];
+    free(r->lines[slot].text);
+    r->lines[slot].text = cc_summary_line(text, sizeof text, &r->sums[slot]) ? strdup(text) : NULL;
+    for (int t = 0; t < 3; t++) {
+        json_t *o = cc_summary_json(&r->sums[slot], stops[t]);
+        free(r->lines[slot].json[t]);
+        r->lines[slot].json[t] = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+    }
     int k = sig_pub == 0 ? 1 : 0;
     struct sig_summary *p = &sig_sum[k];
-    p->text_len = cc_summary_format(p->text, sizeof p->text, r->sums, CC_COLL_COUNT);
-    static const enum cc_stop stops[3] = {CC_STOP_INTERRUPT, CC_STOP_TERM, CC_STOP_ERROR};
-    for (int t = 0; t < 3; t++) {
-        size_t j = 0;
-        for (int i = 0; i < CC_COLL_COUNT; i++) {
-            if (!r->sums[i].rows)
-                continue;
-            json_t *o = cc_summary_json(&r->sums[i], stops[t]);
-            char *line = json_dumps(o, JSON_COMPACT);
-            json_decref(o);
-            size_t n = line ? strlen(line) : 0, room = sizeof p->json[t] - j;
-            if (line && n < room - 1) { /* the line and its newline; j < sizeof stays true */
-                memcpy(&p->json[t][j], line, n);
-                p->json[t][j + n] = '\n';
-                j += n + 1;
-            }
-            free(line);
-        }
-        p->json_len[t] = j;
+    p->text_len = 0;
+    for (int t = 0; t < 3; t++)
+        p->json_len[t] = 0;
+    for (int i = 0; i < CC_SUMMARY_SLOTS; i++) {
+        if (!r->sums[i].rows)
+            continue;
+        append_line(p->text, sizeof p->text, &p->text_len, r->lines[i].text, 0);
+        for (int t = 0; t < 3; t++)
+            append_line(p->json[t], sizeof p->json[t], &p->json_len[t], r->lines[i].json[t], 1);
     }
     sig_pub = k;
 }
@@ -286,7 +305,8 @@ static cc_status on_start(void *user)
 static cc_status on_row(const struct cc_row *row, void *user)
 {
     struct run *r = user;
-    cc_summary_add(&r->sums[row->coll->id], row);
+    int slot = cc_summary_slot(row);
+    cc_summary_add(&r->sums[slot], row);
     if (r->rte->rank != 0)
         return CC_OK;
     if (r->progress)
@@ -294,7 +314,7 @@ static cc_status on_row(const struct cc_row *row, void *user)
     for (int i = 0; i < r->nsinks; i++)
         if (r->sinks[i].row(r->sinks[i].state, row) != 0)
             return sink_failed(r, i);
-    refresh_signal_summary(r);
+    refresh_signal_summary(r, slot);
     return CC_OK;
 }
 
@@ -674,7 +694,7 @@ int cc_cmd_bench(int argc, char **argv)
 
     p.bctx = bctx;
 
-    for (int i = 0; i < CC_COLL_COUNT; i++)
+    for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
         run.sums[i].wrong = -1;
     header = make_header(argc, argv, &cfg, &rte, be, bctx);
     run.header = header;
@@ -722,16 +742,14 @@ int cc_cmd_bench(int argc, char **argv)
         }
         for (int i = 0; i < run.nsinks; i++)
             if (run.begun[i] && !run.bad[i] &&
-                run.sinks[i].end(run.sinks[i].state, run.sums, CC_COLL_COUNT, stop) != 0) {
+                run.sinks[i].end(run.sinks[i].state, run.sums, CC_SUMMARY_SLOTS, stop) != 0) {
                 sink_failed(&run, i);
                 rc = rc ? rc : 2;
             }
         if (cfg.quiet) {
-            char buf[4096];
             if (stop != CC_STOP_NONE)
                 fputs("# stopped by an error: the summary covers the sizes measured so far\n", stdout);
-            cc_summary_format(buf, sizeof buf, run.sums, CC_COLL_COUNT);
-            fputs(buf, stdout);
+            cc_summary_print(stdout, run.sums, CC_SUMMARY_SLOTS);
         }
         if (st == CC_EWRONG)
             cc_err("wrong results detected (see the #wrong column)");
@@ -765,5 +783,10 @@ out:
     }
     cc_rte_fini(&rte);
     free(res.pos);
+    for (int i = 0; i < CC_SUMMARY_SLOTS; i++) {
+        free(run.lines[i].text);
+        for (int t = 0; t < 3; t++)
+            free(run.lines[i].json[t]);
+    }
     return rc;
 }

@@ -91,6 +91,9 @@ json_t *cc_summary_json(const struct cc_summary *s, enum cc_stop stop)
     json_t *o = json_object();
     json_object_set_new(o, "type", json_string("summary"));
     json_object_set_new(o, "collective", json_string(s->coll->name));
+    json_object_set_new(o, "datatype", json_string(cc_dtype_name(s->dtype)));
+    json_object_set_new(o, "op", (s->coll->flags & CC_COLL_HAS_OP) ? json_string(cc_op_name(s->op))
+                                                                     : json_null());
     json_object_set_new(o, "sizes", json_integer(s->rows));
     json_object_set_new(o, "largest_bytes", json_integer((json_int_t)s->largest_bytes));
     json_object_set_new(o, "busbw_largest_GBps", json_real(s->busbw_largest));

@@ -32,7 +32,12 @@ json_t *cc_summary_json(const struct cc_summary *s, enum cc_stop stop);
  * when the stream could not take it, now or earlier (its error flag is set). */
 int cc_report_flush(FILE *out);
 
-/* Format the summary lines as text into buf (used on SIGINT, where stdio is off limits). */
-size_t cc_summary_format(char *buf, size_t len, const struct cc_summary *sums, int nsums);
+/* One summary as a text line, newline included, into buf: its length, 0 when the summary
+ * is empty (no rows). "# allreduce float32 sum   busbw ... GB/s at 64M, ..." (the operator
+ * only for collectives that take one). */
+size_t cc_summary_line(char *buf, size_t len, const struct cc_summary *s);
+
+/* Every non-empty summary line to out: 0, or -1 as cc_report_flush. */
+int cc_summary_print(FILE *out, const struct cc_summary *sums, int nsums);
 
 #endif

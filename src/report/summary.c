@@ -14,6 +14,8 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
     s->busbw_weighted = (s->busbw_weighted * s->weight_bytes + m->busbw * w) / (s->weight_bytes + w);
     s->weight_bytes += w;
     s->coll = row->coll;
+    s->dtype = row->dtype;
+    s->op = row->op;
     s->busbw_mean = (s->busbw_mean * s->rows + m->busbw) / (s->rows + 1);
     s->rows++;
     if (row->bytes >= s->largest_bytes) {
@@ -30,35 +32,42 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
     }
 }
 
-size_t cc_summary_format(char *buf, size_t len, const struct cc_summary *sums, int nsums)
+size_t cc_summary_line(char *buf, size_t len, const struct cc_summary *s)
 {
-    size_t n = 0;
     if (len)
         buf[0] = 0;
-    for (int i = 0; i < nsums && n < len; i++) {
-        const struct cc_summary *s = &sums[i];
-        if (!s->coll || !s->rows)
-            continue;
-        char sz[32];
-        double l = (double)s->largest_bytes;
-        if (s->largest_bytes >= (1u << 20))
-            snprintf(sz, sizeof sz, "%.0fM", l / 1048576);
-        else if (s->largest_bytes >= 1024)
-            snprintf(sz, sizeof sz, "%.0fK", l / 1024);
-        else
-            snprintf(sz, sizeof sz, "%zu", s->largest_bytes);
-        int w = snprintf(buf + n, len - n,
-                         "# %-13s busbw %8.3f GB/s at %s, size-weighted mean %8.3f GB/s, "
-                         "plain mean %8.3f GB/s, %d sizes, wrong %lld%s\n",
-                         s->coll->name, s->busbw_largest, sz, s->busbw_weighted, s->busbw_mean,
-                         s->rows, s->wrong < 0 ? 0 : s->wrong, s->wrong > 0 ? "  <-- CORRUPTION" : "");
-        if (w < 0)
-            break;
-        n += (size_t)w;
+    if (!s->coll || !s->rows || !len)
+        return 0;
+    char sz[32], label[64];
+    double l = (double)s->largest_bytes;
+    if (s->largest_bytes >= (1u << 20))
+        snprintf(sz, sizeof sz, "%.0fM", l / 1048576);
+    else if (s->largest_bytes >= 1024)
+        snprintf(sz, sizeof sz, "%.0fK", l / 1024);
+    else
+        snprintf(sz, sizeof sz, "%zu", s->largest_bytes);
+    snprintf(label, sizeof label, "%s %s%s%s", s->coll->name, cc_dtype_name(s->dtype),
+             (s->coll->flags & CC_COLL_HAS_OP) ? " " : "",
+             (s->coll->flags & CC_COLL_HAS_OP) ? cc_op_name(s->op) : "");
+    int w = snprintf(buf, len,
+                     "# %-27s busbw %8.3f GB/s at %s, size-weighted mean %8.3f GB/s, "
+                     "plain mean %8.3f GB/s, %d sizes, wrong %lld%s\n",
+                     label, s->busbw_largest, sz, s->busbw_weighted, s->busbw_mean, s->rows,
+                     s->wrong < 0 ? 0 : s->wrong, s->wrong > 0 ? "  <-- CORRUPTION" : "");
+    if (w < 0 || (size_t)w >= len) { /* never half a line */
+        buf[0] = 0;
+        return 0;
     }
-    if (n >= len)
-        n = len ? len - 1 : 0;
-    return n;
+    return (size_t)w;
+}
+
+int cc_summary_print(FILE *out, const struct cc_summary *sums, int nsums)
+{
+    char line[512];
+    for (int i = 0; i < nsums; i++)
+        if (cc_summary_line(line, sizeof line, &sums[i]))
+            fputs(line, out);
+    return cc_report_flush(out);
 }
 
 int cc_report_flush(FILE *out)

@@ -97,13 +97,10 @@ static int text_end(void *st, const struct cc_summary *s, int n, enum cc_stop st
         [CC_STOP_TERM] = "stopped by SIGTERM",
     };
     struct text_state *t = st;
-    char buf[4096];
     if (stop != CC_STOP_NONE)
         fprintf(t->out, "# %s: the summary covers the sizes measured so far\n", why[stop]);
     fprintf(t->out, "#\n");
-    cc_summary_format(buf, sizeof buf, s, n);
-    fputs(buf, t->out);
-    return cc_report_flush(t->out);
+    return cc_summary_print(t->out, s, n);
 }
 
 static int text_close(void *st)

@@ -123,6 +123,19 @@ ok $? "hung peer: the watchdog ends the run, exit 3, summary printed (exit $rc)"
 [ "$n" -ge 4 ] && tail -1 "$tmp/w.jsonl" | grep -q '"type":"summary".*"interrupted":false,"stopped":"error"'
 ok $? "hung peer: JSON keeps $n measurements and ends with a summary stopped \"error\"" "$(tail -1 "$tmp/w.jsonl")"
 
+# -d all -o all: one summary per collective, type and operator (never one busbw averaged over
+# float16 and float64), in the text and in the JSON, each naming its type and operator
+$CC_MPIRUN -np 2 "$CCBENCH" bench -d all -o all --coll all -b 8 -e 16 -n 1 -w 0 --json "$tmp/all.jsonl" >"$tmp/allout" 2>&1
+rc=$?
+want=$(grep '"type":"result"' "$tmp/all.jsonl" | sed 's/.*"collective":"\([a-z]*\)","backend":"[a-z]*","datatype":"\([a-z0-9]*\)","op":\("[a-z]*"\|null\).*/\1 \2 \3/' | sort -u | wc -l)
+js=$(grep -c '"type":"summary"' "$tmp/all.jsonl")
+tx=$(grep -c '^# [a-z]* [a-z0-9]* *\([a-z]* \)\? *busbw .* GB/s at ' "$tmp/allout")
+[ $rc -eq 0 ] && [ "$want" -gt 150 ] && [ "$js" -eq "$want" ] && [ "$tx" -eq "$want" ] &&
+    grep -q '"type":"summary","collective":"allreduce","datatype":"bfloat16","op":"max"' "$tmp/all.jsonl" &&
+    grep -q '"type":"summary","collective":"alltoall","datatype":"int8","op":null' "$tmp/all.jsonl" &&
+    grep -q '^# reduce float16 min  *busbw' "$tmp/allout"
+ok $? "-d all -o all: a summary per collective, type and operator ($want measured; JSON $js, text $tx; exit $rc)"
+
 # --max-iters caps adaptive iterations from the first batch on
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 16 --max-iters 3 --json "$tmp/m.jsonl" -q >"$tmp/out" 2>&1
 rc=$?

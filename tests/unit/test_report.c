@@ -48,16 +48,53 @@ int main(void)
                             "nranks", 4, "nnodes", 1, "datatype", "float32", "op", "sum");
     struct cc_row rows[2] = {make_row(1024, 1.0), make_row(1 << 20, 3.0)};
     rows[0].m[CC_INPLACE].iters = 1; /* one timed iteration: no confidence interval */
-    struct cc_summary sum[CC_COLL_COUNT] = {{0}};
-    for (int i = 0; i < CC_COLL_COUNT; i++)
+    static struct cc_summary sum[CC_SUMMARY_SLOTS];
+    for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
         sum[i].wrong = -1;
+    int slot = cc_summary_slot(&rows[0]);
     for (int i = 0; i < 2; i++)
-        cc_summary_add(&sum[CC_ALLREDUCE], &rows[i]);
-    is_near(sum[CC_ALLREDUCE].busbw_largest, 3.0, 1e-12, "summary: busbw at the largest size");
-    is_near(sum[CC_ALLREDUCE].busbw_mean, 2.0, 1e-12, "summary: plain mean");
-    is_near(sum[CC_ALLREDUCE].busbw_weighted, (1.0 * 1024 + 3.0 * 1048576) / (1024 + 1048576), 1e-12,
+        cc_summary_add(&sum[cc_summary_slot(&rows[i])], &rows[i]);
+    is_near(sum[slot].busbw_largest, 3.0, 1e-12, "summary: busbw at the largest size");
+    is_near(sum[slot].busbw_mean, 2.0, 1e-12, "summary: plain mean");
+    is_near(sum[slot].busbw_weighted, (1.0 * 1024 + 3.0 * 1048576) / (1024 + 1048576), 1e-12,
             "summary: size-weighted mean");
-    is_int(sum[CC_ALLREDUCE].wrong, 6, "summary: wrong summed over placements");
+    is_int(sum[slot].wrong, 6, "summary: wrong summed over placements");
+
+    /* other types and operators are summaries of their own, never averaged in */
+    struct cc_row r64 = make_row(1 << 20, 7.0), rmax = make_row(1 << 20, 5.0);
+    r64.dtype = CC_FLOAT64;
+    rmax.op = CC_MAX;
+    int s64 = cc_summary_slot(&r64), smax = cc_summary_slot(&rmax);
+    ok(s64 != slot && smax != slot && s64 != smax && s64 < CC_SUMMARY_SLOTS &&
+       smax < CC_SUMMARY_SLOTS, "summary: one slot per collective, type and operator");
+    ok(s64 > slot && smax > slot, "summary: slots in sweep order (type, then operator)");
+    static struct cc_summary more[CC_SUMMARY_SLOTS];
+    memcpy(more, sum, sizeof more);
+    cc_summary_add(&more[s64], &r64);
+    cc_summary_add(&more[smax], &rmax);
+    is_near(more[slot].busbw_largest, 3.0, 1e-12, "summary: float64 and max leave float32 sum alone");
+    char line[512];
+    ok(cc_summary_line(line, sizeof line, &more[s64]) && strstr(line, "# allreduce float64 sum") &&
+       strstr(line, "busbw    7.000 GB/s at 1M"), "summary line names type and operator: %s", line);
+    ok(cc_summary_line(line, sizeof line, &more[slot - 1]) == 0 && line[0] == 0,
+       "summary line: nothing for an empty summary");
+    struct cc_row rag = make_row(1 << 20, 4.0);
+    rag.coll = cc_coll_get(CC_ALLGATHER);
+    cc_summary_add(&more[cc_summary_slot(&rag)], &rag);
+    ok(cc_summary_line(line, sizeof line, &more[cc_summary_slot(&rag)]) &&
+       strstr(line, "# allgather float32 ") && !strstr(line, " sum "),
+       "summary line: no operator for a collective without one: %s", line);
+    json_t *js = cc_summary_json(&more[cc_summary_slot(&rag)], CC_STOP_NONE);
+    ok(json_is_null(json_object_get(js, "op")) &&
+       strcmp(json_string_value(json_object_get(js, "datatype")), "float32") == 0,
+       "summary JSON: datatype, and op null without an operator");
+    json_decref(js);
+    js = cc_summary_json(&more[smax], CC_STOP_NONE);
+    ok(strcmp(json_string_value(json_object_get(js, "op")), "max") == 0, "summary JSON: op");
+    json_decref(js);
+    char small[40];
+    ok(cc_summary_line(small, sizeof small, &more[slot]) == 0 && small[0] == 0,
+       "summary line: never half a line in a small buffer");
 
     /* JSON Lines */
     FILE *f = tmpfile();
@@ -66,7 +103,7 @@ int main(void)
     s.begin(s.state, hdr);
     for (int i = 0; i < 2; i++)
         s.row(s.state, &rows[i]);
-    s.end(s.state, sum, CC_COLL_COUNT, 0);
+    s.end(s.state, sum, CC_SUMMARY_SLOTS, 0);
     char *text = slurp(f);
     s.close(s.state);
     fclose(f);
@@ -138,7 +175,7 @@ int main(void)
     cc_sink_text(&s, f, &to);
     s.begin(s.state, hdr);
     s.row(s.state, &rows[1]);
-    s.end(s.state, sum, CC_COLL_COUNT, 0);
+    s.end(s.state, sum, CC_SUMMARY_SLOTS, 0);
     text = slurp(f);
     s.close(s.state);
     fclose(f);
