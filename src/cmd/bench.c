@@ -314,7 +314,8 @@ static cc_status on_row(const struct cc_row *row, void *user)
     for (int i = 0; i < r->nsinks; i++)
         if (r->sinks[i].row(r->sinks[i].state, row) != 0)
             return sink_failed(r, i);
-    refresh_signal_summary(r, slot);
+    if (r->sums[slot].rows) /* a row of n/a only adds nothing */
+        refresh_signal_summary(r, slot);
     return CC_OK;
 }
 

@@ -73,17 +73,17 @@ int main(void)
     cc_summary_add(&more[s64], &r64);
     cc_summary_add(&more[smax], &rmax);
     is_near(more[slot].busbw_largest, 3.0, 1e-12, "summary: float64 and max leave float32 sum alone");
-    char line[512];
-    ok(cc_summary_line(line, sizeof line, &more[s64]) && strstr(line, "# allreduce float64 sum") &&
-       strstr(line, "busbw    7.000 GB/s at 1M"), "summary line names type and operator: %s", line);
-    ok(cc_summary_line(line, sizeof line, &more[slot - 1]) == 0 && line[0] == 0,
+    char lbuf[512];
+    ok(cc_summary_line(lbuf, sizeof lbuf, &more[s64]) && strstr(lbuf, "# allreduce float64 sum") &&
+       strstr(lbuf, "busbw    7.000 GB/s at 1M"), "summary line names type and operator: %s", lbuf);
+    ok(cc_summary_line(lbuf, sizeof lbuf, &more[slot - 1]) == 0 && lbuf[0] == 0,
        "summary line: nothing for an empty summary");
     struct cc_row rag = make_row(1 << 20, 4.0);
     rag.coll = cc_coll_get(CC_ALLGATHER);
     cc_summary_add(&more[cc_summary_slot(&rag)], &rag);
-    ok(cc_summary_line(line, sizeof line, &more[cc_summary_slot(&rag)]) &&
-       strstr(line, "# allgather float32 ") && !strstr(line, " sum "),
-       "summary line: no operator for a collective without one: %s", line);
+    ok(cc_summary_line(lbuf, sizeof lbuf, &more[cc_summary_slot(&rag)]) &&
+       strstr(lbuf, "# allgather float32 ") && !strstr(lbuf, " sum "),
+       "summary line: no operator for a collective without one: %s", lbuf);
     json_t *js = cc_summary_json(&more[cc_summary_slot(&rag)], CC_STOP_NONE);
     ok(json_is_null(json_object_get(js, "op")) &&
        strcmp(json_string_value(json_object_get(js, "datatype")), "float32") == 0,
@@ -187,23 +187,23 @@ int main(void)
     free(text);
 
     /* why a run stopped early: "interrupted" only after a signal, "stopped" says which */
-    json_t *o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_ERROR);
+    json_t *o = cc_summary_json(&sum[slot], CC_STOP_ERROR);
     ok(json_is_false(json_object_get(o, "interrupted")) &&
            strcmp(json_string_value(json_object_get(o, "stopped")) ?: "", "error") == 0,
        "summary after a fault: not interrupted, stopped \"error\"");
     json_decref(o);
-    o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_TERM);
+    o = cc_summary_json(&sum[slot], CC_STOP_TERM);
     ok(json_is_true(json_object_get(o, "interrupted")) &&
            strcmp(json_string_value(json_object_get(o, "stopped")) ?: "", "terminated") == 0,
        "summary after SIGTERM: interrupted, stopped \"terminated\"");
     json_decref(o);
-    o = cc_summary_json(&sum[CC_ALLREDUCE], CC_STOP_NONE);
+    o = cc_summary_json(&sum[slot], CC_STOP_NONE);
     ok(json_is_false(json_object_get(o, "interrupted")) && json_is_null(json_object_get(o, "stopped")),
        "summary of a complete run: stopped null");
     json_decref(o);
     f = tmpfile();
     cc_sink_text(&s, f, &to);
-    s.end(s.state, sum, CC_COLL_COUNT, CC_STOP_ERROR);
+    s.end(s.state, sum, CC_SUMMARY_SLOTS, CC_STOP_ERROR);
     text = slurp(f);
     s.close(s.state);
     fclose(f);
@@ -221,7 +221,7 @@ int main(void)
         rc[0] = s.begin(s.state, hdr);
         ok(rc[0] == -1 && errno == ENOSPC, "jsonl: the header write fails with ENOSPC");
         rc[1] = s.row(s.state, &rows[0]);
-        rc[2] = s.end(s.state, sum, CC_COLL_COUNT, CC_STOP_NONE);
+        rc[2] = s.end(s.state, sum, CC_SUMMARY_SLOTS, CC_STOP_NONE);
         ok(rc[1] == -1 && rc[2] == -1, "jsonl: rows and summaries fail too");
         s.close(s.state);
         clearerr(full);
