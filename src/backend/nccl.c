@@ -41,6 +41,7 @@ struct nccl_ctx {
     char busid[32];
     char devname[128];
     const char *path;
+    double timeout_s;       /* --timeout: a sync that takes longer gives up */
     /* CUDA graph (-G) */
     int graph_n;            /* launches per graph; 0: off */
     int timed_next;         /* timer slot 0 just recorded: the next run() is a timed one */
@@ -158,6 +159,7 @@ static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *c
         return CC_EUSAGE;
     }
     c->graph_n = conf->cuda_graph;
+    c->timeout_s = conf->timeout_s;
     return CC_OK;
 }
 
@@ -166,13 +168,20 @@ struct gpu_id {
     char busid[32];
 };
 
+/* The captured graph holds references to the communicator's plans: NCCL's destroy waits for
+ * every graph that uses them to go, so the graph goes first. */
+static void drop_graph(struct nccl_ctx *c)
+{
+    if (c->gexec)
+        c->cu->cudaGraphExecDestroy(c->gexec), c->gexec = NULL;
+    if (c->graph)
+        c->cu->cudaGraphDestroy(c->graph), c->graph = NULL;
+}
+
 static void release(struct nccl_ctx *c)
 {
     if (c->cu) {
-        if (c->gexec)
-            c->cu->cudaGraphExecDestroy(c->gexec);
-        if (c->graph)
-            c->cu->cudaGraphDestroy(c->graph);
+        drop_graph(c);
         for (int i = 0; i < 2; i++)
             if (c->ev[i])
                 c->cu->cudaEventDestroy(c->ev[i]);
@@ -258,6 +267,7 @@ static void nccl_fini(void *ctx)
     struct nccl_ctx *c = ctx;
     if (c->comm) {
         c->cu->cudaStreamSynchronize(c->stream);
+        drop_graph(c);
         c->nc->ncclCommDestroy(c->comm);
     }
     release(c);
@@ -284,7 +294,11 @@ static cc_status nccl_alloc(void *ctx, size_t bytes, void **ptr)
     if (m == cudaErrorMemoryAllocation)
         return CC_ENOMEM; /* the harness says which size did not fit, once */
     CUDA_OK(c, m, "cudaMalloc");
+    /* cudaMemset runs on the legacy stream, which the rank's non-blocking stream does not
+     * wait for: finish it before any copy or collective touches the buffer */
     cudaError_t e = c->cu->cudaMemset(p, 0, bytes);
+    if (e == cudaSuccess)
+        e = c->cu->cudaDeviceSynchronize();
     if (e != cudaSuccess) {
         c->cu->cudaFree(p);
         CUDA_OK(c, e, "cudaMemset");
@@ -384,21 +398,29 @@ static cc_status enqueue(struct nccl_ctx *c, const struct cc_coll_args *a)
     return CC_OK;
 }
 
+/* Same call (field by field: the struct's padding is not part of it). */
+static int same_args(const struct cc_coll_args *x, const struct cc_coll_args *y)
+{
+    return x->coll == y->coll && x->dtype == y->dtype && x->op == y->op && x->root == y->root &&
+           x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
+           x->sendcount == y->sendcount && x->recvcount == y->recvcount &&
+           x->inplace == y->inplace;
+}
+
 /* (Re)capture the graph of graph_n launches of `a` when it changed. */
 static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a)
 {
-    if (c->gexec && memcmp(&c->gargs, a, sizeof *a) == 0)
+    if (c->gexec && same_args(&c->gargs, a))
         return CC_OK;
-    if (c->gexec)
-        c->cu->cudaGraphExecDestroy(c->gexec), c->gexec = NULL;
-    if (c->graph)
-        c->cu->cudaGraphDestroy(c->graph), c->graph = NULL;
+    drop_graph(c);
     CUDA_OK(c, c->cu->cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeGlobal),
             "cudaStreamBeginCapture");
     cc_status st = CC_OK;
     for (int i = 0; i < c->graph_n && st == CC_OK; i++)
         st = enqueue(c, a);
     cudaError_t e = c->cu->cudaStreamEndCapture(c->stream, &c->graph);
+    if (st != CC_OK || e != cudaSuccess)
+        drop_graph(c); /* a capture that failed leaves no half graph behind */
     if (st != CC_OK)
         return st;
     CUDA_OK(c, e, "CUDA graph capture of NCCL launches");
@@ -425,15 +447,61 @@ static cc_status nccl_run(void *ctx, const struct cc_coll_args *a)
     return enqueue(c, a);
 }
 
+/* NCCL reports an operation still under way as ncclInProgress (2.14 on); older headers lack
+ * it. */
+static int nccl_failed(ncclResult_t r)
+{
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 21400
+    return r != ncclSuccess && r != ncclInProgress;
+#else
+    return r != ncclSuccess;
+#endif
+}
+
+/* End the communicator after a fault: its pending operations are aborted (so the stream
+ * drains and nothing waits on it again), the graph first, as in nccl_fini. */
+static void abort_comm(struct nccl_ctx *c)
+{
+    drop_graph(c);
+    c->nc->ncclCommAbort(c->comm);
+    c->comm = NULL;
+}
+
+/* Wait for the stream by polling it and NCCL's asynchronous error: a peer that died or a
+ * network error is reported as NCCL saw it (the communicator aborted, so nothing waits on it
+ * again), and a stream still busy after --timeout gives up instead of blocking for ever. */
 static cc_status nccl_sync(void *ctx)
 {
     struct nccl_ctx *c = ctx;
-    cudaError_t e = c->cu->cudaStreamSynchronize(c->stream);
+    double t0 = cc_now();
+    for (unsigned long spin = 0;; spin++) {
+        cudaError_t e = c->cu->cudaStreamQuery(c->stream);
+        if (e == cudaSuccess)
+            break;
+        if (e != cudaErrorNotReady)
+            CUDA_OK(c, e, "cudaStreamQuery");
+        ncclResult_t ar = ncclSuccess;
+        c->nc->ncclCommGetAsyncError(c->comm, &ar);
+        if (nccl_failed(ar)) {
+            cc_status st = nccl_fail(c, ar, "asynchronous operation (communicator aborted)");
+            abort_comm(c);
+            return st;
+        }
+        if ((spin & 1023) == 1023 && c->timeout_s > 0 && cc_now() - t0 > c->timeout_s) {
+            cc_err("nccl: rank %d (GPU %s): operations still running after %g s (--timeout); "
+                   "a peer is stuck or gone (communicator aborted)", c->rank, c->busid,
+                   c->timeout_s);
+            abort_comm(c);
+            return CC_ETIMEOUT;
+        }
+    }
     ncclResult_t ar = ncclSuccess;
     c->nc->ncclCommGetAsyncError(c->comm, &ar);
-    if (ar != ncclSuccess)
-        return nccl_fail(c, ar, "asynchronous operation");
-    CUDA_OK(c, e, "cudaStreamSynchronize");
+    if (nccl_failed(ar)) {
+        cc_status st = nccl_fail(c, ar, "asynchronous operation (communicator aborted)");
+        abort_comm(c);
+        return st;
+    }
     return CC_OK;
 }
 

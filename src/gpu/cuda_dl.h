@@ -27,6 +27,7 @@
     X(cudaDeviceGetPCIBusId) X(cudaMalloc) X(cudaFree) X(cudaHostAlloc) X(cudaFreeHost)      \
     X(cudaMemcpy) X(cudaMemcpyAsync) X(cudaMemcpyPeerAsync) X(cudaMemset)                    \
     X(cudaStreamCreateWithFlags) X(cudaStreamDestroy) X(cudaStreamSynchronize)               \
+    X(cudaStreamQuery)                                                                       \
     X(cudaStreamWaitEvent) X(cudaEventCreate) X(cudaEventDestroy) X(cudaEventRecord)         \
     X(cudaEventSynchronize) X(cudaEventElapsedTime) X(cudaGetErrorString)                    \
     X(cudaGetLastError) X(cudaRuntimeGetVersion) X(cudaDriverGetVersion)                     \

@@ -49,6 +49,19 @@ j=$dir/graph.jsonl
 run "nccl: CUDA graph of 4 launches" 0 \
     $MPI -np 1 "$CCBENCH" bench --backend nccl --coll allreduce,sendrecv -e 64K -n 3 -w 1 -G 4 --json "$j"
 has "header: graph launches" '"cuda_graph_launches": *4' "$j"
+# the communicator goes after its graphs (real NCCL's destroy waits for every graph using it;
+# the fake exits 97 instead of hanging)
+run "nccl: -G tears down graphs before the communicator" 0 \
+    $MPI -np 1 "$CCBENCH" bench --backend nccl --coll alltoall -e 4K -n 2 -w 1 -G 2
+# a stream that never finishes (a stuck peer) gives up after --timeout, aborting the
+# communicator, instead of blocking until the watchdog
+run "nccl: a stuck stream ends after --timeout" 3 \
+    $MPI -x FAKEGPU_HANG=1 -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1 --timeout 1
+has "nccl: says the operations are still running" "operations still running after 1 s \(--timeout\).*communicator aborted"
+# an error NCCL reports asynchronously (a peer gone, a network error) is named, not waited on
+run "nccl: an asynchronous NCCL error ends the run" 3 \
+    $MPI -x FAKEGPU_ASYNC_ERROR=1 -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1
+has "nccl: names NCCL's error" "NCCL asynchronous operation \(communicator aborted\) failed on rank 0"
 
 j=$dir/path.jsonl
 run "nccl: --nccl-path net-socket" 0 \

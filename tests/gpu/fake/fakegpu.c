@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -69,6 +70,10 @@ struct CUgraphExec_st {
 struct CUevent_st {
     double t;
 };
+
+/* Graphs alive (captured or instantiated): real NCCL's ncclCommDestroy waits until every
+ * graph holding its launches is gone, so destroying the communicator first hangs. */
+static int live_graphs;
 
 /* Run or (while the stream captures) record a copy. */
 static int do_op(cudaStream_t s, void *dst, const void *src, size_t bytes)
@@ -176,6 +181,13 @@ EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     return s && s->capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
 }
+/* FAKEGPU_HANG=1: the stream never finishes (a peer that is stuck) */
+EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+    if (s && s->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    return getenv("FAKEGPU_HANG") ? cudaErrorNotReady : cudaSuccess;
+}
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f)
 {
     (void)s, (void)e, (void)f;
@@ -252,6 +264,7 @@ EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
     s->n = s->cap = 0;
     s->capturing = 0;
     *g = gr;
+    live_graphs++;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g,
@@ -269,6 +282,7 @@ EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t
     }
     memcpy(e->ops, g->ops, g->n * sizeof *e->ops);
     *x = e;
+    live_graphs++;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
@@ -283,12 +297,14 @@ EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x)
 {
     free(x->ops);
     free(x);
+    live_graphs--;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 {
     free(g->ops);
     free(g);
+    live_graphs--;
     return cudaSuccess;
 }
 
@@ -405,10 +421,19 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int 
 }
 EXPORT ncclResult_t ncclCommDestroy(ncclComm_t c)
 {
+    if (live_graphs > 0) {
+        fprintf(stderr, "fake NCCL: ncclCommDestroy with %d CUDA graph(s) alive: real NCCL waits "
+                "for them for ever\n", live_graphs);
+        _exit(97);
+    }
     free(c);
     return ncclSuccess;
 }
-EXPORT ncclResult_t ncclCommAbort(ncclComm_t c) { return ncclCommDestroy(c); }
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t c)
+{
+    free(c);
+    return ncclSuccess;
+}
 EXPORT const char *ncclGetErrorString(ncclResult_t r)
 {
     return r == ncclInvalidUsage ? "invalid usage (fake NCCL: one rank only)" : "fake NCCL error";
@@ -418,10 +443,11 @@ EXPORT const char *ncclGetLastError(ncclComm_t c)
     (void)c;
     return "";
 }
+/* FAKEGPU_ASYNC_ERROR=1: the network failed under the communicator */
 EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *r)
 {
     (void)c;
-    *r = ncclSuccess;
+    *r = getenv("FAKEGPU_ASYNC_ERROR") ? ncclRemoteError : ncclSuccess;
     return ncclSuccess;
 }
 
