@@ -11,10 +11,13 @@ AC_DEFUN([CC_CHECK_CUDA], [
     cc_save_CPPFLAGS=$CPPFLAGS
     CPPFLAGS="$CPPFLAGS -I$cc_cuda_dir/include"
     AC_CHECK_HEADER([cuda_runtime_api.h], [cc_have_cuda=yes], [cc_have_cuda=no])
+    dnl a directory named by the user must hold the headers itself (not the compiler's path)
+    AS_CASE([$with_cuda], [yes|auto], [],
+      [AS_IF([test -f "$cc_cuda_dir/include/cuda_runtime_api.h"], [], [cc_have_cuda=no])])
     CPPFLAGS=$cc_save_CPPFLAGS
     AS_UNSET([ac_cv_header_cuda_runtime_api_h])
   ])
-  AS_IF([test "x$with_cuda" = xyes && test "x$cc_have_cuda" != xyes],
+  AS_IF([test "x$with_cuda" != xno && test "x$with_cuda" != xauto && test "x$cc_have_cuda" != xyes],
     [AC_MSG_ERROR([--with-cuda given but cuda_runtime_api.h not found under $cc_cuda_dir/include])])
   AS_IF([test "x$cc_have_cuda" = xyes], [
     CUDA_CPPFLAGS="-I$cc_cuda_dir/include"

@@ -12,7 +12,9 @@
 #   CUDA_HOME     CUDA toolkit (default /usr/local/cuda); NCCL_HOME: NCCL if not beside CUDA
 #                 or in /usr
 #   BUILD         build directory (default: build-gpu/ in the tree); NO_BUILD=1 reuses it
-#   MAXBYTES      largest NCCL size (default 1G); COPY_BYTES copy size (default 256M)
+#   MAXBYTES      largest NCCL size (default 256M: every size is filled and checked on one
+#                 CPU core); COPY_BYTES copy size (default 256M)
+#   STEP_TIMEOUT  seconds any one step may take (default 240; build and tests 400)
 #   D2D_REF_GBPS  device-local copy reference in GB/s of memory traffic (default 4300, what a
 #                 plain device copy reaches on an H200); the run reports the ratio and, on an
 #                 H200, fails below 85%
@@ -25,7 +27,8 @@ stamp=$(date -u +%Y%m%d-%H%M)
 out=${OUT:-$src/results/gpu-$host-$stamp}
 build=${BUILD:-$src/build-gpu}
 cuda=${CUDA_HOME:-/usr/local/cuda}
-maxbytes=${MAXBYTES:-1G}
+maxbytes=${MAXBYTES:-256M}
+step_timeout=${STEP_TIMEOUT:-240}
 copybytes=${COPY_BYTES:-256M}
 ref=${D2D_REF_GBPS:-4300}
 jobs=$(nproc 2>/dev/null || echo 4)
@@ -36,12 +39,13 @@ out=$(cd "$out" && pwd)
 summary=$out/SUMMARY.txt
 : >"$summary"
 say() { printf '%s\n' "$*" | tee -a "$summary"; }
-step() { # step NAME LOGFILE CMD...: run, log, record pass/fail
+step() { # step NAME LOGFILE CMD...: run (at most $limit s), log, record pass/fail
     name=$1 log=$2
     shift 2
     printf '== %s\n' "$name"
-    "$@" >"$out/$log" 2>&1
+    timeout -k 10 "${limit:-$step_timeout}" "$@" >"$out/$log" 2>&1
     rc=$?
+    [ "$rc" -eq 124 ] && echo "run.sh: step stopped after ${limit:-$step_timeout} s" >>"$out/$log"
     if [ "$rc" -eq 0 ]; then say "PASS  $name  ($log)"; else
         say "FAIL  $name  (exit $rc, see $log)"
         tail -5 "$out/$log" | sed 's/^/      /'
@@ -54,6 +58,12 @@ if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export CCBENCH_NO_PROGRESS=1
+# ccbench opens libcudart and libnccl by name at run time: a toolkit or NCCL outside the
+# loader's configured paths must be on LD_LIBRARY_PATH (passed to every rank with -x)
+for d in "${NCCL_HOME:+$NCCL_HOME/lib}" "$cuda/lib64" "$cuda/lib"; do
+    [ -n "$d" ] && [ -d "$d" ] && LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+done
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
 # ---- the machine -------------------------------------------------------------------------
 command -v nvidia-smi >/dev/null 2>&1 || { echo "run.sh: nvidia-smi not found: not a GPU machine" >&2; exit 2; }
@@ -78,6 +88,7 @@ say "# ccbench GPU run on $host: $ngpu x $gpuname, output in $out"
 if [ "${NO_BUILD:-0}" != 1 ]; then
     nccl_opt=--with-nccl
     [ -n "${NCCL_HOME:-}" ] && nccl_opt=--with-nccl=$NCCL_HOME
+    limit=400
     if [ ! -x "$src/configure" ]; then
         step "autoreconf" build.log sh -c "cd '$src' && autoreconf -fi" || exit 2
     fi
@@ -85,18 +96,27 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
     step "configure with CUDA and NCCL" configure.log \
         sh -c "cd '$build' && '$src/configure' --with-cuda='$cuda' $nccl_opt" || exit 2
     step "build" make.log make -C "$build" -j"$jobs" || exit 2
+    limit=
 fi
 ccbench=$build/ccbench
 [ -x "$ccbench" ] || { echo "run.sh: $ccbench not built" >&2; exit 2; }
 "$ccbench" version >"$out/versions.txt" 2>&1
 mpirun --version 2>&1 | head -1 >>"$out/versions.txt"
 cat "$out/versions.txt" | tee -a "$summary"
+# a build without them would "pass" every step below by refusing the backend
+grep -q '^cuda: built' "$out/versions.txt" && grep -q '^nccl: built' "$out/versions.txt" ||
+    { say "FAIL  ccbench was built without CUDA or NCCL (see versions.txt)"; exit 2; }
+"$ccbench" backends >"$out/backends.txt" 2>&1
+grep -q '^nccl .* usable' "$out/backends.txt" ||
+    { say "FAIL  the nccl backend cannot run here: $(grep -A1 '^nccl' "$out/backends.txt" | tail -1)"; exit 2; }
 
+limit=400
 step "GPU tests (unit + end to end)" check.log \
     make -C "$build" check TESTS="tests/gpu/test_gpu_logic tests/gpu/backends.sh"
+limit=
 
 # ---- NCCL backend ----------------------------------------------------------------------------
-mpi="mpirun --bind-to none -np $ngpu"
+mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -np $ngpu"
 bench() { # bench NAME ARGS...: one bench run into NAME.{txt,jsonl,csv}
     n=$1
     shift
@@ -105,6 +125,9 @@ bench() { # bench NAME ARGS...: one bench run into NAME.{txt,jsonl,csv}
 }
 bench all --coll all -b 8 -e "$maxbytes" -f 2
 bench graph-allreduce --coll allreduce -b 8 -e 64M -f 4 -G 10
+# send/recv and all-to-all build real NCCL plans even on one GPU: graphs of them, and the
+# communicator's teardown after its graphs
+bench graph-p2p --coll sendrecv,alltoall -b 8 -e 1M -f 8 -G 4
 for t in int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64; do
     bench "dtype-$t" --coll allreduce,reducescatter,reduce -d "$t" -o max -b 1K -e 16M -f 16 -n 5
 done
@@ -127,7 +150,7 @@ step "gpu copy bandwidth" copy.txt "$ccbench" gpu --size "$copybytes" --json "$o
 # ---- summary -----------------------------------------------------------------------------------
 say ""
 say "# NCCL bus bandwidth at the largest size (from nccl-all.txt):"
-grep -E '^# [a-z]+ +busbw' "$out/nccl-all.txt" 2>/dev/null | tee -a "$summary"
+grep -E '^# [a-z]+ .*busbw .* GB/s at' "$out/nccl-all.txt" 2>/dev/null | tee -a "$summary"
 say ""
 say "# device-local copy vs $ref GB/s (memory traffic, read + write):"
 grep '^# d2d ratio' "$out/copy.txt" 2>/dev/null | tee -a "$summary"
