@@ -30,6 +30,7 @@
 
 #include <arpa/inet.h>
 #include <sched.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #define RQ_DEPTH 128           /* receive WRs posted per QP */
 #define SIGNAL_EVERY 64        /* signal one send WR in this many */
 #define MAX_BUFS 8
+#define BUF_ALIGN ((size_t)2 << 20) /* benchmark buffers are rounded up to this */
 #define EAGER_MAX (64u << 10) /* sendrecv through the receive slots up to this size */
 
 /* immediate values: kind in the top bits */
@@ -78,6 +80,7 @@ struct verbs_ctx {
     /* port */
     char dev[64];
     int port, ethernet, gid_index, mtu;
+    int tc, sl;                     /* NCCL_IB_TC (RoCE traffic class), NCCL_IB_SL */
     union ibv_gid gid;
     uint16_t lid;
     uint32_t psn;
@@ -502,6 +505,24 @@ static int query_port(const struct cc_verbs *v, struct ibv_context *ctx, int por
 }
 
 /* Open the device/port this rank uses. */
+/* An NCCL_IB_* variable that NCCL would honour, as an integer in [lo, hi]; unset or empty
+ * leaves *out alone. */
+static cc_status env_int(const char *name, int lo, int hi, int *out, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return CC_OK;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || end == v || x < lo || x > hi) {
+        cc_errbuf(err, errlen, "%s='%s' is not an integer from %d to %d", name, v, lo, hi);
+        return CC_EUSAGE;
+    }
+    *out = (int)x;
+    return CC_OK;
+}
+
 static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *conf, char *err,
                            size_t errlen)
 {
@@ -579,8 +600,12 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
     c->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
     c->lid = pa.lid;
     c->mtu = pa.active_mtu;
-    if (conf->gid_index >= 0) {
-        c->gid_index = conf->gid_index;
+    int env_gid = -1;
+    if (conf->gid_index < 0 &&
+        (st = env_int("NCCL_IB_GID_INDEX", 0, 255, &env_gid, err, errlen)) != CC_OK)
+        return st;
+    if (conf->gid_index >= 0 || env_gid >= 0) {
+        c->gid_index = conf->gid_index >= 0 ? conf->gid_index : env_gid;
     } else if (c->ethernet || pa.lid == 0) {
         struct cc_gid_entry *t = NULL;
         size_t n = 0;
@@ -635,13 +660,15 @@ static int connect_qp(struct verbs_ctx *c, struct ibv_qp *qp, const struct cc_qp
         .rq_psn = peer->psn,
         .max_dest_rd_atomic = 1,
         .min_rnr_timer = 12,
-        .ah_attr = {.dlid = peer->lid, .sl = 0, .src_path_bits = 0, .port_num = (uint8_t)c->port},
+        .ah_attr = {.dlid = peer->lid, .sl = (uint8_t)c->sl, .src_path_bits = 0,
+                    .port_num = (uint8_t)c->port},
     };
     if (c->ethernet || peer->lid == 0) {
         at.ah_attr.is_global = 1;
         memcpy(at.ah_attr.grh.dgid.raw, peer->gid, 16);
         at.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;
         at.ah_attr.grh.hop_limit = 64;
+        at.ah_attr.grh.traffic_class = (uint8_t)c->tc; /* RoCE: the lossless class's DSCP */
     }
     if (c->v->modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -688,10 +715,18 @@ static cc_status local_setup(struct verbs_ctx *c, const struct cc_backend_conf *
         return CC_ENODEV;
     if ((st = open_port(c, conf, err, errlen)) != CC_OK)
         return st;
-    /* a ring chunk is at most ceil(count / n) elements: max_bytes / n plus one element */
-    c->slot = ((conf->max_bytes + (size_t)c->size - 1) / (size_t)c->size + 64 + 4095) &
-              ~(size_t)4095;
-    if ((st = check_memlock(2 * conf->max_bytes + 2 * c->slot + (1 << 20), err, errlen)) != CC_OK)
+    if ((st = env_int("NCCL_IB_TC", 0, 255, &c->tc, err, errlen)) != CC_OK ||
+        (st = env_int("NCCL_IB_SL", 0, 15, &c->sl, err, errlen)) != CC_OK)
+        return st;
+    /* a ring chunk is at most ceil(count / n) elements: max_bytes / n plus one element; with
+     * --gpu only sendrecv runs, which writes straight into the peer's buffer (no slots) */
+    c->slot = c->gpu >= 0 ? 4096
+                          : ((conf->max_bytes + (size_t)c->size - 1) / (size_t)c->size + 64 +
+                             4095) & ~(size_t)4095;
+    /* pinned host memory: two benchmark buffers (rounded as verbs_alloc rounds them; GPU
+     * memory is not charged to the limit), the receive slots, a margin */
+    size_t bufs = c->gpu >= 0 ? 0 : 2 * ((conf->max_bytes + BUF_ALIGN - 1) & ~(BUF_ALIGN - 1));
+    if ((st = check_memlock(bufs + 2 * c->slot + (1 << 20), err, errlen)) != CC_OK)
         return st;
     if (c->gpu >= 0) {
         if (!(c->cu = cc_cuda_load(err, errlen)))
@@ -812,11 +847,15 @@ static cc_status verbs_init(const struct cc_backend_conf *conf, const struct cc_
     return CC_OK;
 }
 
+static void verbs_free(void *ctx, void *ptr);
+
 static void verbs_fini(void *ctx)
 {
     struct verbs_ctx *c = ctx;
     if (c->nbufs)
         cc_warn("verbs: %d buffers still registered at shutdown", c->nbufs);
+    while (c->nbufs) /* an MR left registered keeps the protection domain busy */
+        verbs_free(c, c->bufs[c->nbufs - 1].ptr);
     release(c);
 }
 
@@ -866,7 +905,7 @@ static struct ibv_mr *reg(struct verbs_ctx *c, void *p, size_t len)
 static cc_status verbs_alloc(void *ctx, size_t bytes, void **ptr)
 {
     struct verbs_ctx *c = ctx;
-    size_t len = ((bytes ? bytes : 1) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    size_t len = ((bytes ? bytes : 1) + BUF_ALIGN - 1) & ~(BUF_ALIGN - 1);
     void *p = NULL;
     struct ibv_mr *mr = NULL;
     cc_status st = CC_OK;
@@ -874,10 +913,13 @@ static cc_status verbs_alloc(void *ctx, size_t bytes, void **ptr)
     if (c->nbufs == MAX_BUFS) {
         cc_err("verbs: more than %d buffers", MAX_BUFS);
     } else if (c->gpu >= 0) {
-        if (c->cu->cudaMalloc(&p, len) != cudaSuccess)
+        if (c->cu->cudaMalloc(&p, len) != cudaSuccess) {
             p = NULL;
-        else
-            c->cu->cudaMemset(p, 0, len);
+        } else if (c->cu->cudaMemset(p, 0, len) != cudaSuccess ||
+                   c->cu->cudaDeviceSynchronize() != cudaSuccess) {
+            c->cu->cudaFree(p); /* the NIC must never read a buffer still being cleared */
+            p = NULL;
+        }
     } else
 #else
     if (c->nbufs == MAX_BUFS)
@@ -952,11 +994,21 @@ static void verbs_free(void *ctx, void *ptr)
         }
 }
 
-static cc_status verbs_copy(struct verbs_ctx *c, void *dst, const void *src, size_t bytes)
+static cc_status verbs_copy(struct verbs_ctx *c, void *dst, const void *src, size_t bytes,
+                           int out)
 {
 #ifdef CC_HAVE_CUDA
     if (c->gpu >= 0) {
+        /* what the NIC wrote into GPU memory is visible to the GPU's own reads only after a
+         * flush (CUDA 11.3 on; older drivers order it themselves or not at all) */
+        if (out && c->cu->cuFlushGPUDirectRDMAWrites)
+            c->cu->cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                              CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+        /* a copy from pageable host memory may return before its DMA has landed: the NIC
+         * reads the buffer next, so wait for it */
         cudaError_t e = c->cu->cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+        if (e == cudaSuccess)
+            e = c->cu->cudaDeviceSynchronize();
         if (e != cudaSuccess) {
             cc_err("cudaMemcpy of %zu bytes on GPU %d failed: %s", bytes, c->gpu,
                    c->cu->cudaGetErrorString(e));
@@ -965,19 +1017,19 @@ static cc_status verbs_copy(struct verbs_ctx *c, void *dst, const void *src, siz
         return CC_OK;
     }
 #endif
-    (void)c;
+    (void)c, (void)out;
     memmove(dst, src, bytes);
     return CC_OK;
 }
 
 static cc_status verbs_copy_in(void *ctx, void *dst, const void *src, size_t bytes)
 {
-    return verbs_copy(ctx, dst, src, bytes);
+    return verbs_copy(ctx, dst, src, bytes, 0);
 }
 
 static cc_status verbs_copy_out(void *ctx, void *dst, const void *src, size_t bytes)
 {
-    return verbs_copy(ctx, dst, src, bytes);
+    return verbs_copy(ctx, dst, src, bytes, 1);
 }
 
 static cc_status verbs_run(void *ctx, const struct cc_coll_args *a)
@@ -1013,6 +1065,8 @@ static void verbs_describe(void *ctx, json_t *o)
     json_object_set_new(o, "rdma_link_layer", json_string(c->ethernet ? "Ethernet (RoCE)"
                                                                       : "InfiniBand"));
     json_object_set_new(o, "rdma_gid_index", json_integer(c->gid_index));
+    json_object_set_new(o, "rdma_traffic_class", json_integer(c->tc));
+    json_object_set_new(o, "rdma_service_level", json_integer(c->sl));
     json_object_set_new(o, "rdma_gid", json_string(gid));
     json_object_set_new(o, "rdma_lid", json_integer(c->lid));
     json_object_set_new(o, "rdma_mtu", json_integer(c->mtu >= 1 && c->mtu <= 5 ? mtus[c->mtu] : 0));

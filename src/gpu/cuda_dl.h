@@ -42,7 +42,7 @@
     X(cuModuleGetFunction) X(cuLaunchKernel) X(cuGetErrorString)
 
 /* Optional driver functions (NULL when the driver is too old). */
-#define CC_CUDA_DRV_OPT_FNS(X) X(cuMemGetHandleForAddressRange)
+#define CC_CUDA_DRV_OPT_FNS(X) X(cuMemGetHandleForAddressRange) X(cuFlushGPUDirectRDMAWrites)
 
 #define CC_CUDA_FIELD(name) __typeof__(name) *name;
 

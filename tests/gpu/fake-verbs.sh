@@ -67,6 +67,16 @@ has "lists the devices there are" "no RDMA device matches '=fake' on .* \(device
 run "excluded device" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --ib-dev '^fake0' -e 1K
 run "NCCL_IB_HCA used without --ib-dev" 2 $MPI -x NCCL_IB_HCA=mlx5 -np 1 "$CCBENCH" bench --backend verbs -e 1K
 has "NCCL_IB_HCA named" "no RDMA device matches 'mlx5'"
+run "NCCL_IB_GID_INDEX used without --gid-index" 2 $MPI -x NCCL_IB_GID_INDEX=3 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "NCCL_IB_GID_INDEX: the index tried named" "cannot read GID 3 of port fake0:1"
+run "NCCL_IB_TC out of range refused" 2 $MPI -x NCCL_IB_TC=256 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "NCCL_IB_TC: one line naming it" "NCCL_IB_TC='256' is not an integer from 0 to 255"
+run "NCCL_IB_SL not a number refused" 2 $MPI -x NCCL_IB_SL=high -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "NCCL_IB_SL: one line naming it" "NCCL_IB_SL='high' is not an integer from 0 to 15"
+j=$dir/tc.jsonl
+run "NCCL_IB_TC and NCCL_IB_SL applied" 0 $MPI -x NCCL_IB_TC=106 -x NCCL_IB_SL=3 -np 2 "$CCBENCH" bench \
+    --backend verbs --coll sendrecv -e 64K -n 2 -w 1 --json "$j"
+has "header: traffic class and service level" '"rdma_traffic_class": *106.*"rdma_service_level": *3' "$j"
 run "bad --gid-index" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --gid-index 3 -e 1K
 has "gid index named" "cannot read GID 3 of port fake0:1"
 if command -v setpriv >/dev/null 2>&1 && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then
