@@ -149,8 +149,16 @@ static cc_status mpi_run(void *ctx, const struct cc_coll_args *a)
     int n = c->size, rc = MPI_SUCCESS;
     void *send = (void *)a->sendbuf;
 
-    if (a->sendcount > INT_MAX || a->recvcount > INT_MAX) {
-        cc_err("mpi backend: %zu elements exceed MPI's int count", a->sendcount);
+    /* the count each call passes must fit MPI's int (allgather passes the per-rank count,
+     * reduce-scatter the result's, all-to-all the per-peer one) */
+    size_t passed = a->coll == CC_ALLREDUCE || a->coll == CC_REDUCESCATTER ? a->recvcount
+                    : a->coll == CC_ALLTOALL                             ? a->sendcount / (size_t)n
+                    : a->coll == CC_SENDRECV ? (a->sendcount > a->recvcount ? a->sendcount
+                                                                           : a->recvcount)
+                                             : a->sendcount;
+    if (passed > INT_MAX) {
+        cc_err("mpi backend: %s passes %zu elements, more than MPI's int count (%d)",
+               cc_coll_names[a->coll], passed, INT_MAX);
         return CC_ENOTSUP;
     }
     switch (a->coll) {

@@ -319,7 +319,9 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
              cc_size_format(bytes, szb, sizeof szb), a->inplace ? "in-place" : "out-of-place",
              cc_dtype_name(cx->dtype), be->name);
 
-    /* inputs in place before warm-up, so timed iterations move real data */
+    /* inputs in place before warm-up, so timed iterations move real data (the fill is host
+     * work, not watched) */
+    cc_watchdog_leave();
     coll->fill(cx, B->hsend);
     cc_watchdog_enter(wd_what);
     CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
@@ -450,7 +452,9 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         size_t poison_n = a->inplace ? (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount)
                                      : cx->recvcount;
         void *poison_at = a->inplace ? B->a : a->recvbuf;
+        cc_watchdog_leave(); /* host work: filling and checking large buffers is no hang */
         cc_fill_poison(B->hpoison, cx->dtype, poison_n);
+        cc_watchdog_enter(wd_what);
         CC_TRY(be->copy_in(p->bctx, poison_at, B->hpoison, poison_n * es));
         CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
         cc_watchdog_enter(wd_what);
@@ -460,6 +464,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         if (st != CC_OK)
             goto done;
         CC_TRY(be->copy_out(p->bctx, B->hrecv, a->recvbuf, cx->recvcount * es));
+        cc_watchdog_leave();
         if (p->corrupt_rank == r->rank && c == 0) {
             for (size_t i = 0; i < cx->recvcount; i++) {
                 double e;

@@ -7,7 +7,7 @@ static size_t inplace_offset(const struct cc_coll_ctx *c) { return (size_t)c->ra
 static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 {
     size_t per = c->sendcount;
-    *v = cc_input_value(c->seed, c->dtype, c->op, (int)(i / per), i % per);
+    *v = cc_input_value(c->seed, c->dtype, c->op, (int)(i / per), c->nranks, i % per);
     return 1;
 }
 

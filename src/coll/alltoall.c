@@ -6,7 +6,7 @@ static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 {
     size_t per = c->recvcount / (size_t)c->nranks;
     size_t src = i / per;
-    *v = cc_input_value(c->seed, c->dtype, c->op, (int)src, (size_t)c->rank * per + i % per);
+    *v = cc_input_value(c->seed, c->dtype, c->op, (int)src, c->nranks, (size_t)c->rank * per + i % per);
     return 1;
 }
 

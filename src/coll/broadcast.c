@@ -3,7 +3,7 @@
 
 static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 {
-    *v = cc_input_value(c->seed, c->dtype, c->op, c->root, i);
+    *v = cc_input_value(c->seed, c->dtype, c->op, c->root, c->nranks, i);
     return 1;
 }
 

@@ -5,7 +5,7 @@
 static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 {
     int src = (c->rank - 1 + c->nranks) % c->nranks;
-    *v = cc_input_value(c->seed, c->dtype, c->op, src, i);
+    *v = cc_input_value(c->seed, c->dtype, c->op, src, c->nranks, i);
     return 1;
 }
 

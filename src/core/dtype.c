@@ -264,18 +264,25 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, size_t i)
+double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
+                      size_t i)
 {
     uint64_t h = mix64(seed ^ mix64(((uint64_t)(unsigned)rank << 40) ^ (uint64_t)i));
     int sgn = cc_dtype_is_signed(t);
     switch (op) {
-    case CC_PROD:
-        /* products of at most six 2s (<= 64) and signs stay exact in every type */
-        if (rank < 6 && (h & 7) == 0)
+    case CC_PROD: {
+        /* products of at most six 2s (<= 64) and signs stay exact in every type: the 2s come
+         * from a window of six ranks that moves with the element, so every rank's data
+         * shows in some products (a rank left out or counted twice is caught) */
+        int n = nranks > 0 ? nranks : 1;
+        uint64_t start = mix64(seed ^ 0x70726f64ull ^ mix64((uint64_t)i)) % (uint64_t)n;
+        int in_window = ((uint64_t)rank + (uint64_t)n - start) % (uint64_t)n < 6;
+        if (in_window && (h & 1))
             return 2;
         if (sgn && ((h >> 3) & 7) == 0)
             return -1;
         return 1;
+    }
     case CC_MIN:
     case CC_MAX:
         return sgn ? (double)((int)(h % 128) - 64) : (double)(h % 128);
@@ -285,10 +292,10 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, s
 }
 
 void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
-                   size_t first, size_t n)
+                   int nranks, size_t first, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        cc_dtype_set(t, buf, k, cc_input_value(seed, t, op, rank, first + k));
+        cc_dtype_set(t, buf, k, cc_input_value(seed, t, op, rank, nranks, first + k));
 }
 
 /* Wrap an exact integer to the type's range, as the type's own arithmetic would. */
@@ -308,9 +315,9 @@ static double wrap_int(enum cc_dtype t, double v)
 
 double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i)
 {
-    double acc = cc_input_value(seed, t, op, 0, i);
+    double acc = cc_input_value(seed, t, op, 0, nranks, i);
     for (int r = 1; r < nranks; r++) {
-        double v = cc_input_value(seed, t, op, r, i);
+        double v = cc_input_value(seed, t, op, r, nranks, i);
         switch (op) {
         case CC_PROD: acc *= v; break;
         case CC_MIN: acc = CC_MINV(acc, v); break;
@@ -325,7 +332,7 @@ double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nra
     return acc;
 }
 
-int cc_value_matches(enum cc_dtype t, double got, double exp, int nranks)
+int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double exp, int nranks)
 {
     if (!cc_dtype_is_float(t))
         return got == exp;
@@ -333,16 +340,32 @@ int cc_value_matches(enum cc_dtype t, double got, double exp, int nranks)
         return 1;
     if (isnan(got))
         return 0;
-    double eps;
+    int bits; /* significand bits: integers up to 2^bits are exact */
     switch (t) {
-    case CC_FLOAT16: eps = 1.0 / 1024; break;
-    case CC_BFLOAT16: eps = 1.0 / 128; break;
-    case CC_FLOAT32: eps = FLT_EPSILON; break;
-    default: eps = DBL_EPSILON; break;
+    case CC_FLOAT16: bits = 11; break;
+    case CC_BFLOAT16: bits = 8; break;
+    case CC_FLOAT32: bits = 24; break;
+    default: bits = 53; break;
     }
-    /* each of the nranks-1 additions (and the final division) may round once */
-    double tol = eps * (double)(nranks + 1) * (fabs(exp) + 4.0 * nranks);
-    return fabs(got - exp) <= tol;
+    double u = ldexp(1.0, -bits); /* unit roundoff */
+    double n = nranks > 0 ? nranks : 1;
+    switch (op) {
+    case CC_PROD:
+    case CC_MIN:
+    case CC_MAX:
+        return 0; /* small integers and powers of two: exact in every order */
+    case CC_AVG:
+        /* sum then divide: the sum is exact, one rounding of the quotient; or each input
+         * multiplied by 1/n rounded to the type (NCCL's floating-point avg), then summed:
+         * two roundings of each term of at most 4/n, n-1 of partial sums of at most 4 */
+        return fabs(got - exp) <= u * (fabs(exp) + 4.0 * (n + 1));
+    default:
+        /* partial sums stay within 4n: exact while that fits the significand; beyond it,
+         * each of the n-1 additions may round by half a unit of its partial sum */
+        if (4.0 * n <= ldexp(1.0, bits))
+            return 0;
+        return fabs(got - exp) <= u * 4.0 * n * n;
+    }
 }
 
 void cc_fill_poison(void *buf, enum cc_dtype t, size_t n)
@@ -350,7 +373,11 @@ void cc_fill_poison(void *buf, enum cc_dtype t, size_t n)
     if (cc_dtype_is_float(t)) {
         for (size_t i = 0; i < n; i++)
             cc_dtype_set(t, buf, i, NAN);
-    } else {
-        memset(buf, 0x5a, n * cc_dtype_size(t));
+        return;
     }
+    /* a value no collective can produce from the inputs: 127 and 255 lie outside every
+     * 8-bit result below 32 ranks (sums within 4n or 8n, min/max inputs within 7 bits,
+     * products powers of two); 0x5a5a... is out of reach of the wider types' results */
+    int byte = t == CC_INT8 ? 0x7f : t == CC_UINT8 ? 0xff : 0x5a;
+    memset(buf, byte, n * cc_dtype_size(t));
 }

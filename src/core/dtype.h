@@ -4,7 +4,8 @@
  * Half types (float16, bfloat16) are stored as uint16_t bit patterns and computed on the host
  * through float. Integer arithmetic wraps modulo 2^bits (computed unsigned), so results do not
  * depend on reduction order; floating-point inputs are small integers so sums and products are
- * exact for realistic rank counts, and checks allow a rank-count-scaled tolerance otherwise.
+ * exact for realistic rank counts (checked exactly), and checks allow only the rounding a
+ * reduction can do otherwise (averages; sums beyond a half type's significand).
  */
 #ifndef CC_DTYPE_H
 #define CC_DTYPE_H
@@ -51,15 +52,19 @@ void cc_scale_avg(enum cc_dtype t, void *buf, size_t n, int nranks);
 
 /* The seeded input: value of element `i` of the buffer that rank `rank` contributes.
  * Small integers chosen so reductions are exact (see file comment). */
-double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, size_t i);
-/* Fill n elements of buf with cc_input_value(seed, t, op, rank, first + k). */
+double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
+                      size_t i);
+/* Fill n elements of buf with cc_input_value(seed, t, op, rank, nranks, first + k). */
 void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
-                   size_t first, size_t n);
+                   int nranks, size_t first, size_t n);
 /* Expected value of element i after reducing the inputs of ranks 0..nranks-1 with op,
  * computed with the type's own arithmetic (wrapping integers, exact-or-tolerant floats). */
 double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i);
-/* Does `got` match `expected` for type t after reducing over nranks ranks? */
-int cc_value_matches(enum cc_dtype t, double got, double expected, int nranks);
+/* Does `got` match `expected` for type t after reducing with op over nranks ranks? Exact for
+ * integers, and for floating types wherever the inputs make the result exact (products,
+ * min/max, sums within the significand); otherwise within the rounding the reduction can
+ * do (avg; sums of very many ranks in float16/bfloat16). */
+int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double expected, int nranks);
 
 /* Value a never-written output element is set to before a collective (a detectable poison). */
 void cc_fill_poison(void *buf, enum cc_dtype t, size_t n);

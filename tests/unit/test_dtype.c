@@ -38,10 +38,10 @@ static int check_order(enum cc_dtype t, enum cc_op op, int nranks, int reverse, 
     size_t es = cc_dtype_size(t);
     unsigned char *acc = malloc(n * es), *in = malloc(n * es);
     int first = reverse ? nranks - 1 : 0;
-    cc_fill_input(acc, t, op, 7, first, 0, n);
+    cc_fill_input(acc, t, op, 7, first, nranks, 0, n);
     for (int k = 1; k < nranks; k++) {
         int r = reverse ? nranks - 1 - k : k;
-        cc_fill_input(in, t, op, 7, r, 0, n);
+        cc_fill_input(in, t, op, 7, r, nranks, 0, n);
         cc_reduce(t, op, acc, in, n);
     }
     if (op == CC_AVG)
@@ -50,13 +50,66 @@ static int check_order(enum cc_dtype t, enum cc_op op, int nranks, int reverse, 
     for (size_t i = 0; i < n && good; i++) {
         double e = cc_expected_reduce(7, t, op, nranks, i);
         double g = cc_dtype_get(t, acc, i);
-        if (!cc_value_matches(t, g, e, nranks)) {
+        if (!cc_value_matches(t, op, g, e, nranks)) {
             diag("%s %s n=%d i=%zu got %g want %g", cc_dtype_name(t), cc_op_name(op), nranks, i, g, e);
             good = 0;
         }
     }
     free(acc);
     free(in);
+    return good;
+}
+
+/* Elements of a reduction over nranks in which rank `bad` was left out (drop) or counted twice,
+ * that the check still accepts: a check that cannot see a missing rank passes wrong data. */
+static double accepted_share(enum cc_dtype t, enum cc_op op, int nranks, int bad, int twice,
+                             size_t n)
+{
+    size_t es = cc_dtype_size(t), pass = 0;
+    unsigned char *acc = malloc(n * es), *in = malloc(n * es);
+    cc_fill_input(acc, t, op, 9, 0, nranks, 0, n);
+    for (int r = 1; r < nranks; r++) {
+        if (r == bad && !twice)
+            continue;
+        cc_fill_input(in, t, op, 9, r, nranks, 0, n);
+        cc_reduce(t, op, acc, in, n);
+        if (r == bad && twice)
+            cc_reduce(t, op, acc, in, n);
+    }
+    if (op == CC_AVG)
+        cc_scale_avg(t, acc, n, nranks);
+    for (size_t i = 0; i < n; i++)
+        pass += cc_value_matches(t, op, cc_dtype_get(t, acc, i),
+                                 cc_expected_reduce(9, t, op, nranks, i), nranks);
+    free(acc);
+    free(in);
+    return (double)pass / (double)n;
+}
+
+/* NCCL's floating-point average: every input multiplied by 1/n in the type, then summed in
+ * the type; the check must accept what that order gives. */
+static int premul_avg_ok(enum cc_dtype t, int nranks, size_t n)
+{
+    int good = 1;
+    for (size_t i = 0; i < n && good; i++) {
+        uint16_t h = 0;
+        float acc = 0;
+        cc_dtype_set(t, &h, 0, 1.0 / nranks); /* the scalar, rounded to the type */
+        double scale = cc_dtype_get(t, &h, 0);
+        for (int r = 0; r < nranks; r++) {
+            double x = cc_input_value(5, t, CC_AVG, r, nranks, i);
+            cc_dtype_set(t, &h, 0, x * scale); /* each product rounded to the type */
+            float term = (float)cc_dtype_get(t, &h, 0);
+            cc_dtype_set(t, &h, 0, acc + term);
+            acc = (float)cc_dtype_get(t, &h, 0);
+        }
+        double e = cc_expected_reduce(5, t, CC_AVG, nranks, i);
+        if (!cc_value_matches(t, CC_AVG, acc, e, nranks)) {
+            diag("%s avg premultiplied n=%d i=%zu got %g want %g", cc_dtype_name(t), nranks, i,
+                 (double)acc, e);
+            good = 0;
+        }
+    }
     return good;
 }
 
@@ -78,27 +131,78 @@ int main(void)
             ok(good, "%s %s: reductions in both orders match the expected values for 1..16 ranks",
                cc_dtype_names[t], cc_op_names[op]);
         }
+    /* many ranks: exact while partial sums fit the significand, tolerant beyond (both orders) */
+    ok(check_order(CC_BFLOAT16, CC_SUM, 64, 0, 4099) && check_order(CC_BFLOAT16, CC_SUM, 64, 1, 4099) &&
+           check_order(CC_BFLOAT16, CC_SUM, 200, 0, 4099) && check_order(CC_BFLOAT16, CC_SUM, 200, 1, 4099) &&
+           check_order(CC_FLOAT16, CC_SUM, 600, 0, 4099) && check_order(CC_FLOAT16, CC_SUM, 600, 1, 4099),
+       "bf16 sums of 64 and 200 ranks, float16 of 600, accepted in both orders");
+    ok(premul_avg_ok(CC_BFLOAT16, 8, 4099) && premul_avg_ok(CC_BFLOAT16, 7, 4099) &&
+           premul_avg_ok(CC_BFLOAT16, 64, 4099) && premul_avg_ok(CC_BFLOAT16, 100, 4099) &&
+           premul_avg_ok(CC_FLOAT16, 8, 4099) && premul_avg_ok(CC_FLOAT16, 3, 4099) &&
+           premul_avg_ok(CC_FLOAT16, 512, 4099),
+       "avg computed as NCCL does (inputs times 1/n, then summed) accepted");
+    /* a rank missing or counted twice is caught in most elements (sum, avg) or in enough of
+     * them (prod: every rank gives a 2 to some elements) */
+    double sh;
+    sh = accepted_share(CC_BFLOAT16, CC_SUM, 16, 3, 0, 20000);
+    ok(sh < 0.2,
+       "bf16 sum, 16 ranks, one missing: %.1f%% of elements accepted", sh * 100);
+    sh = accepted_share(CC_FLOAT16, CC_SUM, 32, 31, 0, 20000);
+    ok(sh < 0.2,
+       "float16 sum, 32 ranks, the last missing: %.1f%% accepted", sh * 100);
+    sh = accepted_share(CC_BFLOAT16, CC_AVG, 8, 5, 0, 20000);
+    ok(sh < 0.4,
+       "bf16 avg, 8 ranks, one missing: %.1f%% accepted", sh * 100);
+    sh = accepted_share(CC_UINT32, CC_PROD, 8, 7, 0, 20000);
+    ok(sh < 0.9,
+       "uint32 prod, 8 ranks, rank 7 missing: %.1f%% accepted", sh * 100);
+    sh = accepted_share(CC_UINT8, CC_PROD, 64, 40, 1, 20000);
+    ok(sh < 0.99 && sh > 0.5,
+       "uint8 prod, 64 ranks, rank 40 counted twice: caught in %.1f%% of elements",
+       (1 - sh) * 100);
+    int prod_ok = 1;
+    for (int n = 1; n <= 64 && prod_ok; n++)
+        for (size_t i = 0; i < 2000; i++) {
+            double e = cc_expected_reduce(4, CC_INT8, CC_PROD, n, i);
+            prod_ok &= fabs(e) <= 64 && e != 0;
+        }
+    ok(prod_ok, "int8 products stay within +-64 for 1..64 ranks (at most six 2s)");
+    /* the integer poison is never a right answer below 32 ranks */
+    int poison_ok = 1;
+    for (int t = CC_INT8; t <= CC_UINT8 && poison_ok; t++) {
+        unsigned char pz;
+        cc_fill_poison(&pz, (enum cc_dtype)t, 1);
+        double pv = cc_dtype_get((enum cc_dtype)t, &pz, 0);
+        for (int op = 0; op < CC_OP_COUNT; op++)
+            for (int n = 1; n < 32 && cc_op_valid((enum cc_op)op, (enum cc_dtype)t); n++)
+                for (size_t i = 0; i < 3000; i++)
+                    poison_ok &= cc_expected_reduce(2, (enum cc_dtype)t, (enum cc_op)op, n, i) != pv;
+    }
+    ok(poison_ok, "int8/uint8 poison differs from every expected value, every op, 1..31 ranks");
     /* inputs differ by rank and element, and stay small */
     int differs = 0, small = 1;
     for (size_t i = 0; i < 1000; i++) {
-        double a = cc_input_value(1, CC_FLOAT32, CC_SUM, 0, i), b = cc_input_value(1, CC_FLOAT32, CC_SUM, 1, i);
+        double a = cc_input_value(1, CC_FLOAT32, CC_SUM, 0, 2, i), b = cc_input_value(1, CC_FLOAT32, CC_SUM, 1, 2, i);
         differs += a != b;
         small &= fabs(a) <= 4;
     }
     ok(differs > 700, "inputs of two ranks differ in most elements (%d of 1000)", differs);
     ok(small, "sum inputs are small integers");
-    ok(cc_input_value(1, CC_INT32, CC_SUM, 0, 5) != cc_input_value(2, CC_INT32, CC_SUM, 0, 5) ||
-           cc_input_value(1, CC_INT32, CC_SUM, 0, 6) != cc_input_value(2, CC_INT32, CC_SUM, 0, 6),
+    ok(cc_input_value(1, CC_INT32, CC_SUM, 0, 2, 5) != cc_input_value(2, CC_INT32, CC_SUM, 0, 2, 5) ||
+           cc_input_value(1, CC_INT32, CC_SUM, 0, 2, 6) != cc_input_value(2, CC_INT32, CC_SUM, 0, 2, 6),
        "the seed changes the inputs");
     /* integer wrap-around is modelled */
     is_near(cc_expected_reduce(3, CC_UINT8, CC_SUM, 300, 0) >= 0 && cc_expected_reduce(3, CC_UINT8, CC_SUM, 300, 0) < 256, 1, 0,
             "uint8 sums over 300 ranks wrap into range");
     /* detection: a changed element does not match */
-    ok(!cc_value_matches(CC_FLOAT32, 13, 12, 4), "float32 off by one is wrong");
-    ok(!cc_value_matches(CC_BFLOAT16, 112, 12, 4), "bf16 +100 is wrong");
-    ok(!cc_value_matches(CC_FLOAT16, NAN, 12, 4), "NaN poison is wrong");
-    ok(!cc_value_matches(CC_INT8, 90, 12, 4), "int8 poison is wrong");
-    ok(cc_value_matches(CC_FLOAT32, 12.0000005, 12, 4), "float32 rounding within tolerance");
+    ok(!cc_value_matches(CC_FLOAT32, CC_SUM, 13, 12, 4), "float32 off by one is wrong");
+    ok(!cc_value_matches(CC_BFLOAT16, CC_SUM, 112, 12, 4), "bf16 +100 is wrong");
+    ok(!cc_value_matches(CC_BFLOAT16, CC_SUM, 13, 12, 16), "bf16 sum off by one at 16 ranks is wrong");
+    ok(!cc_value_matches(CC_FLOAT16, CC_SUM, NAN, 12, 4), "NaN poison is wrong");
+    ok(!cc_value_matches(CC_INT8, CC_SUM, 90, 12, 4), "int8 off by 78 is wrong");
+    ok(!cc_value_matches(CC_FLOAT32, CC_SUM, 12.0000005, 12, 4), "float32 sums are exact: no tolerance");
+    ok(cc_value_matches(CC_FLOAT32, CC_AVG, 1.5 + 1e-7, 1.5, 4), "float32 avg rounding within tolerance");
+    ok(!cc_value_matches(CC_BFLOAT16, CC_AVG, 12.0 / 7, 12.0 / 8, 8), "bf16 avg divided by n-1 is wrong");
     /* element access round trip */
     int64_t v64 = 0;
     cc_dtype_set(CC_INT64, &v64, 0, -5);
