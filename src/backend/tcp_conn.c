@@ -98,19 +98,17 @@ static int usable(const struct ifaddrs *i, int af)
 }
 
 /* The first interface (in the kernel's order) matching spec with a usable address of family
- * af; with no spec, loopback when nothing else is up. */
-static const struct ifaddrs *pick_in(const struct ifaddrs *ifs, const char *spec, int af)
+ * af; with loop set (and no spec), the first loopback one instead. */
+static const struct ifaddrs *pick_in(const struct ifaddrs *ifs, const char *spec, int af, int loop)
 {
-    const struct ifaddrs *loop = NULL;
     for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
         if (!usable(i, af))
             continue;
-        if (!loop && (i->ifa_flags & IFF_LOOPBACK))
-            loop = i;
-        if (cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
+        if (loop ? (i->ifa_flags & IFF_LOOPBACK) != 0
+                 : cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
             return i;
     }
-    return spec ? NULL : loop; /* a laptop or a single host: nothing but loopback is up */
+    return NULL;
 }
 
 /* family: 4, 6, or 0 (NCCL_SOCKET_FAMILY=AF_INET/AF_INET6 if set, else IPv4 and then IPv6:
@@ -144,10 +142,14 @@ static cc_status choose_interface(const char *spec, int family, struct tcp_addr 
         size_t n = strlen(seen);
         snprintf(seen + n, sizeof seen - n, "%s%s", n ? ", " : "", i->ifa_name);
     }
-    if (family != 6)
-        pick = pick_in(ifs, spec, AF_INET);
-    if (!pick && family != 4)
-        pick = pick_in(ifs, spec, AF_INET6);
+    /* an IPv4 interface, else a routable IPv6 one, and loopback (default --tcp-if only) when
+     * nothing else is up: a laptop or a single host */
+    for (int loop = 0; loop <= (spec ? 0 : 1) && !pick; loop++) {
+        if (family != 6)
+            pick = pick_in(ifs, spec, AF_INET, loop);
+        if (!pick && family != 4)
+            pick = pick_in(ifs, spec, AF_INET6, loop);
+    }
     if (!pick) {
         cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up: %s)",
                   family == 4 ? "an IPv4" : family == 6 ? "a routable IPv6" : "an IPv4 or IPv6",
@@ -281,8 +283,17 @@ static void accept_new(struct tcp_ctx *c)
         struct sockaddr_storage sa;
         socklen_t sl = sizeof sa;
         int fd = accept(c->listen_fd, (struct sockaddr *)&sa, &sl);
-        if (fd < 0)
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+                errno != ECONNABORTED && errno != EPROTO) {
+                if (!c->accept_errno && !c->accepting)
+                    cc_warn("tcp: rank %d cannot accept connections: %s", c->rank,
+                            strerror(errno));
+                c->accept_errno = errno;
+                c->accept_paused_until = cc_now() + 0.1;
+            }
             return;
+        }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         fcntl(fd, F_SETFD, FD_CLOEXEC);
         while (c->npend >= pend_limit(c))
@@ -335,7 +346,8 @@ static void pend_judge(struct tcp_ctx *c, int i)
 
 int cc_tcp_strangers_poll(struct tcp_ctx *c, struct pollfd *pfds)
 {
-    pfds[0] = (struct pollfd){c->listen_fd, POLLIN, 0};
+    /* (a negative fd is skipped by poll: the listener rests after accept failed) */
+    pfds[0] = (struct pollfd){cc_now() < c->accept_paused_until ? -1 : c->listen_fd, POLLIN, 0};
     for (int i = 0; i < c->npend; i++)
         pfds[1 + i] = (struct pollfd){c->pend[i].fd, POLLIN, 0};
     return 1 + c->npend;
@@ -501,6 +513,14 @@ static cc_status accept_higher(struct tcp_ctx *c, double deadline, char *err, si
         int n = cc_tcp_strangers_poll(c, c->pfds);
         if (poll(c->pfds, (nfds_t)n, cc_tcp_strangers_wait_ms(c, ms)) > 0 || c->npend)
             cc_tcp_strangers_serve(c, c->pfds, n);
+        if (c->accept_errno) {
+            c->accepting = 0;
+            cc_errbuf(err, errlen, "cannot accept the connections of higher ranks: %s%s",
+                      strerror(c->accept_errno),
+                      c->accept_errno == EMFILE || c->accept_errno == ENFILE
+                          ? " (raise ulimit -n, or use fewer --tcp-streams)" : "");
+            return CC_ESYS;
+        }
     }
     c->accepting = 0;
     return CC_OK;
@@ -521,9 +541,9 @@ static cc_status read_answers(struct tcp_ctx *c, double deadline, char *err, siz
                           cc_tcp_peer_desc(c, j, pd, sizeof pd), strerror(e));
                 return st;
             }
-            if (cc_wire_hello_check(h, &c->me, &got, why, sizeof why) != CC_OK ||
-                got.rank != (uint32_t)j || got.stream != (uint32_t)k) {
-                if (got.rank != (uint32_t)j || got.stream != (uint32_t)k)
+            cc_status hs = cc_wire_hello_check(h, &c->me, &got, why, sizeof why);
+            if (hs != CC_OK || got.rank != (uint32_t)j || got.stream != (uint32_t)k) {
+                if (hs == CC_OK) /* (got is only filled by a check that passed) */
                     snprintf(why, sizeof why, "answered as rank %u stream %u", (unsigned)got.rank,
                              (unsigned)got.stream);
                 cc_errbuf(err, errlen, "bad handshake answer from %s: %s",
@@ -546,6 +566,8 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
     c->pend_cap = TCP_MAX_PENDING + (c->size - 1 - c->rank) * c->nstreams;
     c->addrs = calloc((size_t)c->size, sizeof *c->addrs);
     c->socks = calloc(nsock, sizeof *c->socks);
+    for (size_t i = 0; c->socks && i < nsock; i++)
+        c->socks[i].fd = -1; /* before anything can fail: close_all must not close fd 0 */
     c->expected_left = (c->size - 1 - c->rank) * c->nstreams;
     c->pend = NULL, c->npend = c->pend_alloc = 0;
     c->pfds = calloc(1 + (size_t)c->pend_cap + nsock, sizeof *c->pfds);

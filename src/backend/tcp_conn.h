@@ -67,6 +67,10 @@ struct tcp_ctx {
                                         ranks */
     int expected_left;             /* start-up: sockets of higher ranks not adopted yet */
     long rejected;                 /* strangers dropped so far */
+    int accept_errno;              /* accept(2) failed for a reason other than a lost peer
+                                      (EMFILE, ...): start-up fails with it */
+    double accept_paused_until;    /* after such a failure the listener rests a moment (a
+                                      readable listener would otherwise spin the poll) */
     struct pollfd *pfds;           /* scratch for poll: 1 + pend_cap + sockets */
     /* collective state (tcp.c) */
     uint32_t seq;

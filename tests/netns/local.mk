@@ -7,8 +7,11 @@ check_PROGRAMS += tests/netns/test_tcp_wire
 tests_netns_test_tcp_wire_SOURCES = tests/netns/test_tcp_wire.c
 tests_netns_test_tcp_wire_LDADD = $(CC_UNIT_LIBS)
 
-# tcp-local.sh needs mpirun and jq; tcp-netns.sh also root, ip, tc and namespaces (else skips)
-TESTS += tests/netns/test_tcp_wire tests/netns/tcp-local.sh tests/netns/tcp-netns.sh
+# tcp-local.sh needs mpirun and jq; tcp-netns.sh also root, ip, tc and namespaces (else skips);
+# tcp-iface.sh root, ip and namespaces
+TESTS += tests/netns/test_tcp_wire tests/netns/tcp-local.sh tests/netns/tcp-netns.sh \
+	tests/netns/tcp-iface.sh
 EXTRA_DIST += tests/netns/cluster.sh tests/netns/tcp-local.sh tests/netns/tcp-netns.sh \
+	tests/netns/tcp-iface.sh \
 	tests/perf/tcp-netns-bench.sh
 dist_doc_DATA += docs/tcp.md docs/netns.md

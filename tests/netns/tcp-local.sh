@@ -49,6 +49,16 @@ for cfg in "2 64" "3 17"; do
         "$(tail -5 "$tmp/out")"
 done
 
+# out of file descriptors (rank 0 accepts 2 x 16 sockets under ulimit -n 50): said at once,
+# with what to do, instead of a listener spinning until the deadline blames a peer
+t0=$(date +%s)
+timeout 120 sh -c "ulimit -n 50 && $CC_MPIRUN -np 3 $CCBENCH bench --backend tcp -b 8 -e 64 -n 2 -w 1 \
+    -q --tcp-streams 16 --timeout 20" >"$tmp/out" 2>&1
+rc=$?; t1=$(date +%s)
+[ "$rc" -ne 0 ] && [ $((t1 - t0)) -lt 15 ] && ! grep -q "timed out after" "$tmp/out" &&
+    grep -Eq "cannot accept the connections of higher ranks: Too many open files \(raise ulimit -n|cannot create a socket: Too many open files" "$tmp/out"
+ok $? "ulimit -n too low for the streams: named within $((t1 - t0)) s (exit $rc)" "$(grep -E 'error|warn' "$tmp/out" | head -4)"
+
 # one rank: every collective is a local copy
 j="$tmp/np1.json"
 timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp --coll all -b 8 -e 64K -f 8 -n 2 -w 1 \

@@ -1,0 +1,44 @@
+#!/bin/sh
+# tcp backend: which interface and address family the default --tcp-if picks, in a network
+# namespace of its own: a host whose only interface besides loopback has a routable IPv6
+# address (no IPv4) must publish that address, not 127.0.0.1 (which would send every peer to
+# its own host).
+. "$CC_SRCDIR/tests/tap.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
+command -v ip >/dev/null 2>&1 || skip_all "'ip' not found"
+command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
+ns=ccif$$
+ip netns add "$ns" 2>/dev/null || skip_all "cannot create network namespaces"
+trap 'ip netns del "$ns" 2>/dev/null' EXIT
+if ! { ip -n "$ns" link set lo up && ip -n "$ns" link add va type veth peer name vb 2>/dev/null &&
+       ip -n "$ns" link set va up && ip -n "$ns" link set vb up; }; then
+    skip_all "veth not available in this kernel"
+fi
+if ! ip -n "$ns" addr add fd00:cc:1f::1/64 dev va nodad 2>/dev/null; then
+    skip_all "IPv6 is disabled here"
+fi
+
+out=$(timeout 120 ip netns exec "$ns" $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K \
+    -n 2 -w 1 -q 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'uses interface va (\[fd00:cc:1f::1\]:' &&
+    printf '%s\n' "$out" | grep -q 'wrong 0'
+ok $? "only a routable IPv6 besides loopback: it is chosen over 127.0.0.1 (exit $rc)" "$out"
+
+# with an IPv4 address on it too, IPv4 comes first (NCCL's order)
+ip -n "$ns" addr add 198.18.31.1/24 dev va
+out=$(timeout 120 ip netns exec "$ns" $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K \
+    -n 2 -w 1 -q 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'uses interface va (198.18.31.1:'
+ok $? "IPv4 and IPv6 on it: IPv4 first (exit $rc)" "$out"
+
+# nothing but loopback up: loopback, the one-host case
+ip -n "$ns" link set va down
+ip -n "$ns" link set vb down
+out=$(timeout 120 ip netns exec "$ns" $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K \
+    -n 2 -w 1 -q 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'uses interface lo (127.0.0.1:'
+ok $? "nothing but loopback up: 127.0.0.1 (exit $rc)" "$out"
+tap_done
