@@ -125,8 +125,10 @@ static void query_nvlinks(nvml_dev d, struct cc_gpu_info *gi)
         snprintf(bus, sizeof bus, "%04x:%02x:%02x.0", pci.domain & 0xffff, pci.bus & 0xff,
                  pci.device & 0x1f);
         int type = -1, is_switch = -1;
+        /* NVML_NVLINK_DEVICE_TYPE_GPU 0, _IBMNPU 1 (a POWER CPU), _SWITCH 2, _UNKNOWN 0xff:
+         * 1 switch, 0 GPU, 2 something else (never guessed to be either) */
         if (L.link_type && L.link_type(d, l, &type) == 0)
-            is_switch = type == 2; /* NVML_NVLINK_DEVICE_TYPE_SWITCH */
+            is_switch = type == 2 ? 1 : type == 0 ? 0 : 2;
         int k;
         for (k = 0; k < gi->npeers; k++)
             if (strcmp(gi->peers[k].busid, bus) == 0)

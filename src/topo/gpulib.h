@@ -9,7 +9,8 @@
 struct cc_gpu_link {
     char busid[16];  /* peer PCI bus id "0000:07:00.0" (a GPU or an NVSwitch) */
     int count;       /* active links to that peer */
-    int is_switch;   /* 1 if the peer is an NVSwitch, 0 a GPU, -1 unknown */
+    int is_switch;   /* 1 the peer is an NVSwitch, 0 a GPU, 2 something else (a POWER CPU,
+                        NVML does not know), -1 not said (probe.c guesses from the peer) */
 };
 
 struct cc_gpu_info {

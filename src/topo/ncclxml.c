@@ -1,14 +1,21 @@
 /* ncclxml.c - NCCL's topology XML (the file NCCL_TOPO_FILE names) for a probed node.
  *
  *   <system version="1">
- *     <cpu numaid affinity arch vendor familyid modelid>      one per NUMA node
+ *     <cpu numaid [arch vendor familyid modelid]>      one per NUMA node with devices
  *       <pci busid class vendor device subsystem_vendor subsystem_device link_speed link_width>
  *         ... nested <pci> for each PCIe switch (its upstream port) ...
- *           <gpu dev sm rank gdr> <nvlink target count tclass/> </gpu>
- *           <nic> <net name dev speed port latency guid maxconn gdr/> </nic>
+ *           <gpu [sm]> <nvlink target count tclass/> </gpu>
+ *           <nic> <net name/> </nic>                   one per RDMA device (no VFs)
  *
  * Only GPUs, NICs and the switches above them are written: that is all NCCL reads. The PCI
- * tree is NCCL's view (cc_hw_pci_parent): a switch appears once, as its upstream port. */
+ * tree is NCCL's view (cc_hw_pci_parent): a switch appears once, as its upstream port.
+ *
+ * An attribute present in the file wins over what NCCL would detect, so only what ccbench
+ * knows exactly as NCCL would state it is written; NCCL fills in the rest for the devices it
+ * uses (NCCL 2.18-2.28: xml.cc ncclTopoGetXmlFrom*, topo.cc ncclTopoFill*): the GPU's dev
+ * (NVML's index), rank and gdr, the net's dev, speed, port, guid, latency, maxconn and gdr,
+ * the CPU's affinity (the NUMA node's cpumap, not the probe's cgroup) and any CPU identity
+ * hwloc did not give. A net without dev is one NCCL does not use: it is skipped. */
 #include "topo/topo.h"
 
 #include <stdlib.h>
@@ -40,7 +47,6 @@ struct xml_dev {
     hwloc_obj_t obj;
     const json_t *gpu; /* gpus[] entry, or NULL */
     const json_t *nic; /* nics[] entry, or NULL */
-    int net_dev;       /* NCCL net index of the NIC's first port */
 };
 
 struct xml_w {
@@ -48,10 +54,14 @@ struct xml_w {
     FILE *out;
     struct xml_dev *d;
     int n, cap;
-    int gdr;
 };
 
-static int add_dev(struct xml_w *w, hwloc_obj_t o, const json_t *gpu, const json_t *nic, int net_dev)
+/* NCCL's parser limits: 2.21 on refuse a file of more than 256 elements; 2.18 holds at most 32
+ * children per element and overflows past them. */
+#define XML_MAX_NODES 256
+#define XML_MAX_SUBS 32
+
+static int add_dev(struct xml_w *w, hwloc_obj_t o, const json_t *gpu, const json_t *nic)
 {
     for (int i = 0; i < w->n; i++)
         if (w->d[i].obj == o) {
@@ -66,20 +76,27 @@ static int add_dev(struct xml_w *w, hwloc_obj_t o, const json_t *gpu, const json
             return -1;
         w->d = nd;
     }
-    w->d[w->n++] = (struct xml_dev){o, gpu, nic, net_dev};
+    w->d[w->n++] = (struct xml_dev){o, gpu, nic};
     return 0;
 }
 
-/* Link speed as NCCL writes it ("16.0 GT/s PCIe") and width: the most the device supports,
- * from sysfs as NCCL reads it (the current link of an idle GPU is often trained down), then
- * the current link, else derived from hwloc's link rate (GB/s over all lanes) at 16 lanes. */
+/* Link speed as NCCL writes it ("16.0 GT/s PCIe") and width: the most the link supports, from
+ * sysfs as NCCL reads it (the current link of an idle GPU is often trained down): the smaller
+ * of the device's and the port above it (a Gen5 card in a Gen4 slot runs at Gen4); then the
+ * current link, else derived from hwloc's link rate (GB/s over all lanes) at 16 lanes. */
 static void link_attrs(struct xml_w *w, hwloc_obj_t o, char *speed, size_t len, int *width)
 {
     static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
-    char bus[16];
-    int gen = -1;
+    char bus[16], up[32];
+    int gen = -1, ugen = -1, uwidth = -1;
     cc_hw_busid(o, bus, sizeof bus);
     cc_sysfs_pcie_link(w->p->root, bus, 1, &gen, width);
+    snprintf(up, sizeof up, "%s/..", bus); /* sysfs: the directory above is the port */
+    cc_sysfs_pcie_link(w->p->root, up, 1, &ugen, &uwidth);
+    if (gen > 0 && ugen > 0 && ugen < gen)
+        gen = ugen;
+    if (*width > 0 && uwidth > 0 && uwidth < *width)
+        *width = uwidth;
     if (gen < 0)
         cc_sysfs_pcie_link(w->p->root, bus, 0, &gen, width);
     if (gen < 0) {
@@ -103,53 +120,61 @@ static void indent(FILE *f, int depth)
         fputs("  ", f);
 }
 
+/* NVLink peer class as NCCL reads it: a GPU, an NVSwitch; NULL for anything else. */
+static const char *nvlink_tclass(const json_t *l)
+{
+    const char *kind = json_string_value(json_object_get(l, "kind"));
+    return !kind ? NULL : !strcmp(kind, "gpu") ? "0x030200" : !strcmp(kind, "nvswitch") ? "0x068000"
+                                                                                        : NULL;
+}
+
+/* The GPU's NVLinks, when every one is of a known kind: NCCL detects NVLinks itself only for
+ * a GPU that has none in the file, so one unknown link means writing none. */
+static json_t *known_nvlinks(const json_t *g)
+{
+    json_t *peers = json_object_get(json_object_get(g, "nvlink"), "peers");
+    size_t i;
+    json_t *l;
+    json_array_foreach(peers, i, l)
+        if (!nvlink_tclass(l))
+            return NULL;
+    return json_array_size(peers) ? peers : NULL;
+}
+
 static void write_gpu(struct xml_w *w, const json_t *g, int depth)
 {
-    int cuda = (int)json_integer_value(json_object_get(g, "cuda_index"));
-    int dev = cuda >= 0 ? cuda : (int)json_integer_value(json_object_get(g, "index"));
     int sm = (int)json_integer_value(json_object_get(g, "sm"));
-    json_t *peers = json_object_get(json_object_get(g, "nvlink"), "peers");
+    json_t *peers = known_nvlinks(g);
+    char sma[32] = "";
+    if (sm > 0) /* else NCCL asks CUDA (an sm of 0 would also turn its NVLinks off) */
+        snprintf(sma, sizeof sma, " sm=\"%d\"", sm);
     indent(w->out, depth);
-    fprintf(w->out, "<gpu dev=\"%d\" sm=\"%d\" rank=\"%d\" gdr=\"1\"%s\n", dev, sm > 0 ? sm : 0,
-            dev, json_array_size(peers) ? ">" : "/>");
-    if (!json_array_size(peers))
+    fprintf(w->out, "<gpu%s%s\n", sma, peers ? ">" : "/>");
+    if (!peers)
         return;
     size_t i;
     json_t *l;
     json_array_foreach(peers, i, l) {
-        const char *kind = json_string_value(json_object_get(l, "kind"));
         indent(w->out, depth + 1);
         char tg[256];
         fprintf(w->out, "<nvlink target=\"%s\" count=\"%d\" tclass=\"%s\"/>\n",
                 xattr(json_string_value(json_object_get(l, "target")), tg, sizeof tg),
-                (int)json_integer_value(json_object_get(l, "count")),
-                kind && !strcmp(kind, "gpu") ? "0x030200" : "0x068000");
+                (int)json_integer_value(json_object_get(l, "count")), nvlink_tclass(l));
     }
     indent(w->out, depth);
     fputs("</gpu>\n", w->out);
 }
 
-static void write_nic(struct xml_w *w, const json_t *nic, int net_dev, int depth)
+/* NCCL finds a net by its name alone (the RDMA device's): one per device, the rest of its
+ * attributes from NCCL's own query of it. */
+static void write_nic(struct xml_w *w, const json_t *nic, int depth)
 {
-    const char *kind = json_string_value(json_object_get(nic, "kind"));
-    const char *guid = json_string_value(json_object_get(nic, "guid"));
-    json_t *ports = json_object_get(nic, "ports");
+    char nm[256];
     indent(w->out, depth);
     fputs("<nic>\n", w->out);
-    size_t i;
-    json_t *pt;
-    json_array_foreach(ports, i, pt) {
-        double gbps = json_number_value(json_object_get(pt, "rate_gbps"));
-        char nm[256], gd[256];
-        indent(w->out, depth + 1);
-        fprintf(w->out,
-                "<net name=\"%s\" dev=\"%d\" speed=\"%.0f\" port=\"%d\" latency=\"0.000000\" "
-                "guid=\"%s\" maxconn=\"131072\" gdr=\"%d\"/>\n",
-                xattr(json_string_value(json_object_get(nic, "name")), nm, sizeof nm),
-                net_dev + (int)i, gbps * 1000.0, (int)json_integer_value(json_object_get(pt, "port")),
-                xattr(guid ? guid : "0x0", gd, sizeof gd),
-                w->gdr && kind && strcmp(kind, "eth") != 0);
-    }
+    indent(w->out, depth + 1);
+    fprintf(w->out, "<net name=\"%s\"/>\n",
+            xattr(json_string_value(json_object_get(nic, "name")), nm, sizeof nm));
     indent(w->out, depth);
     fputs("</nic>\n", w->out);
 }
@@ -180,7 +205,7 @@ static void write_pci(struct xml_w *w, const struct xml_dev *d, int depth)
     if (d->gpu)
         write_gpu(w, d->gpu, depth + 1);
     if (d->nic)
-        write_nic(w, d->nic, d->net_dev, depth + 1);
+        write_nic(w, d->nic, depth + 1);
     for (int i = 0; i < w->n; i++)
         if (cc_hw_pci_parent(w->d[i].obj) == d->obj)
             write_pci(w, &w->d[i], depth + 1);
@@ -188,84 +213,155 @@ static void write_pci(struct xml_w *w, const struct xml_dev *d, int depth)
     fputs("</pci>\n", w->out);
 }
 
-/* Linux cpumap format: 32-bit hex words, most significant first, comma separated. */
-static void affinity(hwloc_const_bitmap_t set, char *buf, size_t len)
+/* NUMA node of a device as NCCL reads it (sysfs numa_node), else hwloc's answer, else -1. */
+static int dev_numa(const struct xml_w *w, hwloc_obj_t o)
 {
-    int last = hwloc_bitmap_last(set);
-    int words = last < 0 ? 1 : last / 32 + 1;
-    size_t k = 0;
-    buf[0] = 0;
-    for (int wd = words - 1; wd >= 0 && k < len; wd--) {
-        unsigned long v = hwloc_bitmap_to_ith_ulong(set, (unsigned)(wd * 32 / (8 * (int)sizeof(unsigned long))));
-        unsigned word = (unsigned)(v >> ((wd * 32) % (8 * sizeof(unsigned long))) & 0xffffffffUL);
-        int n = snprintf(buf + k, len - k, "%s%08x", wd == words - 1 ? "" : ",", word);
-        if (n < 0)
-            break;
-        k += (size_t)n;
+    char bus[16], rel[96], buf[32];
+    cc_hw_busid(o, bus, sizeof bus);
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/numa_node", bus);
+    if (cc_sysfs_read(w->p->root, rel, buf, sizeof buf) == 0) {
+        char *end;
+        long v = strtol(buf, &end, 10);
+        if (end != buf && v >= 0 && v < 1 << 20)
+            return (int)v;
     }
+    return cc_hw_numa(o);
+}
+
+/* Is the PCI function a virtual one (SR-IOV)? NCCL's nets are the physical devices. */
+static int is_vf(const struct xml_w *w, hwloc_obj_t o)
+{
+    char bus[16], rel[96], buf[8];
+    cc_hw_busid(o, bus, sizeof bus);
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn/class", bus);
+    return cc_sysfs_read(w->p->root, rel, buf, sizeof buf) == 0;
+}
+
+/* hwloc's architecture as NCCL names it (topo.cc kvDictCpuArch), NULL if NCCL has no name. */
+static const char *nccl_arch(const char *a)
+{
+    if (!a)
+        return NULL;
+    if (!strcmp(a, "x86_64"))
+        return "x86_64";
+    if (!strcmp(a, "aarch64") || !strcmp(a, "arm64"))
+        return "arm64";
+    if (!strncmp(a, "ppc64", 5))
+        return "ppc64";
+    return NULL;
+}
+
+/* ` name="value"` into buf when value is known, else nothing (NCCL then reads it itself). */
+static const char *opt_attr(const char *name, const char *value, char *buf, size_t len)
+{
+    char v[256];
+    buf[0] = 0;
+    if (value && *value)
+        snprintf(buf, len, " %s=\"%s\"", name, xattr(value, v, sizeof v));
+    return buf;
 }
 
 cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, char *err, size_t errlen)
 {
-    struct xml_w w = {.p = p, .out = out, .gdr = cc_sysfs_gdr_loaded(p->root)};
+    struct xml_w w = {.p = p, .out = out};
     size_t i;
     json_t *x;
-    int net_dev = 0;
     cc_status st = CC_ENOMEM;
 
     /* The devices NCCL cares about, then every switch above them. */
     json_array_foreach(json_object_get(node, "gpus"), i, x) {
         hwloc_obj_t o = cc_hw_find_pci(p->t, json_string_value(json_object_get(x, "pci_bus_id")));
-        if (o && add_dev(&w, o, x, NULL, 0) != 0)
+        if (o && add_dev(&w, o, x, NULL) != 0)
             goto done;
     }
     json_array_foreach(json_object_get(node, "nics"), i, x) {
         hwloc_obj_t o = cc_hw_find_pci(p->t, json_string_value(json_object_get(x, "pci_bus_id")));
         const char *kind = json_string_value(json_object_get(x, "kind"));
-        if (!o || (kind && !strcmp(kind, "eth")))
-            continue; /* NCCL's socket transport finds interfaces itself */
-        if (add_dev(&w, o, NULL, x, net_dev) != 0)
+        if (!o || (kind && !strcmp(kind, "eth")) || is_vf(&w, o))
+            continue; /* NCCL's socket transport finds interfaces itself; VFs are no nets */
+        if (add_dev(&w, o, NULL, x) != 0)
             goto done;
-        net_dev += (int)json_array_size(json_object_get(x, "ports"));
     }
     for (int k = 0; k < w.n; k++) {
         hwloc_obj_t up = cc_hw_pci_parent(w.d[k].obj);
-        if (up && add_dev(&w, up, NULL, NULL, 0) != 0)
+        if (up && add_dev(&w, up, NULL, NULL) != 0)
             goto done;
     }
     if (w.n)
         qsort(w.d, (size_t)w.n, sizeof *w.d, cmp_dev);
 
     hwloc_obj_t pkg = hwloc_get_obj_by_type(p->t, HWLOC_OBJ_PACKAGE, 0);
-    const char *arch = hwloc_obj_get_info_by_name(hwloc_get_root_obj(p->t), "Architecture");
+    const char *arch = nccl_arch(hwloc_obj_get_info_by_name(hwloc_get_root_obj(p->t), "Architecture"));
     const char *vendor = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUVendor") : NULL;
     const char *fam = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUFamilyNumber") : NULL;
     const char *mod = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModelNumber") : NULL;
     int nnuma = hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_NUMANODE);
+    hwloc_obj_t first = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, NULL);
 
-    fputs("<system version=\"1\">\n", out);
+    /* the NUMA node of each top-level device: NCCL's (sysfs numa_node), else hwloc's, else
+     * the first node; and what NCCL's parser can hold */
+    int *top = calloc((size_t)w.n + 1, sizeof *top);
+    if (!top)
+        goto done;
+    int elements = 1, widest = 0; /* <system>, then per <cpu>: its top-level children */
+    for (int k = 0; k < w.n; k++) {
+        const json_t *peers = w.d[k].gpu ? known_nvlinks(w.d[k].gpu) : NULL;
+        elements += 1 + (w.d[k].gpu ? 1 + (int)json_array_size(peers) : 0) + (w.d[k].nic ? 2 : 0);
+        if ((int)json_array_size(peers) > widest)
+            widest = (int)json_array_size(peers);
+        if (cc_hw_pci_parent(w.d[k].obj)) {
+            top[k] = -2;
+            continue;
+        }
+        int nm = dev_numa(&w, w.d[k].obj);
+        hwloc_obj_t known = NULL; /* a node hwloc does not list gets the first one's place */
+        while ((known = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, known)))
+            if ((int)known->os_index == nm)
+                break;
+        top[k] = nnuma <= 1 || !known ? (first ? (int)first->os_index : 0) : nm;
+    }
+    for (int k = 0; k < w.n; k++) {
+        int sub = 0; /* children of a switch */
+        for (int j = 0; j < w.n; j++)
+            sub += cc_hw_pci_parent(w.d[j].obj) == w.d[k].obj;
+        if (sub > widest)
+            widest = sub;
+    }
     hwloc_obj_t numa = NULL;
     while ((numa = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, numa))) {
-        char aff[512], ar[128], ve[256], fa[64], mo[64];
-        affinity(numa->cpuset, aff, sizeof aff);
-        fprintf(out,
-                "  <cpu numaid=\"%u\" affinity=\"%s\" arch=\"%s\" vendor=\"%s\" familyid=\"%s\" "
-                "modelid=\"%s\">\n",
-                numa->os_index, aff, xattr(arch ? arch : "x86_64", ar, sizeof ar),
-                xattr(vendor, ve, sizeof ve), xattr(fam ? fam : "0", fa, sizeof fa),
-                xattr(mod ? mod : "0", mo, sizeof mo));
-        for (int k = 0; k < w.n; k++) {
-            if (cc_hw_pci_parent(w.d[k].obj))
-                continue;
-            int nm = cc_hw_numa(w.d[k].obj);
-            /* devices of unknown locality go under the first NUMA node */
-            if (nm == (int)numa->os_index || (nm < 0 && numa->logical_index == 0) ||
-                (nnuma == 1))
+        int kids = 0;
+        for (int k = 0; k < w.n; k++)
+            kids += top[k] == (int)numa->os_index;
+        elements += kids > 0;
+        if (kids > widest)
+            widest = kids;
+    }
+    if (elements > XML_MAX_NODES || widest > XML_MAX_SUBS) {
+        cc_errbuf(err, errlen, "the NCCL topology XML would have %d elements (NCCL reads at most "
+                  "%d) or %d children under one (at most %d)", elements, XML_MAX_NODES, widest,
+                  XML_MAX_SUBS);
+        free(top);
+        return CC_EINVAL;
+    }
+
+    fputs("<system version=\"1\">\n", out);
+    while ((numa = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, numa))) {
+        int kids = 0;
+        for (int k = 0; k < w.n; k++)
+            kids += top[k] == (int)numa->os_index;
+        if (!kids)
+            continue; /* NCCL trims a CPU without devices anyway */
+        char ar[300], ve[300], fa[300], mo[300];
+        fprintf(out, "  <cpu numaid=\"%u\"%s%s%s%s>\n", numa->os_index,
+                opt_attr("arch", arch, ar, sizeof ar), opt_attr("vendor", vendor, ve, sizeof ve),
+                opt_attr("familyid", fam, fa, sizeof fa), opt_attr("modelid", mod, mo, sizeof mo));
+        for (int k = 0; k < w.n; k++)
+            if (top[k] == (int)numa->os_index)
                 write_pci(&w, &w.d[k], 2);
-        }
         fputs("  </cpu>\n", out);
     }
     fputs("</system>\n", out);
+    free(top);
     st = ferror(out) ? CC_EIO : CC_OK;
     if (st != CC_OK)
         cc_errbuf(err, errlen, "cannot write NCCL topology XML");

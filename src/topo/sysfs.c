@@ -248,10 +248,3 @@ void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, 
         *width = w > 0 ? w : -1;
     }
 }
-
-int cc_sysfs_gdr_loaded(const char *root)
-{
-    char buf[64];
-    return cc_sysfs_read(root, "sys/module/nvidia_peermem/initstate", buf, sizeof buf) == 0 ||
-           cc_sysfs_read(root, "sys/module/nv_peer_mem/initstate", buf, sizeof buf) == 0;
-}

@@ -33,7 +33,4 @@ int cc_sysfs_ib_netdev(const char *root, const char *dev, char *buf, size_t len)
  * (max = 1, what NCCL reads). -1 when unknown. */
 void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, int *width);
 
-/* 1 if a GPUDirect RDMA kernel module (nvidia_peermem or nv_peer_mem) is loaded. */
-int cc_sysfs_gdr_loaded(const char *root);
-
 #endif

@@ -38,6 +38,31 @@ fi
 ok $? "probe the DGX-like fixture" "$(cat "$T/dgx.out")"
 cmp -s "$T/nccl-dgx-like.xml" "$S/golden/dgx-like.nccl.xml"
 ok $? "--nccl-topo FILE (%h) matches the expected XML" "$(diff "$T/nccl-dgx-like.xml" "$S/golden/dgx-like.nccl.xml" 2>&1 | head -5)"
+
+# the same fixture with a sysfs laid out as the kernel's (devices under their ports, reached
+# through links): GPU 0000:03:00.0 (Gen5 x16) behind a port that runs Gen4 x8 is written at
+# the port's link, as NCCL reads it; NIC 0000:89:00.0 is an SR-IOV VF (no net of its own);
+# GPU 0000:88:00.0 says NUMA node 0 in sysfs (hwloc had it on node 1)
+Y=$T/sysfs-tree
+cp -R "$S/sysfs" "$Y" && chmod -R u+w "$Y"
+port=$Y/sys/devices/pci0000:00/0000:01:00.0
+mkdir -p "$port" && mv "$Y/sys/bus/pci/devices/0000:03:00.0" "$port/" &&
+    ln -s ../../../devices/pci0000:00/0000:01:00.0/0000:03:00.0 "$Y/sys/bus/pci/devices/0000:03:00.0" &&
+    printf '16.0 GT/s PCIe\n' >"$port/max_link_speed" && printf '8\n' >"$port/max_link_width"
+mkdir -p "$Y/sys/bus/pci/devices/0000:89:00.0/physfn" "$Y/sys/bus/pci/devices/0000:88:00.0"
+printf '0x020700\n' >"$Y/sys/bus/pci/devices/0000:89:00.0/physfn/class"
+printf '0\n' >"$Y/sys/bus/pci/devices/0000:88:00.0/numa_node"
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$Y" --no-gpu-libs \
+    --json "$T/tree.json" --nccl-topo "$T/tree.xml" >"$T/tree.out" 2>&1
+ok $? "probe the fixture over a sysfs tree" "$(cat "$T/tree.out")"
+grep -q 'busid="0000:03:00.0" .* link_speed="16.0 GT/s PCIe" link_width="8"' "$T/tree.xml"
+ok $? "--nccl-topo: a device's link is capped by its port's" "$(grep 0000:03:00.0 "$T/tree.xml")"
+! grep -q 'mlx5_2' "$T/tree.xml" && [ "$(grep -c '<net ' "$T/tree.xml")" = 2 ]
+ok $? "--nccl-topo: an SR-IOV VF gets no net" "$(grep '<net ' "$T/tree.xml")"
+awk '/<cpu numaid="0"/ { c = 0 } /<cpu numaid="1"/ { c = 1 } /busid="0000:88:00.0"/ { print c }' "$T/tree.xml" | grep -qx 0
+ok $? "--nccl-topo: a device sits under the NUMA node sysfs gives it" "$(grep -n 'cpu numaid\|0000:88' "$T/tree.xml")"
+! grep -Eq ' (dev|rank|gdr|affinity|guid|speed|port|maxconn|latency)=' "$T/tree.xml"
+ok $? "--nccl-topo: nothing NCCL detects better is written (dev, rank, gdr, affinity, net details)"
 grep -q '^  GPU1 .*NVL .* PXB' "$T/dgx.out"; ok $? "summary prints the affinity matrix" "$(cat "$T/dgx.out")"
 
 # every reference topology validates and summarizes
