@@ -36,33 +36,43 @@ static int do_load(void)
                  "no CUDA driver found (libcuda.so.1 not loadable): %s", dlerror());
         return -1;
     }
+    /* the newest runtime the driver supports: a CUDA 13 runtime under a driver for CUDA 12
+     * says "insufficient driver", and the next name is tried */
     const char *tried = NULL;
+    char newer[256] = "";
+    cudaError_t e = cudaSuccess;
     for (int i = 0; cudart_names[i] && !cu.rt; i++) {
         cu.rt = dlopen(cudart_names[i], RTLD_NOW | RTLD_GLOBAL);
-        if (cu.rt)
-            cu.rt_name = cudart_names[i];
-        else
+        if (!cu.rt) {
             tried = dlerror();
+            continue;
+        }
+        cu.rt_name = cudart_names[i];
+#define CC_RESOLVE_RT(n) if (resolve(cu.rt, cu.rt_name, #n, (void **)&cu.n, 0)) return -1;
+        CC_CUDA_RT_FNS(CC_RESOLVE_RT)
+#undef CC_RESOLVE_RT
+        e = cu.cudaGetDeviceCount(&cu.ndev);
+        if (e == cudaErrorInsufficientDriver && cudart_names[i + 1]) {
+            snprintf(newer, sizeof newer, "%s needs a newer driver; ", cu.rt_name);
+            dlclose(cu.rt);
+            cu.rt = NULL;
+        }
     }
     if (!cu.rt) {
         snprintf(load_err, sizeof load_err,
-                 "no CUDA runtime found (tried libcudart.so.13, .12, .11.0, libcudart.so): %s",
-                 tried ? tried : "?");
+                 "no CUDA runtime found (tried libcudart.so.13, .12, .11.0, libcudart.so): %s%s",
+                 newer, tried ? tried : "?");
         return -1;
     }
-#define CC_RESOLVE_RT(n) if (resolve(cu.rt, cu.rt_name, #n, (void **)&cu.n, 0)) return -1;
 #define CC_RESOLVE_DRV(n) if (resolve(cu.drv, "libcuda.so.1", #n, (void **)&cu.n, 0)) return -1;
 #define CC_RESOLVE_OPT(n) resolve(cu.drv, "libcuda.so.1", #n, (void **)&cu.n, 1);
-    CC_CUDA_RT_FNS(CC_RESOLVE_RT)
     CC_CUDA_DRV_FNS(CC_RESOLVE_DRV)
     CC_CUDA_DRV_OPT_FNS(CC_RESOLVE_OPT)
-#undef CC_RESOLVE_RT
 #undef CC_RESOLVE_DRV
 #undef CC_RESOLVE_OPT
     cu.rt_version = 0;
     cu.cudaRuntimeGetVersion(&cu.rt_version);
     cu.cudaDriverGetVersion(&cu.drv_version);
-    cudaError_t e = cu.cudaGetDeviceCount(&cu.ndev);
     if (e != cudaSuccess) {
         snprintf(load_err, sizeof load_err, "no CUDA device: %s (driver supports CUDA %d.%d, %s)",
                  cu.cudaGetErrorString(e), cu.drv_version / 1000, cu.drv_version % 1000 / 10,

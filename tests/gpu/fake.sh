@@ -11,7 +11,7 @@ lib=$CC_BUILDDIR/tests/gpu/fake/libfakegpu.so
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for n in libcuda.so.1 libcudart.so.13 libnccl.so.2; do ln -s "$lib" "$dir/$n"; done
+for n in libcuda.so.1 libcudart.so.13 libcudart.so.12 libnccl.so.2; do ln -s "$lib" "$dir/$n"; done
 export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CCBENCH_NO_PROGRESS=1
 unset FAKEGPU_DEVICES FAKEGPU_NO_PEER FAKEGPU_BROKEN_KERNEL
 MPI="$CC_MPIRUN -x LD_LIBRARY_PATH -x FAKEGPU_DEVICES"
@@ -23,6 +23,9 @@ export FAKEGPU_DEVICES
 run "version loads the fake libraries" 0 "$CCBENCH" version
 has "version: 2 GPUs" "here: 2 GPU\(s\)"
 has "version: NCCL 2.28.9" "here: NCCL 2\.28\.9"
+# a CUDA 13 runtime under a driver for CUDA 12: the next runtime is used
+run "version: runtime too new for the driver, the next one used" 0 env FAKEGPU_OLD_DRIVER=1 "$CCBENCH" version
+has "version: libcudart.so.12 used" "here: 2 GPU\(s\), libcudart\.so\.12"
 run "backends: nccl usable with the fake libraries" 0 "$CCBENCH" backends
 has "backends: nccl usable, GPUs and version named" "^nccl +built +device +usable" 
 has "backends: nccl here line" "here: 2 GPU\(s\), NCCL 2\.28\.9"

@@ -10,7 +10,8 @@
  * checking, reporting); it says nothing about real GPUs.
  *
  * Environment: FAKEGPU_DEVICES (default 2), FAKEGPU_NO_PEER=1 (no peer access),
- * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing).
+ * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_OLD_DRIVER=1 (the first
+ * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_ASYNC_ERROR=1 (below).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -97,8 +98,14 @@ static int do_op(cudaStream_t s, void *dst, const void *src, size_t bytes)
 
 /* ---- runtime -------------------------------------------------------------------------------- */
 
+/* FAKEGPU_OLD_DRIVER=1: the first runtime asked is too new for the driver (later ones are
+ * not: the library stays loaded as libcuda.so.1, so the count survives the runtime's close) */
 EXPORT cudaError_t cudaGetDeviceCount(int *n)
 {
+    static int asked;
+    *n = 0;
+    if (getenv("FAKEGPU_OLD_DRIVER") && asked++ == 0)
+        return cudaErrorInsufficientDriver;
     *n = ndev();
     return *n > 0 ? cudaSuccess : cudaErrorNoDevice;
 }
