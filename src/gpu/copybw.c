@@ -61,7 +61,7 @@ static const char copy_ptx[] =
     "    ret;\n"
     "}\n";
 
-#define NSLOT 3 /* events per device: start, stop, end of a second stream */
+#define NSLOT 5 /* events per device: the common start, then start and stop per stream */
 
 struct dev {
     int index, sms;
@@ -102,7 +102,9 @@ static cc_status cuda_fail(const struct cc_cuda *cu, cudaError_t e, const char *
             return cuda_fail(r->cu, e_, what, dev);                                          \
     } while (0)
 
-static cc_status enqueue(struct run *r, const struct op *o)
+/* One round of op o; `share` ops of the round run on o's device at once, so a kernel takes its
+ * share of the SMs (two kernels that each fill every SM would run one after the other). */
+static cc_status enqueue(struct run *r, const struct op *o, int share)
 {
     struct dev *d = &r->dv[o->issuer];
     cudaStream_t s = d->s[o->stream];
@@ -115,7 +117,9 @@ static cc_status enqueue(struct run *r, const struct op *o)
     uint64_t n16 = r->p->bytes / 16;
     void *args[] = {&dst, &src, &n16};
     unsigned threads = 512;
-    uint64_t want = (n16 + threads - 1) / threads, most = (uint64_t)d->sms * 4;
+    uint64_t want = (n16 + threads - 1) / threads;
+    uint64_t most = (uint64_t)d->sms * 4 / (uint64_t)(share > 0 ? share : 1);
+    most = most ? most : 1;
     unsigned blocks = (unsigned)(want < most ? (want ? want : 1) : most);
     CUresult cr = r->cu->cuLaunchKernel(d->fn, blocks, 1, 1, threads, 1, 1, 0, (CUstream)s,
                                         args, NULL);
@@ -128,43 +132,51 @@ static cc_status enqueue(struct run *r, const struct op *o)
     return CC_OK;
 }
 
-/* Issue `iters` rounds of every op (ops run concurrently on their streams); seconds taken,
- * from the first issuer's stream. */
+/* Issue `iters` rounds of every op, the ops concurrently on their streams and started
+ * together; each op's own seconds, from events on its own stream (a direction that finishes
+ * early is not charged the other's tail: the convention of nvbandwidth's bidirectional
+ * figures, which add the two directions' rates). */
 static cc_status time_ops(struct run *r, const struct op *ops, int nops, int iters, double *sec)
 {
     struct dev *d0 = &r->dv[ops[0].issuer];
     cc_status st;
+    int share[2] = {1, 1};
+    if (nops == 2 && ops[0].issuer == ops[1].issuer)
+        share[0] = share[1] = 2;
     CU_TRY(r->cu->cudaSetDevice(d0->index), "cudaSetDevice", d0->index);
     CU_TRY(r->cu->cudaEventRecord(d0->ev[0], d0->s[ops[0].stream]), "cudaEventRecord", d0->index);
-    for (int k = 1; k < nops; k++) {
+    for (int k = 0; k < nops; k++) {
         struct dev *d = &r->dv[ops[k].issuer];
+        cudaStream_t s = d->s[ops[k].stream];
         CU_TRY(r->cu->cudaSetDevice(d->index), "cudaSetDevice", d->index);
-        CU_TRY(r->cu->cudaStreamWaitEvent(d->s[ops[k].stream], d0->ev[0], 0),
-               "cudaStreamWaitEvent", d->index);
+        if (k > 0)
+            CU_TRY(r->cu->cudaStreamWaitEvent(s, d0->ev[0], 0), "cudaStreamWaitEvent", d->index);
+        CU_TRY(r->cu->cudaEventRecord(d->ev[1 + 2 * ops[k].stream], s), "cudaEventRecord",
+               d->index);
     }
     for (int i = 0; i < iters; i++)
         for (int k = 0; k < nops; k++) {
             CU_TRY(r->cu->cudaSetDevice(r->dv[ops[k].issuer].index), "cudaSetDevice",
                    r->dv[ops[k].issuer].index);
-            if ((st = enqueue(r, &ops[k])) != CC_OK)
+            if ((st = enqueue(r, &ops[k], share[k])) != CC_OK)
                 return st;
         }
-    for (int k = 1; k < nops; k++) {
+    for (int k = 0; k < nops; k++) {
         struct dev *d = &r->dv[ops[k].issuer];
         CU_TRY(r->cu->cudaSetDevice(d->index), "cudaSetDevice", d->index);
-        CU_TRY(r->cu->cudaEventRecord(d->ev[2], d->s[ops[k].stream]), "cudaEventRecord",
-               d->index);
-        CU_TRY(r->cu->cudaSetDevice(d0->index), "cudaSetDevice", d0->index);
-        CU_TRY(r->cu->cudaStreamWaitEvent(d0->s[ops[0].stream], d->ev[2], 0),
-               "cudaStreamWaitEvent", d0->index);
+        CU_TRY(r->cu->cudaEventRecord(d->ev[2 + 2 * ops[k].stream], d->s[ops[k].stream]),
+               "cudaEventRecord", d->index);
     }
-    CU_TRY(r->cu->cudaSetDevice(d0->index), "cudaSetDevice", d0->index);
-    CU_TRY(r->cu->cudaEventRecord(d0->ev[1], d0->s[ops[0].stream]), "cudaEventRecord", d0->index);
-    CU_TRY(r->cu->cudaEventSynchronize(d0->ev[1]), "copy", d0->index);
-    float ms = 0;
-    CU_TRY(r->cu->cudaEventElapsedTime(&ms, d0->ev[0], d0->ev[1]), "cudaEventElapsedTime",
-           d0->index);
-    *sec = ms * 1e-3;
+    for (int k = 0; k < nops; k++) {
+        struct dev *d = &r->dv[ops[k].issuer];
+        float ms = 0;
+        CU_TRY(r->cu->cudaSetDevice(d->index), "cudaSetDevice", d->index);
+        CU_TRY(r->cu->cudaEventSynchronize(d->ev[2 + 2 * ops[k].stream]), "copy", d->index);
+        CU_TRY(r->cu->cudaEventElapsedTime(&ms, d->ev[1 + 2 * ops[k].stream],
+                                           d->ev[2 + 2 * ops[k].stream]),
+               "cudaEventElapsedTime", d->index);
+        sec[k] = ms * 1e-3;
+    }
     return CC_OK;
 }
 
@@ -230,7 +242,7 @@ static int cmp_d(const void *a, const void *b)
 static cc_status measure(struct run *r, const struct op *ops, int nops, struct cc_copy_result *res)
 {
     const struct cc_copy_params *p = r->p;
-    double *g = calloc((size_t)p->reps, sizeof *g), sec;
+    double *g = calloc((size_t)p->reps, sizeof *g), sec[2] = {0, 0};
     char what[96];
     cc_status st;
     unsigned char pat = (unsigned char)(0x11 + 0x10 * res->test + res->engine);
@@ -240,12 +252,21 @@ static cc_status measure(struct run *r, const struct op *ops, int nops, struct c
              cc_copy_engine_names[res->engine], res->src, res->dst);
     if ((st = prepare(r, ops, nops, pat)) != CC_OK)
         goto done;
-    if (p->warmup > 0 && (st = time_ops(r, ops, nops, p->warmup, &sec)) != CC_OK)
-        goto done;
-    for (int i = 0; i < p->reps; i++) {
-        if ((st = time_ops(r, ops, nops, p->iters, &sec)) != CC_OK)
+    /* warm-up: the asked copies, then more until 50 ms went by (clocks that dropped while
+     * the host prepared the buffers come back up) */
+    double warm = 0;
+    for (int round = 0; p->warmup > 0 && round < 100 && (round == 0 || warm < 0.05); round++) {
+        if ((st = time_ops(r, ops, nops, p->warmup, sec)) != CC_OK)
             goto done;
-        g[i] = sec > 0 ? (double)res->bytes * p->iters / sec / 1e9 : 0;
+        warm += sec[0];
+    }
+    for (int i = 0; i < p->reps; i++) {
+        if ((st = time_ops(r, ops, nops, p->iters, sec)) != CC_OK)
+            goto done;
+        /* each direction at its own rate; a bidirectional figure is their sum */
+        g[i] = 0;
+        for (int k = 0; k < nops; k++)
+            g[i] += sec[k] > 0 ? (double)p->bytes * p->iters / sec[k] / 1e9 : 0;
     }
     if ((st = verify(r, ops, nops, pat, what)) != CC_OK)
         goto done;
@@ -327,10 +348,16 @@ static cc_status enable_peers(struct run *r)
                 continue;
             CU_TRY(r->cu->cudaSetDevice(r->dv[i].index), "cudaSetDevice", r->dv[i].index);
             cudaError_t e = r->cu->cudaDeviceEnablePeerAccess(r->dv[j].index, 0);
-            if (e == cudaErrorPeerAccessAlreadyEnabled)
+            if (e == cudaErrorPeerAccessAlreadyEnabled) {
                 r->cu->cudaGetLastError(); /* clear the sticky-until-read error */
-            else if (e != cudaSuccess)
-                return cuda_fail(r->cu, e, "cudaDeviceEnablePeerAccess", r->dv[i].index);
+            } else if (e != cudaSuccess) {
+                /* allowed but refused (too many peers, an IOMMU or ACS in the way): this
+                 * pair's figures are staged or n/a, the others still run */
+                cc_warn("GPU %d cannot access GPU %d directly: %s", r->dv[i].index,
+                        r->dv[j].index, r->cu->cudaGetErrorString(e));
+                r->cu->cudaGetLastError();
+                continue;
+            }
             r->peer[i][j] = 1;
         }
     }
@@ -376,7 +403,10 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
         break;
     }
     if (t >= CC_COPY_P2P_WRITE) {
-        res.peer = r->peer[si][di] && r->peer[di][si];
+        /* a one-way copy needs the issuer's access to the other; both ways, both */
+        int issuer = t == CC_COPY_P2P_READ ? di : si, other = issuer == si ? di : si;
+        res.peer = t == CC_COPY_P2P_BIDIR ? r->peer[si][di] && r->peer[di][si]
+                                          : r->peer[issuer][other] != 0;
         if (!res.peer && e == CC_ENGINE_SM) {
             res.na = "no peer access between these GPUs";
             cb(&res, user);

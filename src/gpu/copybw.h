@@ -5,13 +5,15 @@
  *
  * The kernel is a 16-byte-vector grid-stride copy shipped as PTX text (ISA 7.0, sm_70) and
  * JIT-compiled by the driver for the GPU at hand (cuModuleLoadData), so no nvcc is needed at
- * build time and the kernel runs on every GPU from Volta on.
+ * build time (CUDA 13 drivers JIT it for Turing and later; its ptxas no longer targets Volta).
  *
- * Method: for each figure, `warmup` untimed copies, then `reps` repetitions each timing
- * `iters` back-to-back copies with CUDA events on the issuing stream; bandwidth of a
- * repetition = bytes moved / time, with GB = 1e9 bytes. Bidirectional figures run both
- * directions concurrently on two streams and count the bytes of both. After the timed runs
- * the destination is sampled to check the copy really happened.
+ * Method: for each figure, `warmup` untimed copies (repeated until 50 ms went by), then
+ * `reps` repetitions each timing `iters` back-to-back copies with CUDA events on the issuing
+ * stream; bandwidth of a repetition = bytes moved / time, with GB = 1e9 bytes. Bidirectional
+ * figures start both directions together on two streams, time each on its own stream and add
+ * the two rates (nvbandwidth's total); two kernels on one GPU take half the SMs each, so they
+ * run side by side. After the timed runs the destination is sampled to check the copy
+ * really happened.
  * Host memory is pinned and mapped (cudaHostAlloc), so kernels can read and write it.
  */
 #ifndef CC_COPYBW_H
