@@ -337,7 +337,7 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
-    int nnodes = 0;
+    int nnodes = 0, wrong = 0;
     cc_status st = CC_OK;
 
     while (getline(&line, &cap, f) > 0) {
@@ -379,6 +379,8 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
                           "than 16777216",
                           path, lineno, (long long)n);
                 st = CC_EPARSE;
+            } else if (json_integer_value(json_object_get(o, "wrong")) > 0) {
+                wrong++; /* a run whose check failed times nothing worth fitting */
             } else if (cl && n >= 2 && bytes > 0 && t > 0 &&
                        push_point(v, make_point(cl->id, (int)n, nnodes, bytes, t))) {
                 st = CC_ENOMEM;
@@ -390,9 +392,13 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
     }
     free(line);
     if (st == CC_OK && !v->n) {
-        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines", path);
+        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines%s", path,
+                  wrong ? " (every measured one reported wrong elements)" : "");
         st = CC_EINVAL;
     }
+    if (st == CC_OK && wrong)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d measurement(s) reporting wrong elements",
+               path, wrong);
     return st;
 }
 
@@ -408,16 +414,23 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
     struct cc_nt_summary sum;
     cc_status st = cc_nccltests_read(f, path, nt_point, v, &sum, err, errlen);
     if (st == CC_OK && !sum.rows) {
-        cc_errbuf(err, errlen, "results '%s': nccl-tests output without result rows", path);
+        cc_errbuf(err, errlen, "results '%s': nccl-tests output without result rows%s", path,
+                  sum.bad_rows ? " (only lines that start like rows but do not read as one)"
+                               : "");
         st = CC_EINVAL;
     } else if (st == CC_OK && !sum.points) {
         cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (of %d "
                   "rows: %d of one-GPU tests, %d timed on the host (-C), %d of tests without a "
-                  "ccbench collective, %d of failed tests; %d runs with #wrong > 0)", path,
+                  "ccbench collective, %d of failed tests; %d runs with #wrong > 0; %d lines "
+                  "that did not read as rows)", path,
                   sum.rows, sum.single_rows, sum.cputime_rows, sum.other_rows, sum.failed_rows,
-                  sum.wrong_runs);
+                  sum.wrong_runs, sum.bad_rows);
         st = CC_EINVAL;
     }
+    if (st == CC_OK && sum.bad_rows)
+        cc_log(CC_LOG_WARN, "results '%s': passed over %d line(s) that start like a result row "
+               "but do not read as one (the first: line %ld; NCCL's log inside a row, or a "
+               "script's message)", path, sum.bad_rows, sum.first_bad_line);
     if (st == CC_OK && sum.wrong_runs)
         cc_log(CC_LOG_WARN, "results '%s': not used: %d nccl-tests run(s) reporting wrong "
                "elements", path, sum.wrong_runs);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,9 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* A launcher's tag in front of every line: "12: " (srun -l) or "[1,0]<stdout>:" (Open MPI
- * --tag-output). Returns the text after it. */
+/* A launcher's tag in front of every line: "12: " (srun -l), "[1,0]<stdout>:" (Open MPI
+ * --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " (pdsh, clush) in
+ * front of a comment or a row. Returns the text after it. */
 static char *untag(char *line)
 {
     char *p = line;
@@ -37,6 +39,22 @@ static char *untag(char *line)
             q = strstr(p, "]<stderr>:");
         if (q && q - p < 32) /* Open MPI 5 puts a space after the tag, 4 does not */
             return q + strlen("]<stdout>:") + (q[strlen("]<stdout>:")] == ' ');
+        q = p + 1;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (q > p + 1 && q[0] == ']' && q[1] == ' ')
+            return q + 2;
+    } else if (isalpha((unsigned char)*p)) {
+        char *q = p;
+        while (isalnum((unsigned char)*q) || *q == '-' || *q == '.' || *q == '_')
+            q++;
+        if (q - p < HOST_MAX && q[0] == ':' && q[1] == ' ') {
+            char *r = q + 2;
+            while (*r == ' ')
+                r++;
+            if (*r == '#' || isdigit((unsigned char)*r)) /* a host's comment or row */
+                return q + 2;
+        }
     }
     return line;
 }
@@ -106,6 +124,9 @@ struct section {
     struct cc_nt_point *pts;
     int npts, pcap;
     int failed;         /* "# Out of bounds values : N FAILED" */
+    unsigned char *seen; /* ranks of the group seen in Rank lines (a bitmap) */
+    size_t seen_bytes;
+    int ratio_checked;  /* the rows' busbw/algbw was compared with the collective's factor */
 };
 
 static void section_reset(struct section *s)
@@ -119,6 +140,46 @@ static void section_reset(struct section *s)
     s->nhosts = 0;
     s->npts = 0;
     s->failed = 0;
+    if (s->seen)
+        memset(s->seen, 0, s->seen_bytes);
+    s->ratio_checked = 0;
+}
+
+/* Mark a rank of the group seen: 1 new, 0 seen before, -1 out of memory. */
+static int see_rank(struct section *s, long rank)
+{
+    size_t byte = (size_t)rank / 8;
+    if (byte >= s->seen_bytes) {
+        size_t n = s->seen_bytes ? s->seen_bytes : 64;
+        while (n <= byte)
+            n *= 2;
+        unsigned char *b = realloc(s->seen, n);
+        if (!b)
+            return -1;
+        memset(b + s->seen_bytes, 0, n - s->seen_bytes);
+        s->seen = b, s->seen_bytes = n;
+    }
+    unsigned char bit = (unsigned char)(1u << (rank % 8));
+    if (s->seen[byte] & bit)
+        return 0;
+    s->seen[byte] |= bit;
+    return 1;
+}
+
+/* Position of a column in the header's list ("size,count,type,redop,root"), -1 if absent. */
+static int col_index(const struct section *s, const char *name)
+{
+    int i = 0;
+    size_t n = strlen(name);
+    for (const char *c = s->cols; *c; i++) {
+        if (strncmp(c, name, n) == 0 && (c[n] == ',' || c[n] == '\0'))
+            return i;
+        c = strchr(c, ',');
+        if (!c)
+            break;
+        c++;
+    }
+    return -1;
 }
 
 static int add_host(struct section *s, const char *host)
@@ -267,8 +328,6 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
     long lineno = 0;
     cc_status st = CC_OK;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    int by_file = 0;          /* sections named by the file's name */
-    char by_file_sig[128] = ""; /* the first one's columns and size/count ratio */
 
     memset(sum, 0, sizeof *sum);
     section_reset(&s);
@@ -308,9 +367,19 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
                 if (s.group < 0)
                     s.group = group;
                 if (group == s.group) { /* NCCL_TESTS_SPLIT: the rows are the first group's */
+                    int fresh = see_rank(&s, rank);
+                    if (fresh < 0) {
+                        st = nomem(err, errlen, path);
+                    } else if (!fresh) {
+                        cc_errbuf(err, errlen, "results '%s': line %ld: rank %ld listed twice in "
+                                  "one test: separate one-GPU runs (nccl-tests built without "
+                                  "MPI=1 and started by mpirun or srun), not one test over them",
+                                  path, lineno, rank);
+                        st = CC_EPARSE;
+                    }
                     s.rank_lines++;
                     s.nranks++;
-                    if (add_host(&s, host))
+                    if (st == CC_OK && add_host(&s, host))
                         st = nomem(err, errlen, path);
                 }
             } else {
@@ -321,36 +390,28 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         /* a row: size count type redop [root] time algbw busbw #wrong [in-place ...] */
         char *tok[TOK_MAX];
         int nt = split(line, tok);
-        if (nt == 0 || !is_uint(tok[0]))
-            continue; /* not nccl-tests' own line (NCCL INFO, a launcher's message) */
+        if (nt == 0 || !is_uint(tok[0]) || !s.cols[0])
+            continue; /* not nccl-tests' own line (NCCL INFO, a launcher's or a script's
+                         message, anything before a table's column header) */
         double bytes, t_op, t_ip = 0;
         int v_op, v_ip = -1, o = s.t_op, ip = s.t_ip;
+        /* nccl-tests 2.13.0-2.13.3 print no redop for tests without one (all_gather,
+         * alltoall, broadcast) though the header names the column: the root comes early */
+        int redop = col_index(&s, "redop");
+        if (redop >= 0 && nt > redop && (is_uint(tok[redop]) || !strcmp(tok[redop], "-1")) &&
+            col_index(&s, "root") == redop + 1)
+            o--, ip -= ip > 0;
         if (nt < o + 4 || !is_uint(tok[1]) || !number(tok[0], &bytes) ||
             !number(tok[o], &t_op) || (v_op = verdict(tok[o + 3], s.old_error)) < 0) {
-            cc_errbuf(err, errlen, "results '%s': line %ld: not an nccl-tests result row "
-                      "(size count type redop root time algbw busbw #wrong ...)", path, lineno);
-            st = CC_EPARSE;
-            break;
+            /* half a row with NCCL's log in it, or a stray line: passed over, counted */
+            if (!sum->bad_rows++)
+                sum->first_bad_line = lineno;
+            continue;
         }
         s.rows++;
         sum->rows++;
-        if (s.named < 0) { /* the log does not say: the file's name may, for one test */
+        if (s.named < 0) /* the log does not say: the file's name may */
             s.named = cc_nccltests_name(base, 0, &s.coll);
-            /* the same test again (two sweeps) is fine; another one would be misnamed */
-            char sig[128];
-            double count = strtod(tok[1], NULL);
-            snprintf(sig, sizeof sig, "%s/%.6g", s.cols, count > 0 ? bytes / count : 0.0);
-            if (s.named >= 0 && by_file++ == 0) {
-                snprintf(by_file_sig, sizeof by_file_sig, "%s", sig);
-            } else if (s.named >= 0 && strcmp(sig, by_file_sig)) {
-                cc_errbuf(err, errlen, "results '%s': line %ld: another test (other columns or "
-                          "size per element) in a log that names none ('# Collective test "
-                          "starting' lines); the file name can stand for one test only: split "
-                          "the log", path, lineno);
-                st = CC_EPARSE;
-                break;
-            }
-        }
         if (s.named < 0) {
             cc_errbuf(err, errlen, "results '%s': line %ld: cannot tell which collective this "
                       "nccl-tests log measured (no '# Collective test starting' line, and the "
@@ -377,6 +438,43 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
             sum->single_rows++;
             continue;
         }
+        /* the rows must be of the collective the section is taken for: its redop and root
+         * columns, and busbw/algbw its bus factor at this many ranks (a file named after
+         * one test holding another, or a mislabelled log, is refused rather than misread) */
+        const struct cc_coll *cl = cc_coll_get(s.coll);
+        int rootc = col_index(&s, "root"), redc = col_index(&s, "redop");
+        double algbw, busbw;
+        const char *why = NULL;
+        if (redc >= 0 && redc < o && nt > redc && (cl->flags & CC_COLL_HAS_OP) &&
+            !strcmp(tok[redc], "none"))
+            why = "no reduction operator";
+        else if (rootc >= 0 && rootc < o && nt > rootc && strcmp(tok[rootc], "-1") &&
+                 !(cl->flags & CC_COLL_HAS_ROOT))
+            why = "a root";
+        else if (rootc >= 0 && rootc < o && nt > rootc && !strcmp(tok[rootc], "-1") &&
+                 (cl->flags & CC_COLL_HAS_ROOT))
+            why = "no root";
+        else if (!s.ratio_checked && number(tok[o + 1], &algbw) && number(tok[o + 2], &busbw) &&
+                 algbw >= 1.0) { /* printed to 0.01: 1% at 1 GB/s */
+            double want = cl->busbw_factor(s.nranks), ratio = busbw / algbw;
+            s.ratio_checked = 1;
+            if (fabs(ratio - want) > 0.02 * want + 0.011 / algbw) {
+                cc_errbuf(err, errlen, "results '%s': line %ld: busbw/algbw is %.3f, not %s's "
+                          "%.3f at %d ranks: the rows are of another test (split the log per "
+                          "test, or name the file after its test)%s", path, lineno, ratio,
+                          cl->name, want, s.nranks,
+                          ratio < 0.05 ? ", or of separate one-GPU runs" : "");
+                st = CC_EPARSE;
+                break;
+            }
+        }
+        if (why) {
+            cc_errbuf(err, errlen, "results '%s': line %ld: a row with %s is not %s (split the "
+                      "log per test, or name the file after its test)", path, lineno, why,
+                      cl->name);
+            st = CC_EPARSE;
+            break;
+        }
         if (bytes <= 0 || t_op <= 0) /* the size-0 row of a sweep from 0 */
             continue;
         /* in-place: not for the collectives that have none (nccl-tests times them anyway) */
@@ -397,6 +495,7 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         st = nomem(err, errlen, path);
     free(s.hosts);
     free(s.pts);
+    free(s.seen);
     free(buf);
     return st;
 }

@@ -17,10 +17,14 @@
  *     the largest deviation instead, so a test whose footer reports out-of-bounds values is left out
  *     whole. Host CPU times (-C, "cputime") are counted, not used.
  * Several tests in one file (run one after another into one log) are read section by section;
- * when the log names none of them, the file's name can stand for one only, and a second test
- * is an error. A launcher's line tags ("12: " from srun -l, "[1,0]<stdout>:" from mpirun
- * --tag-output) are skipped. Lines that are not nccl-tests' own (NCCL INFO, launcher messages) are passed
- * over; a line that starts like a row but does not read as one is an error.
+ * when the log names none of them, the file's name stands for each, and a section whose rows
+ * are not of that collective (redop and root columns, busbw/algbw against its bus factor at
+ * that many ranks) is an error, as is a rank listed twice in one test (separate one-GPU runs,
+ * not one test). A launcher's line tags ("12: " from srun -l, "[1,0]<stdout>:" from mpirun
+ * --tag-output, "[3] " from MPICH/Intel MPI, "host: " from pdsh) are skipped. Lines that are
+ * not nccl-tests' own (NCCL INFO, launcher or script messages, anything before a column
+ * header) are passed over, and so is a line that starts like a row but does not read as one
+ * (counted, and named in a warning).
  */
 #ifndef CC_LAYOUT_NCCLTESTS_H
 #define CC_LAYOUT_NCCLTESTS_H
@@ -53,6 +57,9 @@ struct cc_nt_summary {
     int cputime_rows;  /* rows timed on the host (-C) */
     int single_rows;   /* rows of a one-GPU test (nothing to fit) */
     int other_rows;    /* rows of a test ccbench has no collective for */
+    int bad_rows;      /* lines after a column header that start like a row but do not read
+                          as one (NCCL's log inside a row, a script's message): passed over */
+    long first_bad_line;
 };
 
 /* Whether the stream holds nccl-tests output (a "# nThread ", "# Collective test starting:"
