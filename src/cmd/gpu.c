@@ -162,6 +162,9 @@ static void on_result(const struct cc_copy_result *r, void *user)
                               "GBps_min", r->gbps_min, "GBps_max", r->gbps_max);
         if (r->test >= CC_COPY_P2P_WRITE)
             json_object_set_new(j, "peer_access", json_boolean(r->peer));
+        if (r->test <= CC_COPY_HBIDIR)
+            json_object_set_new(j, "host_numa", r->host_numa >= 0 ? json_integer(r->host_numa)
+                                                                   : json_null());
         if (r->na)
             json_object_set_new(j, "na", json_string(r->na));
         json_dumpf(j, o->json, JSON_COMPACT);

@@ -1,6 +1,9 @@
 /* copybw.c - GPU copy bandwidth (see copybw.h). */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include "gpu/copybw.h"
 
+#include <ctype.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +65,12 @@ static const char copy_ptx[] =
     "}\n";
 
 #define NSLOT 5 /* events per device: the common start, then start and stop per stream */
+#define MAX_HB 16 /* NUMA nodes given host buffers of their own; the rest share the last */
 
 struct dev {
     int index, sms;
+    int numa;              /* the GPU's NUMA node (sysfs), -1 unknown */
+    int hb;                /* its host buffers: index into run.hb */
     cudaStream_t s[2];
     cudaEvent_t ev[NSLOT];
     CUmodule mod;
@@ -77,8 +83,13 @@ struct run {
     const struct cc_copy_params *p;
     struct dev *dv;
     int n;
-    void *h[2];            /* pinned, mapped host buffers */
+    /* pinned, mapped host buffers, a pair per NUMA node of the GPUs (allocated there, as
+     * nvbandwidth does: a GPU's host copies do not cross the socket link) */
+    struct hostbuf { int numa; void *h[2]; } hb[MAX_HB];
+    int nhb;
     unsigned char **peer;  /* peer[i][j]: i can access j's memory directly */
+    unsigned char *pattern; /* a source's contents for the figure being measured */
+    int pattern_of;         /* its `pat`, -1 none yet */
 };
 
 struct op {
@@ -189,44 +200,68 @@ static int owner(const struct run *r, const void *b)
     return -1;
 }
 
-/* Fill sources with `pat` and destinations with zeros, each on its own device. */
+/* Byte at offset i of a source: depends on the offset (a shifted or misplaced copy shows)
+ * and on the figure (a buffer left from the previous one does not pass). */
+static unsigned char pattern(size_t i, unsigned char pat)
+{
+    return (unsigned char)((i >> 4) * 151u + (i & 15) * 7u + pat);
+}
+
+/* Fill sources with the pattern and destinations with zeros, each on its own device (device
+ * buffers by a copy of the pattern, written once per figure kind). */
 static cc_status prepare(struct run *r, const struct op *ops, int nops, unsigned char pat)
 {
     size_t b = r->p->bytes;
+    if (r->pattern_of != pat) {
+        if (!r->pattern && !(r->pattern = malloc(b)))
+            return CC_ENOMEM;
+        for (size_t i = 0; i < b; i++)
+            r->pattern[i] = pattern(i, pat);
+        r->pattern_of = pat;
+    }
     for (int k = 0; k < nops; k++) {
         void *bufs[2] = {(void *)ops[k].src, ops[k].dst};
         for (int j = 0; j < 2; j++) {
-            int v = j == 0 ? pat : 0, o = owner(r, bufs[j]);
+            int o = owner(r, bufs[j]);
             if (o < 0) {
-                memset(bufs[j], v, b);
+                if (j == 1)
+                    memset(bufs[j], 0, b);
+                else
+                    memcpy(bufs[j], r->pattern, b);
                 continue;
             }
             int dev = r->dv[o].index;
             CU_TRY(r->cu->cudaSetDevice(dev), "cudaSetDevice", dev);
-            CU_TRY(r->cu->cudaMemset(bufs[j], v, b), "cudaMemset", dev);
+            if (j == 1)
+                CU_TRY(r->cu->cudaMemset(bufs[j], 0, b), "cudaMemset", dev);
+            else
+                CU_TRY(r->cu->cudaMemcpy(bufs[j], r->pattern, b, cudaMemcpyHostToDevice),
+                       "cudaMemcpy", dev);
             CU_TRY(r->cu->cudaDeviceSynchronize(), "cudaDeviceSynchronize", dev);
         }
     }
     return CC_OK;
 }
 
-/* Did every destination receive the pattern? Samples the start, middle and end. */
+/* Did every destination receive the pattern? 64 samples of 16 bytes spread over the buffer,
+ * the first and the last included. */
 static cc_status verify(struct run *r, const struct op *ops, int nops, unsigned char pat,
                         const char *what)
 {
-    size_t b = r->p->bytes, at[3] = {0, b / 2 / 16 * 16, b - 16};
+    size_t b = r->p->bytes, nb = b / 16;
     unsigned char got[16];
     for (int k = 0; k < nops; k++)
-        for (int i = 0; i < 3; i++) {
-            const unsigned char *src = (const unsigned char *)ops[k].dst + at[i];
+        for (size_t s = 0; s < 64; s++) {
+            size_t at = (nb > 1 ? s * (nb - 1) / 63 : 0) * 16;
+            const unsigned char *src = (const unsigned char *)ops[k].dst + at;
             if (owner(r, ops[k].dst) < 0)
                 memcpy(got, src, 16);
             else
                 CU_TRY(r->cu->cudaMemcpy(got, src, 16, cudaMemcpyDefault), "cudaMemcpy", -1);
             for (int j = 0; j < 16; j++)
-                if (got[j] != pat) {
+                if (got[j] != pattern(at + (size_t)j, pat)) {
                     cc_err("%s copied wrong data: byte %zu is 0x%02x, expected 0x%02x", what,
-                           at[i] + (size_t)j, got[j], pat);
+                           at + (size_t)j, got[j], pattern(at + (size_t)j, pat));
                     return CC_EWRONG;
                 }
         }
@@ -324,14 +359,16 @@ static void teardown(struct run *r)
         if (d->mod)
             r->cu->cuModuleUnload(d->mod);
     }
-    for (int k = 0; k < 2; k++)
-        if (r->h[k])
-            r->cu->cudaFreeHost(r->h[k]);
+    for (int i = 0; i < r->nhb; i++)
+        for (int k = 0; k < 2; k++)
+            if (r->hb[i].h[k])
+                r->cu->cudaFreeHost(r->hb[i].h[k]);
     if (r->peer)
         for (int i = 0; i < r->n; i++)
             free(r->peer[i]);
     free(r->peer);
     free(r->dv);
+    free(r->pattern);
 }
 
 static cc_status enable_peers(struct run *r)
@@ -374,16 +411,17 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
     struct dev *s = si >= 0 ? &r->dv[si] : NULL, *d = di >= 0 ? &r->dv[di] : NULL;
     res.src = s ? s->index : -1;
     res.dst = d ? d->index : -1;
+    void **h = r->hb[(d ? d : s)->hb].h; /* the GPU's own NUMA node's host buffers */
     switch (t) {
     case CC_COPY_H2D:
-        ops[0] = (struct op){di, 0, e, d->d[0], r->h[0]};
+        ops[0] = (struct op){di, 0, e, d->d[0], h[0]};
         break;
     case CC_COPY_D2H:
-        ops[0] = (struct op){si, 0, e, r->h[1], s->d[1]};
+        ops[0] = (struct op){si, 0, e, h[1], s->d[1]};
         break;
     case CC_COPY_HBIDIR:
-        ops[0] = (struct op){di, 0, e, d->d[0], r->h[0]};
-        ops[1] = (struct op){di, 1, e, r->h[1], d->d[1]};
+        ops[0] = (struct op){di, 0, e, d->d[0], h[0]};
+        ops[1] = (struct op){di, 1, e, h[1], d->d[1]};
         res.src = -1;
         nops = 2;
         res.bytes = 2 * p->bytes;
@@ -402,6 +440,10 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
         res.bytes = 2 * p->bytes;
         break;
     }
+    if (t <= CC_COPY_HBIDIR)
+        res.host_numa = r->hb[(d ? d : s)->hb].numa;
+    else
+        res.host_numa = -1;
     if (t >= CC_COPY_P2P_WRITE) {
         /* a one-way copy needs the issuer's access to the other; both ways, both */
         int issuer = t == CC_COPY_P2P_READ ? di : si, other = issuer == si ? di : si;
@@ -416,6 +458,86 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
     cc_status st = measure(r, ops, nops, &res);
     if (st == CC_OK)
         cb(&res, user);
+    return st;
+}
+
+/* The NUMA node of a GPU as Linux says (sysfs numa_node of its PCI function), -1 unknown. */
+static int gpu_numa(const struct run *r, int dev)
+{
+    char bus[32], path[96], buf[16];
+    if (r->cu->cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
+        return -1;
+    for (char *c = bus; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    /* CUDA may print an 8-digit domain ("00000000:07:00.0"); sysfs has 4 */
+    const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", b);
+    FILE *f = fopen(path, "r");
+    int n = -1;
+    if (f) {
+        if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d", &n) != 1)
+            n = -1;
+        fclose(f);
+    }
+    return n;
+}
+
+/* Pin this thread to the CPUs of NUMA node `numa` (from sysfs cpulist); 0 done, -1 not. */
+static int bind_numa(int numa, cpu_set_t *saved)
+{
+    char path[96], list[4096];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", numa);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(list, sizeof list, f) != NULL;
+    fclose(f);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (char *p = list; ok && *p && *p != '\n';) {
+        char *end;
+        long a = strtol(p, &end, 10), z = a;
+        if (end == p)
+            break;
+        if (*end == '-')
+            z = strtol(end + 1, &end, 10);
+        for (long c = a; c <= z && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (!ok || !CPU_COUNT(&set) || sched_getaffinity(0, sizeof *saved, saved) != 0 ||
+        sched_setaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    return 0;
+}
+
+/* The pair of host buffers of d's NUMA node, allocated (pinned) there on first use. */
+static cc_status host_buffers(struct run *r, struct dev *d)
+{
+    d->numa = gpu_numa(r, d->index);
+    for (int i = 0; i < r->nhb; i++)
+        if (r->hb[i].numa == d->numa || (i == MAX_HB - 1)) {
+            d->hb = i;
+            return CC_OK;
+        }
+    struct hostbuf *hb = &r->hb[r->nhb];
+    cpu_set_t saved;
+    int bound = d->numa >= 0 && bind_numa(d->numa, &saved) == 0;
+    cc_status st = CC_OK;
+    hb->numa = bound ? d->numa : -1;
+    for (int k = 0; k < 2 && st == CC_OK; k++) {
+        cudaError_t e = r->cu->cudaHostAlloc(&hb->h[k], r->p->bytes,
+                                             cudaHostAllocPortable | cudaHostAllocMapped);
+        if (e != cudaSuccess) {
+            hb->h[k] = NULL;
+            st = cuda_fail(r->cu, e, "cudaHostAlloc of pinned host memory", d->index);
+        } else {
+            memset(hb->h[k], 0, r->p->bytes); /* touched from this node's CPUs */
+        }
+    }
+    if (bound)
+        sched_setaffinity(0, sizeof saved, &saved);
+    d->hb = r->nhb++;
     return st;
 }
 
@@ -456,7 +578,7 @@ void cc_gpu_versions(char *rt, char *drv, size_t len)
 cc_status cc_copy_run(const struct cc_copy_params *p, cc_copy_cb cb, void *user, char *err,
                       size_t errlen)
 {
-    struct run run = {.p = p}, *r = &run;
+    struct run run = {.p = p, .pattern_of = -1}, *r = &run;
     cc_status st = CC_OK;
     if (!(r->cu = cc_cuda_load(err, errlen)))
         return CC_ENODEV;
@@ -479,14 +601,8 @@ cc_status cc_copy_run(const struct cc_copy_params *p, cc_copy_cb cb, void *user,
     }
     for (int i = 0; i < r->n && st == CC_OK; i++)
         st = setup_dev(r, &r->dv[i]);
-    for (int k = 0; k < 2 && st == CC_OK; k++) {
-        cudaError_t e = r->cu->cudaHostAlloc(&r->h[k], p->bytes,
-                                             cudaHostAllocPortable | cudaHostAllocMapped);
-        if (e != cudaSuccess) {
-            r->h[k] = NULL;
-            st = cuda_fail(r->cu, e, "cudaHostAlloc of pinned host memory", -1);
-        }
-    }
+    for (int i = 0; i < r->n && st == CC_OK; i++)
+        st = host_buffers(r, &r->dv[i]);
     if (st == CC_OK)
         st = enable_peers(r);
     if (st != CC_OK) {
@@ -520,6 +636,86 @@ done:
 }
 
 #else
+
+/* The NUMA node of a GPU as Linux says (sysfs numa_node of its PCI function), -1 unknown. */
+static int gpu_numa(const struct run *r, int dev)
+{
+    char bus[32], path[96], buf[16];
+    if (r->cu->cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
+        return -1;
+    for (char *c = bus; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    /* CUDA may print an 8-digit domain ("00000000:07:00.0"); sysfs has 4 */
+    const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", b);
+    FILE *f = fopen(path, "r");
+    int n = -1;
+    if (f) {
+        if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d", &n) != 1)
+            n = -1;
+        fclose(f);
+    }
+    return n;
+}
+
+/* Pin this thread to the CPUs of NUMA node `numa` (from sysfs cpulist); 0 done, -1 not. */
+static int bind_numa(int numa, cpu_set_t *saved)
+{
+    char path[96], list[4096];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", numa);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(list, sizeof list, f) != NULL;
+    fclose(f);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (char *p = list; ok && *p && *p != '\n';) {
+        char *end;
+        long a = strtol(p, &end, 10), z = a;
+        if (end == p)
+            break;
+        if (*end == '-')
+            z = strtol(end + 1, &end, 10);
+        for (long c = a; c <= z && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (!ok || !CPU_COUNT(&set) || sched_getaffinity(0, sizeof *saved, saved) != 0 ||
+        sched_setaffinity(0, sizeof set, &set) != 0)
+        return -1;
+    return 0;
+}
+
+/* The pair of host buffers of d's NUMA node, allocated (pinned) there on first use. */
+static cc_status host_buffers(struct run *r, struct dev *d)
+{
+    d->numa = gpu_numa(r, d->index);
+    for (int i = 0; i < r->nhb; i++)
+        if (r->hb[i].numa == d->numa || (i == MAX_HB - 1)) {
+            d->hb = i;
+            return CC_OK;
+        }
+    struct hostbuf *hb = &r->hb[r->nhb];
+    cpu_set_t saved;
+    int bound = d->numa >= 0 && bind_numa(d->numa, &saved) == 0;
+    cc_status st = CC_OK;
+    hb->numa = bound ? d->numa : -1;
+    for (int k = 0; k < 2 && st == CC_OK; k++) {
+        cudaError_t e = r->cu->cudaHostAlloc(&hb->h[k], r->p->bytes,
+                                             cudaHostAllocPortable | cudaHostAllocMapped);
+        if (e != cudaSuccess) {
+            hb->h[k] = NULL;
+            st = cuda_fail(r->cu, e, "cudaHostAlloc of pinned host memory", d->index);
+        } else {
+            memset(hb->h[k], 0, r->p->bytes); /* touched from this node's CPUs */
+        }
+    }
+    if (bound)
+        sched_setaffinity(0, sizeof saved, &saved);
+    d->hb = r->nhb++;
+    return st;
+}
 
 cc_status cc_gpu_list(struct cc_gpu_info **info, int *n, char *err, size_t errlen)
 {

@@ -88,6 +88,8 @@ n=$(grep -c '"type": *"gpu_copy"' "$j")
 [ "$n" -eq 26 ]
 ok $? "gpu: 26 figures (4 per-GPU tests x 2 engines x 2 GPUs, 2 p2p x 2 engines x 2 pairs, bidir x 2)" "got $n"
 has "gpu: header lists the GPUs" '"pci_bus_id": *"0000:11:00\.0"' "$j"
+[ "$(grep -c '"test": *"h2d".*"host_numa"' "$j")" = 4 ] && ! grep '"test": *"d2d"' "$j" | grep -q host_numa
+ok $? "gpu: host copies name their host buffers' NUMA node (null here: no sysfs node for a fake GPU)"
 has "gpu: p2p matrix printed" "# p2p-read sm matrix"
 has "gpu: d2d shows memory traffic" "^d2d +sm +gpu1 +gpu1 .*memory traffic"
 has "gpu: d2d ratio for each GPU" "# d2d ratio gpu1: .*% of 100 GB/s"
