@@ -600,9 +600,9 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
     c->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
     c->lid = pa.lid;
     c->mtu = pa.active_mtu;
-    int env_gid = -1;
+    int env_gid = -1; /* -1: choose (NCCL's own default since 2.21) */
     if (conf->gid_index < 0 &&
-        (st = env_int("NCCL_IB_GID_INDEX", 0, 255, &env_gid, err, errlen)) != CC_OK)
+        (st = env_int("NCCL_IB_GID_INDEX", -1, 255, &env_gid, err, errlen)) != CC_OK)
         return st;
     if (conf->gid_index >= 0 || env_gid >= 0) {
         c->gid_index = conf->gid_index >= 0 ? conf->gid_index : env_gid;

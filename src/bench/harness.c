@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static struct {
     double timeout_s;
     const struct cc_rte *rte;
     volatile double since;       /* start of the current operation, 0 when idle */
+    volatile double extra;       /* seconds the current operation may take on top */
     const char *volatile what;   /* description of the current operation */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -42,7 +44,7 @@ static void *watchdog_main(void *arg)
         }
         pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
         double since = wd.since;
-        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s) {
+        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s + wd.extra) {
             cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
                    "(raise --timeout if this operation is legitimately slow)",
                    wd.rte->rank, wd.rte->host, cc_now() - since, wd.what ? wd.what : "?");
@@ -63,13 +65,25 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     wd.timeout_s = timeout_s;
     wd.stop = 0;
     wd.since = 0;
+    /* signals go to the main thread: the thread's own summary and a handler's never meet on
+     * one thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) == 0)
         wd.running = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cc_watchdog_enter(const char *what)
 {
+    cc_watchdog_enter_longer(what, 0);
+}
+
+void cc_watchdog_enter_longer(const char *what, double extra_s)
+{
     wd.what = what;
+    wd.extra = extra_s > 0 ? extra_s : 0;
     wd.since = cc_now();
 }
 
@@ -476,7 +490,10 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         }
         wrong += (long long)cc_coll_check(coll, cx, B->hrecv);
     }
-    cc_watchdog_enter(wd_what);
+    /* the ranks that checked little (not the root of a reduce) wait here for those that
+     * check much: that host work (about count x ranks element operations) is no hang */
+    size_t elems = cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount;
+    cc_watchdog_enter_longer(wd_what, (double)p->check_iters * (double)elems * r->size * 1e-7);
     CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
     m->wrong = p->check_iters > 0 ? wrong : -1;
     m->wall_s = cc_now() - t_begin;

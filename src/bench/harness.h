@@ -80,6 +80,9 @@ size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t
  * current operation (set by cc_watchdog_enter) runs longer than the timeout. */
 void cc_watchdog_start(const struct cc_rte *rte, double timeout_s);
 void cc_watchdog_enter(const char *what);
+/* The same, for an operation allowed extra_s seconds more than the timeout (a wait on peers
+ * busy with host work proportional to the data). */
+void cc_watchdog_enter_longer(const char *what, double extra_s);
 void cc_watchdog_leave(void);
 void cc_watchdog_stop(void);
 /* Called on the watchdog's thread just before it ends the process (after its error line),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,8 @@ static struct sig_summary {
     size_t json_len[3];
 } sig_sum[2];
 static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: none yet */
+/* the summary is written once: by a signal handler or by the watchdog, whichever comes first */
+static atomic_int sig_claimed;
 static int sig_json_fd = -1;
 
 static void on_signal(int sig)
@@ -137,6 +140,12 @@ static void on_signal(int sig)
     struct sigaction ign;
     int t = sig == SIGTERM;
     ssize_t w;
+    if (atomic_exchange(&sig_claimed, 1)) {
+        /* the watchdog is writing its summary and ends the process (status 3) */
+        struct timespec pause = {1, 0};
+        nanosleep(&pause, NULL);
+        _exit(3);
+    }
     /* the file first, and no death by SIGPIPE: a launcher that ends the job may have closed
      * the pipe behind our stdout already */
     memset(&ign, 0, sizeof ign);
@@ -165,8 +174,8 @@ static void on_watchdog(void)
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, NULL);
     int k = sig_pub;
-    if (k < 0)
-        return; /* not rank 0, or nothing measured yet */
+    if (k < 0 || atomic_exchange(&sig_claimed, 1))
+        return; /* not rank 0, nothing measured yet, or a signal's handler has written it */
     const struct sig_summary *p = &sig_sum[k];
     if (sig_json_fd >= 0 && p->json_len[2])
         w = write(sig_json_fd, p->json[2], p->json_len[2]);

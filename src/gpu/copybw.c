@@ -85,7 +85,7 @@ struct run {
     int n;
     /* pinned, mapped host buffers, a pair per NUMA node of the GPUs (allocated there, as
      * nvbandwidth does: a GPU's host copies do not cross the socket link) */
-    struct hostbuf { int numa; void *h[2]; } hb[MAX_HB];
+    struct hostbuf { int numa, bound; void *h[2]; } hb[MAX_HB];
     int nhb;
     unsigned char **peer;  /* peer[i][j]: i can access j's memory directly */
     unsigned char *pattern; /* a source's contents for the figure being measured */
@@ -440,8 +440,10 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
         res.bytes = 2 * p->bytes;
         break;
     }
-    if (t <= CC_COPY_HBIDIR)
-        res.host_numa = r->hb[(d ? d : s)->hb].numa;
+    if (t <= CC_COPY_HBIDIR) {
+        const struct hostbuf *hb = &r->hb[(d ? d : s)->hb];
+        res.host_numa = hb->bound && hb->numa == (d ? d : s)->numa ? hb->numa : -1;
+    }
     else
         res.host_numa = -1;
     if (t >= CC_COPY_P2P_WRITE) {
@@ -517,14 +519,15 @@ static cc_status host_buffers(struct run *r, struct dev *d)
     d->numa = gpu_numa(r, d->index);
     for (int i = 0; i < r->nhb; i++)
         if (r->hb[i].numa == d->numa || (i == MAX_HB - 1)) {
-            d->hb = i;
+            d->hb = i; /* (past MAX_HB nodes the last pair serves the rest) */
             return CC_OK;
         }
     struct hostbuf *hb = &r->hb[r->nhb];
     cpu_set_t saved;
     int bound = d->numa >= 0 && bind_numa(d->numa, &saved) == 0;
     cc_status st = CC_OK;
-    hb->numa = bound ? d->numa : -1;
+    hb->numa = d->numa; /* GPUs of one node share the pair even where binding failed */
+    hb->bound = bound;
     for (int k = 0; k < 2 && st == CC_OK; k++) {
         cudaError_t e = r->cu->cudaHostAlloc(&hb->h[k], r->p->bytes,
                                              cudaHostAllocPortable | cudaHostAllocMapped);
@@ -636,86 +639,6 @@ done:
 }
 
 #else
-
-/* The NUMA node of a GPU as Linux says (sysfs numa_node of its PCI function), -1 unknown. */
-static int gpu_numa(const struct run *r, int dev)
-{
-    char bus[32], path[96], buf[16];
-    if (r->cu->cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
-        return -1;
-    for (char *c = bus; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
-    /* CUDA may print an 8-digit domain ("00000000:07:00.0"); sysfs has 4 */
-    const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", b);
-    FILE *f = fopen(path, "r");
-    int n = -1;
-    if (f) {
-        if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d", &n) != 1)
-            n = -1;
-        fclose(f);
-    }
-    return n;
-}
-
-/* Pin this thread to the CPUs of NUMA node `numa` (from sysfs cpulist); 0 done, -1 not. */
-static int bind_numa(int numa, cpu_set_t *saved)
-{
-    char path[96], list[4096];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", numa);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fgets(list, sizeof list, f) != NULL;
-    fclose(f);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (char *p = list; ok && *p && *p != '\n';) {
-        char *end;
-        long a = strtol(p, &end, 10), z = a;
-        if (end == p)
-            break;
-        if (*end == '-')
-            z = strtol(end + 1, &end, 10);
-        for (long c = a; c <= z && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, &set);
-        p = *end == ',' ? end + 1 : end;
-    }
-    if (!ok || !CPU_COUNT(&set) || sched_getaffinity(0, sizeof *saved, saved) != 0 ||
-        sched_setaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    return 0;
-}
-
-/* The pair of host buffers of d's NUMA node, allocated (pinned) there on first use. */
-static cc_status host_buffers(struct run *r, struct dev *d)
-{
-    d->numa = gpu_numa(r, d->index);
-    for (int i = 0; i < r->nhb; i++)
-        if (r->hb[i].numa == d->numa || (i == MAX_HB - 1)) {
-            d->hb = i;
-            return CC_OK;
-        }
-    struct hostbuf *hb = &r->hb[r->nhb];
-    cpu_set_t saved;
-    int bound = d->numa >= 0 && bind_numa(d->numa, &saved) == 0;
-    cc_status st = CC_OK;
-    hb->numa = bound ? d->numa : -1;
-    for (int k = 0; k < 2 && st == CC_OK; k++) {
-        cudaError_t e = r->cu->cudaHostAlloc(&hb->h[k], r->p->bytes,
-                                             cudaHostAllocPortable | cudaHostAllocMapped);
-        if (e != cudaSuccess) {
-            hb->h[k] = NULL;
-            st = cuda_fail(r->cu, e, "cudaHostAlloc of pinned host memory", d->index);
-        } else {
-            memset(hb->h[k], 0, r->p->bytes); /* touched from this node's CPUs */
-        }
-    }
-    if (bound)
-        sched_setaffinity(0, sizeof saved, &saved);
-    d->hb = r->nhb++;
-    return st;
-}
 
 cc_status cc_gpu_list(struct cc_gpu_info **info, int *n, char *err, size_t errlen)
 {

@@ -415,8 +415,10 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
     cc_status st = cc_nccltests_read(f, path, nt_point, v, &sum, err, errlen);
     if (st == CC_OK && !sum.rows) {
         cc_errbuf(err, errlen, "results '%s': nccl-tests output without result rows%s", path,
-                  sum.bad_rows ? " (only lines that start like rows but do not read as one)"
-                               : "");
+                  sum.pre_header ? " (lines that look like rows come before any '#  size count "
+                                   "type ...' column header)"
+                  : sum.bad_rows ? " (only lines that start like rows but do not read as one)"
+                                 : "");
         st = CC_EINVAL;
     } else if (st == CC_OK && !sum.points) {
         cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (of %d "

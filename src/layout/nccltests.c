@@ -390,9 +390,12 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         /* a row: size count type redop [root] time algbw busbw #wrong [in-place ...] */
         char *tok[TOK_MAX];
         int nt = split(line, tok);
-        if (nt == 0 || !is_uint(tok[0]) || !s.cols[0])
-            continue; /* not nccl-tests' own line (NCCL INFO, a launcher's or a script's
-                         message, anything before a table's column header) */
+        if (nt == 0 || !is_uint(tok[0]))
+            continue; /* not nccl-tests' own line (NCCL INFO, a launcher's message) */
+        if (!s.cols[0]) {
+            sum->pre_header++; /* a script's message, or rows whose header is missing */
+            continue;
+        }
         double bytes, t_op, t_ip = 0;
         int v_op, v_ip = -1, o = s.t_op, ip = s.t_ip;
         /* nccl-tests 2.13.0-2.13.3 print no redop for tests without one (all_gather,
@@ -448,6 +451,10 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         if (redc >= 0 && redc < o && nt > redc && (cl->flags & CC_COLL_HAS_OP) &&
             !strcmp(tok[redc], "none"))
             why = "no reduction operator";
+        else if (redc >= 0 && redc < o && nt > redc && !is_uint(tok[redc]) &&
+                 strcmp(tok[redc], "-1") && strcmp(tok[redc], "none") &&
+                 (s.coll == CC_ALLGATHER || s.coll == CC_ALLTOALL || s.coll == CC_BROADCAST))
+            why = "a reduction operator"; /* nccl-tests prints none for these (sendrecv: sum) */
         else if (rootc >= 0 && rootc < o && nt > rootc && strcmp(tok[rootc], "-1") &&
                  !(cl->flags & CC_COLL_HAS_ROOT))
             why = "a root";

@@ -60,6 +60,8 @@ struct cc_nt_summary {
     int bad_rows;      /* lines after a column header that start like a row but do not read
                           as one (NCCL's log inside a row, a script's message): passed over */
     long first_bad_line;
+    int pre_header;    /* lines starting with a number before any column header: passed over
+                          (named only when the log yields no rows) */
 };
 
 /* Whether the stream holds nccl-tests output (a "# nThread ", "# Collective test starting:"

@@ -341,7 +341,8 @@ cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, c
                   "%d) or %d children under one (at most %d)", elements, XML_MAX_NODES, widest,
                   XML_MAX_SUBS);
         free(top);
-        return CC_EINVAL;
+        st = CC_EINVAL;
+        goto done;
     }
 
     fputs("<system version=\"1\">\n", out);

@@ -69,6 +69,7 @@ run "NCCL_IB_HCA used without --ib-dev" 2 $MPI -x NCCL_IB_HCA=mlx5 -np 1 "$CCBEN
 has "NCCL_IB_HCA named" "no RDMA device matches 'mlx5'"
 run "NCCL_IB_GID_INDEX used without --gid-index" 2 $MPI -x NCCL_IB_GID_INDEX=3 -np 1 "$CCBENCH" bench --backend verbs -e 1K
 has "NCCL_IB_GID_INDEX: the index tried named" "cannot read GID 3 of port fake0:1"
+run "NCCL_IB_GID_INDEX=-1 (NCCL's automatic choice) accepted" 0 $MPI -x NCCL_IB_GID_INDEX=-1 -np 1 "$CCBENCH" bench --backend verbs -e 1K -n 2
 run "NCCL_IB_TC out of range refused" 2 $MPI -x NCCL_IB_TC=256 -np 1 "$CCBENCH" bench --backend verbs -e 1K
 has "NCCL_IB_TC: one line naming it" "NCCL_IB_TC='256' is not an integer from 0 to 255"
 run "NCCL_IB_SL not a number refused" 2 $MPI -x NCCL_IB_SL=high -np 1 "$CCBENCH" bench --backend verbs -e 1K

@@ -145,6 +145,16 @@ sed -e 's/^/node-a: /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_pdsh.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_pdsh.txt" -j >"$out/o34" 2>"$out/e34"; rc=$?
 [ $rc -eq 0 ] && same_fit "$out/o34" "$out/o32b"
 ok $? "pdsh's 'host: ' tags: read alike (exit $rc)" "$(cat "$out/e34")"
+# reduce rows (an operator and a root) in a file named after broadcast: refused
+sed -e '/^ *[0-9]/s/ none  *-1 / sum 0 /' "$T/all_gather_perf-8gpu.txt" >"$out/broadcast_perf.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/broadcast_perf.txt" >/dev/null 2>"$out/e37"; rc=$?
+[ $rc -eq 2 ] && grep -q "a row with a reduction operator is not broadcast" "$out/e37"
+ok $? "reduce rows under a broadcast file name: exit 2, not misread" "$(cat "$out/e37")"
+# rows whose column header is missing: said when nothing else is left
+grep -v '^# *size\|^# *(B)' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_nohdr.txt"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_nohdr.txt" >/dev/null 2>"$out/e38"; rc=$?
+[ $rc -eq 2 ] && grep -q "without result rows (lines that look like rows come before any" "$out/e38"
+ok $? "rows without their column header: exit 2, says why" "$(cat "$out/e38")"
 # ccbench results whose check failed are not fitted
 sed -e '/"type": "result"/s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong.jsonl"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/wrong.jsonl" >/dev/null 2>"$out/e35"; rc=$?

@@ -10,7 +10,8 @@
  * checking, reporting); it says nothing about real GPUs.
  *
  * Environment: FAKEGPU_DEVICES (default 2), FAKEGPU_NO_PEER=1 (no peer access),
- * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_OLD_DRIVER=1 (the first
+ * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_SHIFTED_KERNEL=1 (it
+ * writes every 16 bytes one place late), FAKEGPU_OLD_DRIVER=1 (the first
  * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_ASYNC_ERROR=1 (below).
  */
 #include <stdint.h>
@@ -369,6 +370,11 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
              n = *(uint64_t *)params[2];
     if (getenv("FAKEGPU_BROKEN_KERNEL"))
         return CUDA_SUCCESS;
+    if (getenv("FAKEGPU_SHIFTED_KERNEL") && n > 1) /* every 16-byte unit one place late */
+        return do_op((cudaStream_t)s, (void *)(uintptr_t)(dst + 16), (const void *)(uintptr_t)src,
+                     (n - 1) * 16)
+                   ? CUDA_ERROR_OUT_OF_MEMORY
+                   : CUDA_SUCCESS;
     return do_op((cudaStream_t)s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n * 16)
                ? CUDA_ERROR_OUT_OF_MEMORY
                : CUDA_SUCCESS;
