@@ -761,10 +761,15 @@ int cc_cmd_bench(int argc, char **argv)
                 fputs("# stopped by an error: the summary covers the sizes measured so far\n", stdout);
             cc_summary_print(stdout, run.sums, CC_SUMMARY_SLOTS);
         }
+        long long wrong = 0;
+        for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
+            wrong += run.sums[i].wrong > 0 ? run.sums[i].wrong : 0;
         if (st == CC_EWRONG)
             cc_err("wrong results detected (see the #wrong column)");
         else if (st != CC_OK && st != CC_EIO)
-            cc_err("bench stopped: %s", runerr[0] ? runerr : cc_status_str(st));
+            cc_err("bench stopped: %s%s", runerr[0] ? runerr : cc_status_str(st),
+                   wrong ? "; wrong results had been detected before it (see the #wrong column)"
+                         : "");
         fflush(stdout);
     }
 

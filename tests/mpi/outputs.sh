@@ -104,6 +104,14 @@ victim=$(rank_pid 1 "ccbench bench --backend tcp -b 8 -e 1K -n 20") && kill -KIL
 ok $? "runtime fault: exit 3, text says stopped by an error (exit $rc)" "$(grep '^#' "$tmp/eout" | tail -3)"
 grep -q '"interrupted":false,"stopped":"error"' "$tmp/e.jsonl"; ok $? "runtime fault: JSON summary stopped \"error\", not interrupted"
 
+# corruption found, then a runtime fault: the fault's status (3), and the corruption said too
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 20 -w 1 --timeout 2 \
+    --iter-barrier 0 --debug-stop 1 --debug-corrupt 0 >"$tmp/cfout" 2>&1
+rc=$?
+victim=$(rank_pid 1 "ccbench bench --backend tcp -b 8 -e 1K -n 20 -w 1 --timeout 2") && kill -KILL "$victim" 2>/dev/null
+[ $rc -eq 3 ] && grep -q "bench stopped: .*; wrong results had been detected before it" "$tmp/cfout"
+ok $? "corruption then a fault: exit 3, both said ($rc)" "$(grep -E 'error' "$tmp/cfout" | tail -3)"
+
 # a peer that hangs inside MPI (no backend deadline there): the watchdog (1.5 x --timeout + 5 s)
 # ends the run with status 3, and rank 0 leaves the summary of what it measured
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 1M -n 2999 --timeout 0.5 --json "$tmp/w.jsonl" >"$tmp/wout" 2>&1 &
