@@ -261,19 +261,25 @@ static int from_expected_peer(const struct tcp_ctx *c, const struct tcp_addr *fr
     return 0;
 }
 
-/* The table is full: close the oldest connection, preferring one that cannot be an expected
- * peer's (a flood of strangers must not push out a rank's hello). */
+/* The table is full: close the oldest connection, preferring one that cannot be a rank's (a
+ * flood of strangers must not push out a rank's hello). A rank sends its hello as soon as it
+ * connects, so a connection that has sent nothing is suspected first, then one from an address
+ * no expected rank listens on (a multi-homed rank may connect from another one), then any. */
 static void pend_evict(struct tcp_ctx *c)
 {
     int victim = -1;
     for (int i = 0; i < c->npend; i++) /* rare (a full table): only now is it worth a scan */
-        if (c->pend[i].from_peer < 0)
-            c->pend[i].from_peer = from_expected_peer(c, &c->pend[i].addr);
-    for (int pass = 0; pass < 2 && victim < 0; pass++)
-        for (int i = 0; i < c->npend; i++)
-            if ((pass || !c->pend[i].from_peer) &&
-                (victim < 0 || c->pend[i].deadline < c->pend[victim].deadline))
+        c->pend[i].from_peer = from_expected_peer(c, &c->pend[i].addr);
+    for (int pass = 0; pass < 4 && victim < 0; pass++)
+        for (int i = 0; i < c->npend; i++) {
+            const struct tcp_pending *q = &c->pend[i];
+            int suspect = pass == 0 ? !q->got && !q->from_peer
+                          : pass == 1 ? !q->got
+                          : pass == 2 ? !q->from_peer
+                                      : 1;
+            if (suspect && (victim < 0 || q->deadline < c->pend[victim].deadline))
                 victim = i;
+        }
     pend_drop(c, victim, "too many connections in handshake");
 }
 
