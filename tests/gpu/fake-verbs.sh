@@ -78,6 +78,12 @@ j=$dir/tc.jsonl
 run "NCCL_IB_TC and NCCL_IB_SL applied" 0 $MPI -x NCCL_IB_TC=106 -x NCCL_IB_SL=3 -np 2 "$CCBENCH" bench \
     --backend verbs --coll sendrecv -e 64K -n 2 -w 1 --json "$j"
 has "header: traffic class and service level" '"rdma_traffic_class": *106.*"rdma_service_level": *3' "$j"
+# the service level reaches the queue pairs (the fake refuses RTR without it)
+run "NCCL_IB_SL reaches the queue pairs" 0 $MPI -x NCCL_IB_SL=3 -x FAKEIBV_EXPECT_SL=3 -np 2 "$CCBENCH" bench \
+    --backend verbs --coll sendrecv -e 1K -n 2 -w 1
+run "without NCCL_IB_SL the fake's check refuses (the check can fail)" 3 $MPI -x FAKEIBV_EXPECT_SL=3 -np 2 \
+    "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K -n 2 -w 1
+has "without NCCL_IB_SL: the queue pair connect is what fails" "cannot connect queue pair 0 of fake0:1"
 run "bad --gid-index" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --gid-index 3 -e 1K
 has "gid index named" "cannot read GID 3 of port fake0:1"
 if command -v setpriv >/dev/null 2>&1 && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then

@@ -381,6 +381,10 @@ EXPORT int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *a, int mask)
         if (q->state != IBV_QPS_INIT || !(mask & IBV_QP_AV) || !(mask & IBV_QP_DEST_QPN) ||
             !a->ah_attr.dlid || a->dest_qp_num == 0 || a->dest_qp_num > MAXQP)
             return EINVAL;
+        /* FAKEIBV_EXPECT_SL=N: the address vector must carry service level N (what a fabric
+         * would use to pick the lane) */
+        if (getenv("FAKEIBV_EXPECT_SL") && a->ah_attr.sl != atoi(getenv("FAKEIBV_EXPECT_SL")))
+            return EINVAL;
         f->rpid = a->ah_attr.dlid;
         f->rqpn = a->dest_qp_num;
         break;
