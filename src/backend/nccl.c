@@ -476,9 +476,7 @@ static cc_status nccl_sync(void *ctx)
     double t0 = cc_now();
     for (unsigned long spin = 0;; spin++) {
         cudaError_t e = c->cu->cudaStreamQuery(c->stream);
-        if (e == cudaSuccess)
-            break;
-        if (e != cudaErrorNotReady)
+        if (e != cudaSuccess && e != cudaErrorNotReady)
             CUDA_OK(c, e, "cudaStreamQuery");
         ncclResult_t ar = ncclSuccess;
         c->nc->ncclCommGetAsyncError(c->comm, &ar);
@@ -487,6 +485,8 @@ static cc_status nccl_sync(void *ctx)
             abort_comm(c);
             return st;
         }
+        if (e == cudaSuccess)
+            return CC_OK;
         if ((spin & 1023) == 1023 && c->timeout_s > 0 && cc_now() - t0 > c->timeout_s) {
             cc_err("nccl: rank %d (GPU %s): operations still running after %g s (--timeout); "
                    "a peer is stuck or gone (communicator aborted)", c->rank, c->busid,
@@ -495,14 +495,6 @@ static cc_status nccl_sync(void *ctx)
             return CC_ETIMEOUT;
         }
     }
-    ncclResult_t ar = ncclSuccess;
-    c->nc->ncclCommGetAsyncError(c->comm, &ar);
-    if (nccl_failed(ar)) {
-        cc_status st = nccl_fail(c, ar, "asynchronous operation (communicator aborted)");
-        abort_comm(c);
-        return st;
-    }
-    return CC_OK;
 }
 
 static cc_status nccl_timer_record(void *ctx, int slot)
