@@ -131,23 +131,13 @@ static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: 
 static atomic_int sig_claimed;
 static int sig_json_fd = -1;
 
-static void on_signal(int sig)
+/* Write the published summary: JSON lines `t` (0 SIGINT, 1 SIGTERM, 2 watchdog) to the file,
+ * then msg and the text to stdout, with write(2) only. The file first, and no death by
+ * SIGPIPE: a launcher that ends the job may have closed the pipe behind our stdout already. */
+static void write_summary(int t, const char *msg, size_t len)
 {
-    static const char intr[] = "\n# interrupted (SIGINT): summary of the sizes measured so far\n";
-    static const char term[] = "\n# stopped by SIGTERM (the launcher ended the job: another rank "
-                               "died, mpirun was interrupted, or a time limit): summary of the "
-                               "sizes measured so far\n";
     struct sigaction ign;
-    int t = sig == SIGTERM;
     ssize_t w;
-    if (atomic_exchange(&sig_claimed, 1)) {
-        /* the watchdog is writing its summary and ends the process (status 3) */
-        struct timespec pause = {1, 0};
-        nanosleep(&pause, NULL);
-        _exit(3);
-    }
-    /* the file first, and no death by SIGPIPE: a launcher that ends the job may have closed
-     * the pipe behind our stdout already */
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, NULL);
@@ -155,10 +145,29 @@ static void on_signal(int sig)
     const struct sig_summary *p = k >= 0 ? &sig_sum[k] : NULL;
     if (p && sig_json_fd >= 0 && p->json_len[t])
         w = write(sig_json_fd, p->json[t], p->json_len[t]);
-    w = t ? write(STDOUT_FILENO, term, sizeof term - 1) : write(STDOUT_FILENO, intr, sizeof intr - 1);
+    w = write(STDOUT_FILENO, msg, len);
     if (p && p->text_len)
         w = write(STDOUT_FILENO, p->text, p->text_len);
     (void)w;
+}
+
+static void on_signal(int sig)
+{
+    static const char intr[] = "\n# interrupted (SIGINT): summary of the sizes measured so far\n";
+    static const char term[] = "\n# stopped by SIGTERM (the launcher ended the job: another rank "
+                               "died, mpirun was interrupted, or a time limit): summary of the "
+                               "sizes measured so far\n";
+    int t = sig == SIGTERM;
+    if (atomic_exchange(&sig_claimed, 1)) {
+        /* the watchdog is writing its summary and ends the process (status 3) */
+        struct timespec pause = {1, 0};
+        nanosleep(&pause, NULL);
+        _exit(3);
+    }
+    if (t)
+        write_summary(1, term, sizeof term - 1);
+    else
+        write_summary(0, intr, sizeof intr - 1);
     _exit(t ? 143 : 130);
 }
 
@@ -168,21 +177,9 @@ static void on_watchdog(void)
 {
     static const char msg[] = "\n# stopped by the watchdog (an operation hung): summary of the "
                               "sizes measured so far\n";
-    struct sigaction ign;
-    ssize_t w;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, NULL);
-    int k = sig_pub;
-    if (k < 0 || atomic_exchange(&sig_claimed, 1))
+    if (sig_pub < 0 || atomic_exchange(&sig_claimed, 1))
         return; /* not rank 0, nothing measured yet, or a signal's handler has written it */
-    const struct sig_summary *p = &sig_sum[k];
-    if (sig_json_fd >= 0 && p->json_len[2])
-        w = write(sig_json_fd, p->json[2], p->json_len[2]);
-    w = write(STDOUT_FILENO, msg, sizeof msg - 1);
-    if (p->text_len)
-        w = write(STDOUT_FILENO, p->text, p->text_len);
-    (void)w;
+    write_summary(2, msg, sizeof msg - 1);
 }
 
 /* Ranks other than 0: a launcher that ends the job sends SIGTERM to every rank, then SIGKILL
