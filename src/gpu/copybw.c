@@ -11,6 +11,7 @@
 
 #include "core/log.h"
 #include "gpu/cuda_dl.h"
+#include "topo/sysfs.h"
 
 const char *const cc_copy_test_names[] = {"h2d", "d2h", "h-bidir", "d2d", "p2p-write",
                                           "p2p-read", "p2p-bidir", NULL};
@@ -466,22 +467,13 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
 /* The NUMA node of a GPU as Linux says (sysfs numa_node of its PCI function), -1 unknown. */
 static int gpu_numa(const struct run *r, int dev)
 {
-    char bus[32], path[96], buf[16];
+    char bus[32];
     if (r->cu->cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
         return -1;
     for (char *c = bus; *c; c++)
         *c = (char)tolower((unsigned char)*c);
     /* CUDA may print an 8-digit domain ("00000000:07:00.0"); sysfs has 4 */
-    const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", b);
-    FILE *f = fopen(path, "r");
-    int n = -1;
-    if (f) {
-        if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d", &n) != 1)
-            n = -1;
-        fclose(f);
-    }
-    return n;
+    return cc_sysfs_pci_numa("/", strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus);
 }
 
 /* Pin this thread to the CPUs of NUMA node `numa` (from sysfs cpulist); 0 done, -1 not. */

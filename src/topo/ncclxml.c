@@ -216,16 +216,10 @@ static void write_pci(struct xml_w *w, const struct xml_dev *d, int depth)
 /* NUMA node of a device as NCCL reads it (sysfs numa_node), else hwloc's answer, else -1. */
 static int dev_numa(const struct xml_w *w, hwloc_obj_t o)
 {
-    char bus[16], rel[96], buf[32];
+    char bus[16];
     cc_hw_busid(o, bus, sizeof bus);
-    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/numa_node", bus);
-    if (cc_sysfs_read(w->p->root, rel, buf, sizeof buf) == 0) {
-        char *end;
-        long v = strtol(buf, &end, 10);
-        if (end != buf && v >= 0 && v < 1 << 20)
-            return (int)v;
-    }
-    return cc_hw_numa(o);
+    int n = cc_sysfs_pci_numa(w->p->root, bus);
+    return n >= 0 ? n : cc_hw_numa(o);
 }
 
 /* Is the PCI function a virtual one (SR-IOV)? NCCL's nets are the physical devices. */

@@ -248,3 +248,14 @@ void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, 
         *width = w > 0 ? w : -1;
     }
 }
+
+int cc_sysfs_pci_numa(const char *root, const char *busid)
+{
+    char rel[96], buf[32];
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/numa_node", busid);
+    if (cc_sysfs_read(root, rel, buf, sizeof buf) != 0)
+        return -1;
+    char *end;
+    long v = strtol(buf, &end, 10);
+    return end != buf && v >= 0 && v < 1 << 20 ? (int)v : -1;
+}
