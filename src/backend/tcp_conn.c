@@ -315,7 +315,6 @@ static void accept_new(struct tcp_ctx *c)
         p->fd = fd;
         p->deadline = cc_now() + (c->timeout_s < STRANGER_MAX_S ? c->timeout_s : STRANGER_MAX_S);
         from_sockaddr((const struct sockaddr *)&sa, &p->addr);
-        p->from_peer = -1;
         cc_tcp_addr_str(&p->addr, 0, p->from, sizeof p->from);
     }
 }

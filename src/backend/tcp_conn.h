@@ -41,8 +41,8 @@ const char *cc_tcp_addr_str(const struct tcp_addr *a, int without_port, char *bu
 
 struct tcp_pending {     /* an accepted connection whose hello is not complete yet */
     int fd;
-    int from_peer;       /* from the address of a rank expected to connect (evicted after
-                            others); -1 not known yet (worked out when the table is full) */
+    int from_peer;       /* from the address of a rank expected to connect: worked out by
+                            pend_evict for each pending connection when the table is full */
     struct tcp_addr addr;
     uint8_t buf[CC_WIRE_HELLO_BYTES];
     size_t got;
