@@ -4,6 +4,15 @@
 . "$CC_SRCDIR/tests/tap.sh"
 T="$CC_SRCDIR/tests/layout"
 out=$(mktemp -d) || exit 1
+# refuse WHAT PATTERN ARGS...: `ccbench layout ARGS` exits 2 with one stderr line matching
+refuse() {
+    what=$1 pat=$2
+    shift 2
+    timeout 20 "$CCBENCH" layout "$@" >"$out/rf" 2>"$out/rfe"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$out/rfe")" -eq 1 ] && grep -q -- "$pat" "$out/rfe"
+    ok $? "$what: exit 2, one line (got $rc)" "$(cat "$out/rfe")"
+}
 trap 'rm -rf "$out"' EXIT
 
 "$CCBENCH" layout --help >"$out/help" 2>&1
@@ -92,34 +101,24 @@ grep -q "not used: 1 nccl-tests run(s) reporting wrong elements" "$out/nterr"
 ok $? "a row with wrong elements is named and left out"
 grep -v "^#  Rank" "$T/all_gather_perf-8gpu.txt" >"$out/nameless.txt"
 sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt" >"$out/run7.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/run7.txt" >/dev/null 2>"$out/e9"; rc=$?
-[ $rc -eq 2 ] && grep -q "run7.txt': line 16: cannot tell which collective this nccl-tests log measured" "$out/e9"
-ok $? "nccl-tests log that names no test: exit 2, says so" "$(cat "$out/e9")"
+refuse "nccl-tests log that names no test" "run7.txt': line 16: cannot tell which collective this nccl-tests log measured" -m llama2-7b --gpus 8 --results "$out/run7.txt"
 cp "$out/nameless.txt" "$out/all_reduce_perf.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_reduce_perf.txt" >/dev/null 2>"$out/e10"; rc=$?
-[ $rc -eq 2 ] && grep -q "result row before the '#  Rank' lines" "$out/e10"
-ok $? "nccl-tests rows without the Rank lines: exit 2" "$(cat "$out/e10")"
+refuse "nccl-tests rows without the Rank lines" "result row before the '#  Rank' lines" -m llama2-7b --gpus 8 --results "$out/all_reduce_perf.txt"
 { cat "$T/all_gather_perf-8gpu.txt"; echo "     1048576        262144     float"; } >"$out/all_gather_cut.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_cut.txt" >/dev/null 2>"$out/e11"; rc=$?
 [ $rc -eq 0 ] && grep -q "all_gather_cut.txt': passed over 1 line(s) that start like a result row but do not read as one (the first: line 30" "$out/e11"
 ok $? "a cut-off nccl-tests row: passed over, named in a warning" "$(cat "$out/e11")"
 sed -e 's/^#  Rank  [1-7] .*//' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_1gpu.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_1gpu.txt" >/dev/null 2>"$out/e12"; rc=$?
-[ $rc -eq 2 ] && grep -q "nothing to fit (of 11 rows: 11 of one-GPU tests, 0 timed" "$out/e12"
-ok $? "a one-GPU nccl-tests log: exit 2, says why" "$(cat "$out/e12")"
+refuse "a one-GPU nccl-tests log" "nothing to fit (of 11 rows: 11 of one-GPU tests, 0 timed" -m llama2-7b --gpus 8 --results "$out/all_gather_1gpu.txt"
 sed -e '/^# *size/s/ time / cputime /g' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_cpu.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_cpu.txt" >/dev/null 2>"$out/e15"; rc=$?
-[ $rc -eq 2 ] && grep -q "11 timed on the host (-C)" "$out/e15"
-ok $? "host CPU times (-C) are not fitted: exit 2, says why" "$(cat "$out/e15")"
+refuse "host CPU times (-C) are not fitted" "11 timed on the host (-C)" -m llama2-7b --gpus 8 --results "$out/all_gather_cpu.txt"
 # Open MPI 5 --tag-output ("[1,0]<stdout>: " with a space) and two different unnamed tests
 sed -e 's/^/[1,0]<stdout>: /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_ompi5.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_ompi5.txt" >"$out/t5" 2>&1
 ok $? "mpirun --tag-output lines (Open MPI 5)" "$(tail -2 "$out/t5")"
 # every process its own one-GPU test (nccl-tests without MPI=1 under mpirun): refused
 sed -e 's/^#  Rank  [0-7] /#  Rank  0 /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_solo.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_solo.txt" >/dev/null 2>"$out/e30"; rc=$?
-[ $rc -eq 2 ] && grep -q "rank 0 listed twice in one test: separate one-GPU runs" "$out/e30"
-ok $? "separate one-GPU runs in one log: exit 2, says so" "$(cat "$out/e30")"
+refuse "separate one-GPU runs in one log" "rank 0 listed twice in one test: separate one-GPU runs" -m llama2-7b --gpus 8 --results "$out/all_gather_solo.txt"
 # the same test at 8 and then 16 GPUs in a file named after it: both read
 awk '/^#  Rank/ { print; r = $0; sub(/Rank  /, "Rank  1", r); sub(/dgx1/, "dgx2", r); more = more r "\n"; next }
      /^#$/ && more != "" { printf "%s", more; more = "" }
@@ -147,19 +146,13 @@ sed -e 's/^/node-a: /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_pdsh.txt"
 ok $? "pdsh's 'host: ' tags: read alike (exit $rc)" "$(cat "$out/e34")"
 # reduce rows (an operator and a root) in a file named after broadcast: refused
 sed -e '/^ *[0-9]/s/ none  *-1 / sum 0 /' "$T/all_gather_perf-8gpu.txt" >"$out/broadcast_perf.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/broadcast_perf.txt" >/dev/null 2>"$out/e37"; rc=$?
-[ $rc -eq 2 ] && grep -q "a row with a reduction operator is not broadcast" "$out/e37"
-ok $? "reduce rows under a broadcast file name: exit 2, not misread" "$(cat "$out/e37")"
+refuse "reduce rows under a broadcast file name; not misread" "a row with a reduction operator is not broadcast" -m llama2-7b --gpus 8 --results "$out/broadcast_perf.txt"
 # rows whose column header is missing: said when nothing else is left
 grep -v '^# *size\|^# *(B)' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_nohdr.txt"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_nohdr.txt" >/dev/null 2>"$out/e38"; rc=$?
-[ $rc -eq 2 ] && grep -q "without result rows (lines that look like rows come before any" "$out/e38"
-ok $? "rows without their column header: exit 2, says why" "$(cat "$out/e38")"
+refuse "rows without their column header" "without result rows (lines that look like rows come before any" -m llama2-7b --gpus 8 --results "$out/all_gather_nohdr.txt"
 # ccbench results whose check failed are not fitted
 sed -e '/"type": "result"/s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong.jsonl"
-"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/wrong.jsonl" >/dev/null 2>"$out/e35"; rc=$?
-[ $rc -eq 2 ] && grep -q "every measured one reported wrong elements" "$out/e35"
-ok $? "bench results all with wrong elements: exit 2, says so" "$(cat "$out/e35")"
+refuse "bench results all with wrong elements" "every measured one reported wrong elements" -m llama2-7b --gpus 8 --results "$out/wrong.jsonl"
 sed -e '3s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong1.jsonl"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/wrong1.jsonl" >/dev/null 2>"$out/e36"; rc=$?
 [ $rc -eq 0 ] && grep -q "not used: 1 measurement(s) reporting wrong elements" "$out/e36"
@@ -283,15 +276,6 @@ ok $? "held-out: the 17 BigScience layouts that ran fit in ccbench's memory esti
 [ "$(grep -c '| out of memory | .* | refused |$' "$out/h")" -eq 3 ]
 ok $? "held-out: the three BigScience layouts that ran out of memory are refused for memory"
 # bad input: exit 2 with one line naming what is wrong, never a crash, a hang or inf/nan
-# refuse WHAT PATTERN ARGS...: `ccbench layout ARGS` exits 2 with one stderr line matching
-refuse() {
-    what=$1 pat=$2
-    shift 2
-    timeout 20 "$CCBENCH" layout "$@" >"$out/rf" 2>"$out/rfe"
-    rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l <"$out/rfe")" -eq 1 ] && grep -q -- "$pat" "$out/rfe"
-    ok $? "$what: exit 2, one line (got $rc)" "$(cat "$out/rfe")"
-}
 # a Llama config that does not say whether its embeddings are tied: untied, as transformers'
 # LlamaConfig defaults (8.0B parameters, as with the key)
 sed '/tie_word_embeddings/d' "$T/hf-llama3-8b.json" >"$out/l3-notie.json"

@@ -143,19 +143,24 @@ int main(void)
        "avg computed as NCCL does (inputs times 1/n, then summed) accepted");
     /* a rank missing or counted twice is caught in most elements (sum, avg) or in enough of
      * them (prod: every rank gives a 2 to some elements) */
+    static const struct {
+        enum cc_dtype t;
+        enum cc_op op;
+        int nranks, bad;
+        double most; /* share of elements the check may still accept */
+        const char *what;
+    } dropped[] = {
+        {CC_BFLOAT16, CC_SUM, 16, 3, 0.2, "bf16 sum, 16 ranks, one missing"},
+        {CC_FLOAT16, CC_SUM, 32, 31, 0.2, "float16 sum, 32 ranks, the last missing"},
+        {CC_BFLOAT16, CC_AVG, 8, 5, 0.4, "bf16 avg, 8 ranks, one missing"},
+        {CC_UINT32, CC_PROD, 8, 7, 0.9, "uint32 prod, 8 ranks, rank 7 missing"},
+    };
     double sh;
-    sh = accepted_share(CC_BFLOAT16, CC_SUM, 16, 3, 0, 20000);
-    ok(sh < 0.2,
-       "bf16 sum, 16 ranks, one missing: %.1f%% of elements accepted", sh * 100);
-    sh = accepted_share(CC_FLOAT16, CC_SUM, 32, 31, 0, 20000);
-    ok(sh < 0.2,
-       "float16 sum, 32 ranks, the last missing: %.1f%% accepted", sh * 100);
-    sh = accepted_share(CC_BFLOAT16, CC_AVG, 8, 5, 0, 20000);
-    ok(sh < 0.4,
-       "bf16 avg, 8 ranks, one missing: %.1f%% accepted", sh * 100);
-    sh = accepted_share(CC_UINT32, CC_PROD, 8, 7, 0, 20000);
-    ok(sh < 0.9,
-       "uint32 prod, 8 ranks, rank 7 missing: %.1f%% accepted", sh * 100);
+    for (size_t k = 0; k < sizeof dropped / sizeof dropped[0]; k++) {
+        sh = accepted_share(dropped[k].t, dropped[k].op, dropped[k].nranks, dropped[k].bad, 0,
+                            20000);
+        ok(sh < dropped[k].most, "%s: %.1f%% of elements accepted", dropped[k].what, sh * 100);
+    }
     sh = accepted_share(CC_UINT8, CC_PROD, 64, 40, 1, 20000);
     ok(sh < 0.99 && sh > 0.5,
        "uint8 prod, 64 ranks, rank 40 counted twice: caught in %.1f%% of elements",
