@@ -11,8 +11,8 @@ libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
 check_PROGRAMS += tests/layout/test_layout
 tests_layout_test_layout_SOURCES = tests/layout/test_layout.c
 tests_layout_test_layout_LDADD = $(CC_UNIT_LIBS)
-TESTS += tests/layout/test_layout tests/layout/cli.sh
-EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100x2-nics.json \
+TESTS += tests/layout/test_layout tests/layout/cli.sh tests/layout/paper.sh
+EXTRA_DIST += tests/layout/cli.sh tests/layout/paper.sh tests/layout/dgx-a100x4.json tests/layout/h100x2-nics.json \
 	tests/layout/bad-nogpu.json tests/layout/model-small.json tests/layout/model-badheads.json \
 	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl \
 	tests/layout/nccl-tests-inter.txt tests/layout/all_gather_perf-8gpu.txt \
@@ -20,5 +20,5 @@ EXTRA_DIST += tests/layout/cli.sh tests/layout/dgx-a100x4.json tests/layout/h100
 	tests/layout/hf-llama3-8b.json tests/layout/hf-gpt2.json tests/layout/hf-moe.json \
 	tests/layout/hf-headdim.json tests/layout/hf-llama2-7b.json tests/layout/hf-falcon-40b.json \
 	tests/layout/hf-mpt-7b.json tests/layout/hf-llava.json tests/layout/hf-badtype.json \
-	results/layout-heldout.sh
+	results/layout-heldout.sh results/layout-fig13-162b.json
 dist_doc_DATA += docs/layout.md
