@@ -107,11 +107,11 @@ static int list_models(void)
 
 static int list_gpus(void)
 {
-    printf("%-10s %-24s %8s %8s %8s %6s %8s %8s %8s %5s\n", "id", "name", "bf16", "fp16", "fp8",
+    printf("%-13s %-29s %8s %8s %8s %6s %8s %8s %8s %5s\n", "id", "name", "bf16", "fp16", "fp8",
            "GiB", "HBM GB/s", "intra", "inter", "SMs");
     for (int i = 0; cc_gpu_table[i].id; i++) {
         const struct cc_gpu_spec *g = &cc_gpu_table[i];
-        printf("%-10s %-24s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f %5d\n", g->id, g->name,
+        printf("%-13s %-29s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f %5d\n", g->id, g->name,
                g->tflops[0], g->tflops[1], g->tflops[2], g->mem_gib, g->hbm_GBps, g->intra_GBps,
                g->inter_GBps, g->sms);
     }

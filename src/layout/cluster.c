@@ -29,14 +29,18 @@ const char cc_eff16_unchecked[] = EFF16_OTHER;
 
 const struct cc_gpu_spec cc_gpu_table[] = {
     {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER},
+    {"h200-nvl", "h200", "nvl", "NVIDIA H200 NVL", {835, 835, 1670}, 141, 4800, 50, 185, 132, EFF16_HOPPER},
     {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER},
+    {"h100-nvl", "h100", "nvl", "NVIDIA H100 NVL", {835, 835, 1670}, 93.5, 3938, 50, 185, 132, EFF16_HOPPER},
     {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER},
     {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER},
+    {"a100-pcie-40g", "a100", "pcie 40g", "NVIDIA A100 PCIe 40GB", {312, 312, 0}, 40, 1555, 20, 185, 108, EFF16_OTHER},
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
     {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER},
+    {"v100-16g", "v100", "16g", "NVIDIA V100 SXM2 16GB", {0, 125, 0}, 16, 900, 130, 45, 80, EFF16_OTHER},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER},
     {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER},
     {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110, EFF16_OTHER},
@@ -52,6 +56,23 @@ static void normalise(const char *in, char *out, size_t len)
     out[j] = 0;
 }
 
+/* Whether every space-separated word of `words` (NULL: none) is a substring of n. */
+static int all_words(const char *n, const char *words)
+{
+    char w[32];
+    while (words && *words) {
+        size_t len = strcspn(words, " ");
+        if (len && len < sizeof w) {
+            memcpy(w, words, len);
+            w[len] = 0;
+            if (!strstr(n, w))
+                return 0;
+        }
+        words += len + (words[len] == ' ');
+    }
+    return 1;
+}
+
 const struct cc_gpu_spec *cc_gpu_lookup(const char *text)
 {
     char n[128], id[32];
@@ -65,7 +86,7 @@ const struct cc_gpu_spec *cc_gpu_lookup(const char *text)
     }
     for (int i = 0; cc_gpu_table[i].id; i++) {
         const struct cc_gpu_spec *g = &cc_gpu_table[i];
-        if (strstr(n, g->must) && (!g->also || strstr(n, g->also)))
+        if (strstr(n, g->must) && all_words(n, g->also))
             return g;
     }
     return NULL;
@@ -141,7 +162,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     json_t *root = NULL;
     cc_status st;
     const char *model = NULL;
-    double mem = 0, intra = 0, nvl = 0;
+    double mem = 0, intra = 0;
     int gpn = 0, hetero = 0;
     long long gpus_total = 0;
 
@@ -207,8 +228,6 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         if (num(exp, "intra_allreduce_busbw_GBps") > 0 &&
             (intra == 0 || num(exp, "intra_allreduce_busbw_GBps") < intra))
             intra = num(exp, "intra_allreduce_busbw_GBps");
-        if (num(exp, "nvlink_GBps_per_gpu") > 0)
-            nvl = num(exp, "nvlink_GBps_per_gpu");
         gpus_total += count * ng;
         if (gpus_total > 16777216) {
             cc_errbuf(err, errlen, "topology '%s': more than 16,777,216 GPUs", path);
@@ -240,7 +259,9 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         c->mem_bytes = mem;
     if (intra > 0)
         c->intra_busbw_Bps = intra * 1e9;
-    c->p2p_intra_Bps = nvl > 0 ? nvl * 1e9 : c->intra_busbw_Bps;
+    /* a send within a node gets what one GPU's links carry in a ring (the all-reduce busbw),
+     * not their line rate (nvlink_GBps_per_gpu): the same as the quick form */
+    c->p2p_intra_Bps = c->intra_busbw_Bps;
     json_t *fab = json_object_get(root, "fabric");
     double inter = num(fab, "inter_allreduce_busbw_GBps");
     if (inter <= 0 && num(fab, "nics_per_node") > 0)
@@ -250,7 +271,16 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
                   path, inter);
         goto done;
     }
-
+    const char *kind = json_string_value(json_object_get(fab, "kind"));
+    json_t *nics = json_object_get(fab, "nics_per_node");
+    if (c->nodes > 1 && inter <= 0 &&
+        ((kind && strcmp(kind, "none") == 0) || (nics && num(fab, "nics_per_node") <= 0))) {
+        cc_errbuf(err, errlen, "topology '%s': %d nodes but its fabric has no NICs (%s): the "
+                  "nodes cannot train together", path, c->nodes,
+                  kind && strcmp(kind, "none") == 0 ? "kind none" : "nics_per_node 0");
+        goto done;
+    }
+    int inter_from_table = inter <= 0 && c->nodes > 1 && c->inter_node_Bps > 0;
     if (inter > 0)
         c->inter_node_Bps = inter * 1e9;
     if (c->nodes > 1 && c->inter_node_Bps <= 0) {
@@ -263,9 +293,12 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     const char *nm = json_string_value(json_object_get(root, "name"));
     snprintf(c->name, sizeof c->name, "%s: %d x %s (%d nodes of %d)", nm ? nm : path, c->gpus,
              g ? g->id : c->gpu_name, c->nodes, gpn);
-    char from_table[96] = ""; /* the rate within a node, when the file gives none */
-    if (intra <= 0 && g)
-        snprintf(from_table, sizeof from_table, " (within a node: the built-in table for %s)",
+    char from_table[160] = ""; /* the rates the file does not give */
+    if (g && (intra <= 0 || inter_from_table))
+        snprintf(from_table, sizeof from_table, " (%s: the built-in table for %s)",
+                 intra <= 0 && inter_from_table ? "within and across nodes"
+                 : intra <= 0                   ? "within a node"
+                                                : "across nodes",
                  g->id);
     snprintf(c->bw_source, sizeof c->bw_source, "expected rates of topology '%s'%s", path,
              from_table);
@@ -279,36 +312,91 @@ done:
 
 struct pt { int coll, scope, n, per_node; double x, t; };
 
-/* Weighted least squares of t = alpha + x/bw with weights 1/t^2 (relative error), so small
- * messages set the latency and large ones the bandwidth. */
-static int fit_points(const struct pt *p, int np, struct cc_fit *f)
+static int cmp_double(const void *a, const void *b)
 {
-    double sw = 0, sx = 0, st = 0, sxx = 0, sxt = 0, xmin = INFINITY, xmax = 0;
-    for (int i = 0; i < np; i++) {
-        double w = 1.0 / (p[i].t * p[i].t);
-        sw += w, sx += w * p[i].x, st += w * p[i].t;
-        sxx += w * p[i].x * p[i].x, sxt += w * p[i].x * p[i].t;
-        xmin = fmin(xmin, p[i].x), xmax = fmax(xmax, p[i].x);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (n >= 1); reorders v. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int cmp_pt_x(const void *a, const void *b)
+{
+    return cmp_double(&((const struct pt *)a)->x, &((const struct pt *)b)->x);
+}
+
+/* t = alpha + x/bw from the points of one group (reordered), robust to one glitched
+ * measurement and to the protocol steps of the middle sizes (NCCL's LL and LL128):
+ * - one time per distinct size, the median of its runs;
+ * - the bandwidth from the median slope between consecutive sizes over the upper third of
+ *   the sweep (at least its three largest steps), where the bytes set the time;
+ * - the latency from the median of t - x/bw over the lower third of the sizes, at least 0.
+ * Returns 0, or 1 with the reason in `why` when the points give no bandwidth: one size only,
+ * times that do not grow with the size, or a sweep whose largest size still spends more
+ * time in latency than in moving its bytes. */
+static int fit_points(struct pt *p, int np, struct cc_fit *f, char *why, size_t whylen)
+{
+    double *x = malloc(3 * (size_t)np * sizeof *x), *t = x ? x + np : NULL;
+    double *runs = x ? t + np : NULL;
+    int k = 0;
+    if (!x) {
+        snprintf(why, whylen, "out of memory");
+        return 1;
     }
-    double den = sw * sxx - sx * sx;
-    double slope = (np >= 2 && xmax > xmin && den > 0) ? (sw * sxt - sx * st) / den : 0;
-    double alpha = (st - slope * sx) / sw;
-    if (slope <= 0) { /* flat: take the best bandwidth seen, no latency */
-        double best = 0;
-        for (int i = 0; i < np; i++)
-            best = fmax(best, p[i].x / p[i].t);
-        if (best <= 0)
-            return -1;
-        slope = 1.0 / best, alpha = 0;
+    qsort(p, (size_t)np, sizeof *p, cmp_pt_x);
+    for (int i = 0; i < np;) {
+        int j = i;
+        while (j < np && p[j].x <= p[i].x * (1 + 1e-9))
+            runs[j - i] = p[j].t, j++;
+        x[k] = p[i].x;
+        t[k++] = median(runs, j - i);
+        i = j;
     }
-    if (alpha < 0) { /* refit through the origin */
-        alpha = 0;
-        slope = sxt / sxx;
+    int rc = 1;
+    double *d = malloc((size_t)(k > 1 ? k : 1) * sizeof *d);
+    if (!d) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    if (k < 2) {
+        snprintf(why, whylen, "one message size only (%g bus bytes): latency and bandwidth "
+                 "cannot be told apart", x[0]);
+        goto out;
+    }
+    int ns = k - 1, use = ns / 3 > 3 ? ns / 3 : (ns < 3 ? ns : 3);
+    for (int i = 0; i < use; i++) {
+        int a = ns - use + i;
+        d[i] = (t[a + 1] - t[a]) / (x[a + 1] - x[a]);
+    }
+    double slope = median(d, use);
+    if (!(slope > 0)) {
+        snprintf(why, whylen, "the times do not grow with the size up to %g bus bytes", x[k - 1]);
+        goto out;
+    }
+    int low = k / 3 > 1 ? k / 3 : 1;
+    for (int i = 0; i < low; i++)
+        d[i] = t[i] - x[i] * slope;
+    double alpha = fmax(0.0, median(d, low));
+    if (x[k - 1] * slope < alpha) {
+        snprintf(why, whylen, "its largest size (%g bus bytes) takes %.3g us, more latency "
+                 "(%.3g us) than transfer: measure larger sizes", x[k - 1], t[k - 1] * 1e6,
+                 alpha * 1e6);
+        goto out;
     }
     f->alpha_s = alpha;
     f->busbw_Bps = 1.0 / slope;
     f->points = np;
-    return 0;
+    f->sizes = k;
+    rc = 0;
+out:
+    free(d);
+    free(x);
+    return rc;
 }
 
 /* Growing list of points read from one file. */
@@ -336,8 +424,9 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
 {
     char *line = NULL;
     size_t cap = 0;
-    long lineno = 0;
-    int nnodes = 0, wrong = 0;
+    long lineno = 0, first_bad = 0;
+    int nnodes = 0, wrong = 0, bad = 0;
+    char backend[32] = "";
     cc_status st = CC_OK;
 
     while (getline(&line, &cap, f) > 0) {
@@ -355,6 +444,9 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
             break;
         }
         const char *type = json_string_value(json_object_get(o, "type"));
+        const char *be = json_string_value(json_object_get(o, "backend"));
+        if (be && !backend[0])
+            snprintf(backend, sizeof backend, "%s", be);
         if (type && strcmp(type, "header") == 0) {
             json_int_t nn = json_integer_value(json_object_get(o, "nnodes"));
             if (nn < 1 || nn > 16777216) {
@@ -364,11 +456,11 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
             }
             nnodes = (int)nn;
         }
-        if (st == CC_OK && type && strcmp(type, "result") == 0 &&
-            json_is_number(json_object_get(o, "time_us"))) {
+        if (st == CC_OK && type && strcmp(type, "result") == 0) {
             const struct cc_coll *cl =
                 cc_coll_find(json_string_value(json_object_get(o, "collective")) ?: "");
-            json_int_t n = json_integer_value(json_object_get(o, "nranks"));
+            json_t *jn = json_object_get(o, "nranks");
+            json_int_t n = json_integer_value(jn);
             double bytes = num(o, "bytes"), t = num(o, "time_us") * 1e-6;
             if (!nnodes) {
                 cc_errbuf(err, errlen, "cannot read results '%s': line %ld: result before the "
@@ -381,8 +473,13 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
                 st = CC_EPARSE;
             } else if (json_integer_value(json_object_get(o, "wrong")) > 0) {
                 wrong++; /* a run whose check failed times nothing worth fitting */
-            } else if (cl && n >= 2 && bytes > 0 && t > 0 &&
-                       push_point(v, make_point(cl->id, (int)n, nnodes, bytes, t))) {
+            } else if (json_object_get(o, "na")) {
+                /* a placement the collective does not have: nothing measured, as said */
+            } else if (!cl || !json_is_integer(jn) || n < 2 || !(bytes > 0) ||
+                       !json_is_number(json_object_get(o, "time_us")) || !(t > 0)) {
+                if (!bad++) /* not a measurement this reader knows how to use */
+                    first_bad = lineno;
+            } else if (push_point(v, make_point(cl->id, (int)n, nnodes, bytes, t))) {
                 st = CC_ENOMEM;
             }
         }
@@ -399,6 +496,15 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
     if (st == CC_OK && wrong)
         cc_log(CC_LOG_WARN, "results '%s': not used: %d measurement(s) reporting wrong elements",
                path, wrong);
+    if (st == CC_OK && bad)
+        cc_log(CC_LOG_WARN, "results '%s': passed over %d result line(s) without a known "
+               "collective, an integer nranks of at least 2, and positive bytes and time_us "
+               "(the first: line %ld)", path, bad, first_bad);
+    if (st == CC_OK && backend[0] && strcmp(backend, "nccl") != 0)
+        cc_log(CC_LOG_WARN, "results '%s': measured with the %s backend, not nccl: %s rates "
+               "are fitted as the GPUs' interconnect", path, backend,
+               strcmp(backend, "mpi") == 0 || strcmp(backend, "tcp") == 0 ? "host memory's"
+                                                                           : "its");
     return st;
 }
 
@@ -491,6 +597,31 @@ static cc_status slurp(const char *path, char **data, size_t *len, char *err, si
     return CC_OK;
 }
 
+/* The rate the cluster's own figures give a group like the measured one (0: none). */
+static double expected_rate(const struct cc_cluster *c, const struct pt *key)
+{
+    int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+    if (key->scope == CC_SCOPE_INTRA)
+        return key->coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
+    double share = key->per_node < gpn ? (double)key->per_node / gpn : 1.0;
+    double bw = c->inter_node_Bps * (key->coll == CC_SENDRECV ? 1.0 / gpn : share);
+    return c->intra_busbw_Bps > 0 ? fmin(bw, c->intra_busbw_Bps) : bw;
+}
+
+/* A fit more than twice or under a tenth of what the cluster's figures expect is used as
+ * measured, but said: a wrong file (host memory, another machine) looks just like this. */
+static void check_rate(const struct cc_cluster *c, const char *path, const char *group,
+                       const struct pt *key, const struct cc_fit *f)
+{
+    double want = expected_rate(c, key);
+    int src = (int)strcspn(c->bw_source, ";"); /* the rates before any results file */
+    if (want > 0 && (f->busbw_Bps > 2 * want || f->busbw_Bps < 0.1 * want))
+        cc_warn("results '%s': %s fits %.1f GB/s of bus bandwidth, %s the %.1f GB/s expected "
+                "(%.*s); used as measured", path, group, f->busbw_Bps / 1e9,
+                f->busbw_Bps > want ? "over twice" : "under a tenth of", want / 1e9, src,
+                c->bw_source);
+}
+
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
                                   size_t errlen)
 {
@@ -528,9 +659,10 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             free(v.p);
             return CC_EINVAL;
         }
-    /* group by (collective, scope, nranks) and fit each group */
+    /* group by (collective, scope, nranks, members per node) and fit each group */
     struct pt *pts = v.p;
-    int dropped = 0;
+    int dropped = 0, dup = 0;
+    size_t plen = strlen(path);
     for (int i = 0; i < v.n; i++) {
         if (pts[i].coll < 0)
             continue;
@@ -544,22 +676,38 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                 pts[i + k] = tmp;
                 k++;
             }
-        struct cc_fit fit = {key.n, key.per_node, 0, 0, 0};
+        struct cc_fit fit = {.nranks = key.n, .per_node = key.per_node};
+        snprintf(fit.from, sizeof fit.from, "%s", path + (plen > 95 ? plen - 95 : 0));
+        char group[96], why[192];
+        snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
+                 key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
+        if (key.scope == CC_SCOPE_INTER)
+            snprintf(group + strlen(group), sizeof group - strlen(group), " (%d per node)",
+                     key.per_node);
         int *nf = &c->nfits[key.coll][key.scope];
-        if (fit_points(pts + i, k, &fit) == 0) {
-            if (fit.busbw_Bps < 1e6) { /* no interconnect moves less than 1 MB/s */
-                cc_errbuf(err, errlen, "results '%s': %s of %d ranks fits %g bytes/s of bus "
-                          "bandwidth, not a link's", path, cc_coll_get(key.coll)->name, key.n,
-                          fit.busbw_Bps);
-                free(v.p);
-                return CC_EINVAL;
-            }
-            if (*nf < CC_FIT_MAX) {
-                c->fits[key.coll][key.scope][(*nf)++] = fit;
-                nfit++;
-            } else
-                dropped++;
-        }
+        const struct cc_fit *old = NULL;
+        for (int j = 0; j < *nf && !old; j++)
+            if (c->fits[key.coll][key.scope][j].nranks == key.n &&
+                c->fits[key.coll][key.scope][j].per_node == key.per_node)
+                old = &c->fits[key.coll][key.scope][j];
+        if (fit_points(pts + i, k, &fit, why, sizeof why) != 0) {
+            cc_warn("results '%s': %s not fitted: %s", path, group, why);
+        } else if (fit.busbw_Bps < 1e6) { /* no interconnect moves less than 1 MB/s */
+            cc_errbuf(err, errlen, "results '%s': %s fits %g bytes/s of bus bandwidth, not a "
+                      "link's", path, group, fit.busbw_Bps);
+            free(v.p);
+            return CC_EINVAL;
+        } else if (old) {
+            cc_warn("results '%s': %s was already read from '%s' (%.1f GB/s there, %.1f here): "
+                    "the first is used", path, group, old->from, old->busbw_Bps / 1e9,
+                    fit.busbw_Bps / 1e9);
+            dup++;
+        } else if (*nf < CC_FIT_MAX) {
+            check_rate(c, path, group, &key, &fit);
+            c->fits[key.coll][key.scope][(*nf)++] = fit;
+            nfit++;
+        } else
+            dropped++;
         for (int j = i; j < i + k; j++)
             pts[j].coll = -1;
         i += k - 1;
@@ -568,9 +716,12 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     if (dropped)
         cc_warn("results '%s': %d group(s) not used: ccbench keeps %d group sizes per "
                 "collective and scope, the first read", path, dropped, CC_FIT_MAX);
+    if (!nfit && dup)
+        return CC_OK; /* read, and every group already came from an earlier file (warned) */
     if (!nfit) {
         cc_errbuf(err, errlen, "results '%s': no measurement could be fitted%s", path,
-                  dropped ? " (every group was beyond the ones already kept)" : "");
+                  dropped ? " (every group was beyond the ones already kept)"
+                          : " (see the warnings above)");
         return CC_EINVAL;
     }
     size_t used = strlen(c->bw_source);
@@ -617,8 +768,15 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
         /* a collective's rate across nodes is its node's NICs shared by its members there;
          * a send/recv ring crosses each node boundary with one flow, so what it measured is
          * already one GPU's rate */
-        if (scope == CC_SCOPE_INTER && per_node < f->per_node && coll != CC_SENDRECV)
-            bw *= (double)per_node / f->per_node;
+        if (scope == CC_SCOPE_INTER && per_node != f->per_node && coll != CC_SENDRECV) {
+            double scaled = bw * per_node / f->per_node;
+            if (per_node > f->per_node) /* more of the node's NICs, as far as it has them */
+                scaled = fmin(scaled, fmax(bw, c->inter_node_Bps));
+            bw = scaled;
+        }
+        if (scope == CC_SCOPE_INTER && c->intra_busbw_Bps > 0 && bw > c->intra_busbw_Bps &&
+            f->busbw_Bps <= c->intra_busbw_Bps)
+            bw = c->intra_busbw_Bps; /* scaled up no further than the links within a node */
     } else if (scope == CC_SCOPE_INTRA) {
         alpha = c->lat_intra_s;
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;

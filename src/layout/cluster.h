@@ -17,7 +17,8 @@
 struct cc_gpu_spec {
     const char *id;       /* short name for --gpu-model: "a100-80g" */
     const char *must;     /* substring of a normalised model name that selects this row */
-    const char *also;     /* second required substring, or NULL */
+    const char *also;     /* further required substrings, space-separated, or NULL (rows
+                             are tried in order: the more specific first) */
     const char *name;     /* marketing name */
     double tflops[CC_PREC_COUNT]; /* bf16, fp16, fp8 dense TFLOP/s; 0: not supported */
     double mem_gib;       /* GPU memory, GiB (2^30 bytes): what the vendors' "80 GB" means */
@@ -46,8 +47,10 @@ struct cc_fit {
     int nranks;        /* group size measured */
     int per_node;      /* ranks per node in the measurement */
     int points;        /* measurements used */
+    int sizes;         /* distinct message sizes among them */
     double alpha_s;    /* latency */
     double busbw_Bps;  /* bus bandwidth (nccl-tests convention) */
+    char from[96];     /* the results file it came from (its last 95 characters) */
 };
 
 #define CC_FIT_MAX 32
@@ -85,14 +88,19 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
 /* Fit alpha + x/busbw (x = bytes * busbw factor) per collective, scope and group size to
  * the measurements in `path`: ccbench bench JSON Lines ("type":"result" lines; scope from the
  * header's nnodes, 1: within a node) or an nccl-tests log (layout/nccltests.h; scope from
- * the hosts of its Rank lines), told apart by content. Adds to c->fits. */
+ * the hosts of its Rank lines), told apart by content. Adds to c->fits; a group already
+ * fitted from an earlier file is kept and the new one named in a warning, as is a group
+ * whose sizes never leave the latency regime (not fitted) and a fit far from the rate the
+ * cluster expects (used as measured). Call after the cluster's rates are set. */
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
                                   size_t errlen);
 
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node
  * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
  * nodes, a node's bandwidth is shared evenly by its GPUs: a group with k members per node
- * gets inter_node_Bps * k / gpus_per_node. CC_SENDRECV is a point-to-point transfer. */
+ * gets inter_node_Bps * k / gpus_per_node; a fit measured with j members per node is scaled
+ * by k / j (upwards no further than the node's rate and the rate within a node).
+ * CC_SENDRECV is a point-to-point transfer. */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
 

@@ -219,18 +219,35 @@ static void why(struct cc_eval *e, const char *fmt, ...)
     e->feasible = 0;
 }
 
-/* Members of a group with `stride` between consecutive ranks that share one node: all of
- * them when the group lies in one node, gpn/stride when its span covers whole nodes, else 1
- * (a group that straddles a node boundary has members alone on a node, and is paced by them). */
+static long long gcd(long long a, long long b)
+{
+    while (b) {
+        long long r = a % b;
+        a = b, b = r;
+    }
+    return a;
+}
+
+/* The fewest members of a group with `stride` between consecutive ranks that share a node
+ * (the node that paces it): all of them when the group lies in one node; else, when stride
+ * divides the node, gcd(span, gpn)/stride: the groups tile the ranks in spans of n*stride,
+ * so a node boundary falls on a multiple of that gcd inside a span (gpn/stride when a span
+ * covers whole nodes; 12 ranks on 8-GPU nodes meet nodes in 8 and 4); otherwise 1. */
 static int per_node(const struct cc_cluster *c, int n, int stride)
 {
     int gpn = c->gpus_per_node;
     long long span = (long long)n * stride;
     if (group_in_node(c, n, stride))
         return n;
-    if (stride >= gpn || gpn % stride || span % gpn)
+    if (stride >= gpn || gpn % stride)
         return 1;
-    return gpn / stride;
+    long long k = gcd(span, gpn) / stride;
+    return k > 1 ? (int)k : 1;
+}
+
+int cc_group_per_node(const struct cc_cluster *c, int n, int stride)
+{
+    return per_node(c, n, stride);
 }
 
 /* Shared quantities of one evaluation. */

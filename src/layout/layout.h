@@ -143,6 +143,11 @@ double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int
                           int sms);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
 double cc_bubble_time(int pp, int vpp, double t_mb);
+
+/* The fewest members per node of a group of n ranks with `stride` between consecutive ones
+ * (ranks numbered node by node, groups tiling them): n when the group lies in one node;
+ * gcd(n*stride, gpus per node)/stride when stride divides the node; else 1. */
+int cc_group_per_node(const struct cc_cluster *c, int n, int stride);
 /* Once per step with pp > 1 and tied embeddings: the first stage (input embedding) and the
  * last (output layer) hold copies of the V x h word embedding (/tp), and all-reduce their
  * gradients (hb->grad_bytes per element) between the two, after the data-parallel reduction

@@ -38,6 +38,18 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             c->mem_bytes / GB, c->peak_flops[m->prec] / 1e12, cc_prec_names[m->prec]);
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
                  "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
+    for (int k = 0; k < CC_COLL_COUNT; k++)
+        for (int sc = 0; sc < 2; sc++)
+            for (int i = 0; i < c->nfits[k][sc]; i++) {
+                const struct cc_fit *f = &c->fits[k][sc][i];
+                char pn[32] = "";
+                if (sc == CC_SCOPE_INTER)
+                    snprintf(pn, sizeof pn, ", %d per node", f->per_node);
+                fprintf(out, "#         fit %s, %d ranks %s%s: %.1f us + bus bytes / %.1f GB/s "
+                             "(%d sizes, '%s')\n", cc_coll_get((enum cc_coll_id)k)->name,
+                        f->nranks, sc == CC_SCOPE_INTRA ? "within a node" : "across nodes", pn,
+                        f->alpha_s * 1e6, f->busbw_Bps / GB, f->sizes, f->from);
+            }
     char fp8[32] = "";
     if (m->prec == CC_PREC_FP8)
         snprintf(fp8, sizeof fp8, " (fp8 layers %.2f)", hb->efficiency_fp8);
@@ -358,6 +370,26 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "intra_busbw_GBps", jnum(c->intra_busbw_Bps / GB));
     json_object_set_new(co, "inter_node_GBps", jnum(c->inter_node_Bps / GB));
     json_object_set_new(co, "rates_from", json_string(c->bw_source));
+    json_t *fits = json_array();
+    for (int k = 0; k < CC_COLL_COUNT; k++)
+        for (int sc = 0; sc < 2; sc++)
+            for (int i = 0; i < c->nfits[k][sc]; i++) {
+                const struct cc_fit *f = &c->fits[k][sc][i];
+                json_t *fo = json_object();
+                json_object_set_new(fo, "collective",
+                                    json_string(cc_coll_get((enum cc_coll_id)k)->name));
+                json_object_set_new(fo, "scope", json_string(sc == CC_SCOPE_INTRA ? "intra"
+                                                                                  : "inter"));
+                json_object_set_new(fo, "nranks", json_integer(f->nranks));
+                json_object_set_new(fo, "per_node", json_integer(f->per_node));
+                json_object_set_new(fo, "latency_us", jnum(f->alpha_s * 1e6));
+                json_object_set_new(fo, "busbw_GBps", jnum(f->busbw_Bps / GB));
+                json_object_set_new(fo, "sizes", json_integer(f->sizes));
+                json_object_set_new(fo, "points", json_integer(f->points));
+                json_object_set_new(fo, "from", json_string(f->from));
+                json_array_append_new(fits, fo);
+            }
+    json_object_set_new(co, "fits", fits);
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());

@@ -132,7 +132,7 @@ ok $? "one test at 8 and at 16 GPUs under its file name: read (exit $rc)" "$(cat
 sed -e '/^ *[0-9]/s/ none / /' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_2130.txt"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/all_gather_2130.txt" -j >"$out/o32" 2>"$out/e32"; rc=$?
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$T/all_gather_perf-8gpu.txt" -j >"$out/o32b" 2>/dev/null
-same_fit() { grep -v rates_from "$1" >"$1.f"; grep -v rates_from "$2" >"$2.f"; cmp -s "$1.f" "$2.f"; }
+same_fit() { grep -Ev "rates_from|\"from\"" "$1" >"$1.f"; grep -Ev "rates_from|\"from\"" "$2" >"$2.f"; cmp -s "$1.f" "$2.f"; }
 [ $rc -eq 0 ] && [ ! -s "$out/e32" ] && same_fit "$out/o32" "$out/o32b"
 ok $? "rows without the redop token (nccl-tests 2.13.0): read as with it (exit $rc)" "$(cat "$out/e32")"
 # a script's message before the table, and the launchers' other line tags
@@ -400,6 +400,33 @@ refuse "a result in 1e-300 us" "not a measurement (over 1 PB/s" -m megatron-1.7b
   echo '{"type": "result", "collective": "allreduce", "nranks": 8, "bytes": 1024, "time_us": 1e8}'
   echo '{"type": "result", "collective": "allreduce", "nranks": 8, "bytes": 4096, "time_us": 4e8}'; } >"$out/slow.jsonl"
 refuse "results at 18 bytes/s" "fits 17.92 bytes/s of bus bandwidth, not a link's" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/slow.jsonl"
+# the fits are shown, in text and JSON; odd result lines, another backend and a second file
+# measuring the same group are warned about
+"$CCBENCH" layout -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$T/bench-intra.jsonl" >"$out/fa" 2>&1
+grep -q "^#         fit allreduce, 8 ranks within a node: 5.0 us + bus bytes / 100.0 GB/s (9 sizes, '.*bench-intra.jsonl')" "$out/fa"
+ok $? "the header lists the fit" "$(grep '^#' "$out/fa")"
+"$CCBENCH" layout -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$T/bench-intra.jsonl" -j >"$out/fj" 2>&1
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["cluster"]["fits"]; sys.exit(not (len(f) == 1 and f[0]["collective"] == "allreduce" and f[0]["scope"] == "intra" and abs(f[0]["busbw_GBps"] - 100) < 0.01 and abs(f[0]["latency_us"] - 5) < 0.01))' "$out/fj"
+ok $? "--json gives the fit under cluster.fits"
+{ sed 's/"backend": "nccl"/"backend": "mpi"/' "$T/bench-intra.jsonl"
+  echo '{"type": "result", "collective": "allreduc", "nranks": 8, "bytes": 1024, "time_us": 9}'
+  echo '{"type": "result", "collective": "allreduce", "nranks": 8.0, "bytes": 1024, "time_us": 9}'; } >"$out/odd.jsonl"
+"$CCBENCH" layout -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/odd.jsonl" >/dev/null 2>"$out/oe"; rc=$?
+[ $rc -eq 0 ] && grep -q "passed over 2 result line(s) .*(the first: line 13)" "$out/oe" &&
+    grep -q "measured with the mpi backend, not nccl: host memory's rates" "$out/oe"
+ok $? "odd result lines and a host-memory backend: warned (exit $rc)" "$(cat "$out/oe")"
+sed 's/"time_us": \([0-9.]*\)/"time_us": 1\1/' "$T/bench-intra.jsonl" >"$out/slower.jsonl"
+"$CCBENCH" layout -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$T/bench-intra.jsonl,$out/slower.jsonl" >"$out/d1" 2>"$out/de"; rc=$?
+[ $rc -eq 0 ] && grep -q "slower.jsonl': allreduce of 8 ranks within a node was already read from '.*bench-intra.jsonl' (100.0 GB/s there" "$out/de" &&
+    [ "$(grep -c '^#         fit ' "$out/d1")" -eq 1 ]
+ok $? "the same group in a second file: the first kept, warned (exit $rc)" "$(cat "$out/de")"
+python3 - "$T/dgx-a100x4.json" "$out/nofab.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["fabric"] = {"kind": "none"}
+json.dump(t, open(sys.argv[2], "w"))
+PY
+refuse "several nodes with a fabric of kind none" "4 nodes but its fabric has no NICs (kind none)" -m megatron-1.7b -t "$out/nofab.json"
 { echo '{"type": "header", "nnodes": -1}'; sed -n 2,3p "$T/bench-intra.jsonl"; } >"$out/nn.jsonl"
 refuse "a header with nnodes -1" "header without a node count" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/nn.jsonl"
 tap_done

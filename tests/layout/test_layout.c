@@ -153,6 +153,19 @@ static void test_comm(void)
     ok(strcmp(cc_gpu_lookup("NVIDIA H100 80GB HBM3")->id, "h100-sxm") == 0, "H100 SXM by name");
     ok(strcmp(cc_gpu_lookup("NVIDIA GH200 480GB")->id, "gh200") == 0, "GH200 not taken as H200");
     ok(strcmp(cc_gpu_lookup("NVIDIA H100 PCIe")->id, "h100-pcie") == 0, "H100 PCIe");
+    /* nvidia-smi's names of the variants that differ in memory or peak */
+    struct { const char *name, *id; } v[] = {
+        {"NVIDIA A100-PCIE-40GB", "a100-pcie-40g"}, {"NVIDIA A100 40GB PCIe", "a100-pcie-40g"},
+        {"NVIDIA A100 80GB PCIe", "a100-pcie"},     {"NVIDIA A100-SXM4-40GB", "a100-40g"},
+        {"Tesla V100-SXM2-16GB", "v100-16g"},       {"Tesla V100-SXM2-32GB", "v100"},
+        {"NVIDIA H100 NVL", "h100-nvl"},            {"NVIDIA H200 NVL", "h200-nvl"},
+        {"NVIDIA H200", "h200"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        const struct cc_gpu_spec *g = cc_gpu_lookup(v[i].name);
+        ok(g && strcmp(g->id, v[i].id) == 0, "'%s' is %s (%s)", v[i].name, v[i].id,
+           g ? g->id : "none");
+    }
     ok(cc_gpu_lookup("Voodoo 5") == NULL, "unknown GPU");
     is_int(cc_cluster_quick(&c, 12, 8, cc_gpu_lookup("h100"), err, sizeof err), CC_EINVAL,
            "12 GPUs are not whole nodes of 8");
@@ -162,6 +175,140 @@ static void path(char *buf, size_t len, const char *name)
 {
     const char *src = getenv("CC_SRCDIR");
     snprintf(buf, len, "%s/tests/layout/%s", src ? src : ".", name);
+}
+
+/* A bench results file of allreduce over `nranks` ranks on `nnodes` nodes at sizes from
+ * 8 bytes to 128 MiB (doubling), each time given by t_us(bytes, i) (i: the size's index);
+ * the path is written into tmp (a mkstemp template). 0 on success. */
+static int sweep_file(char *tmp, int nranks, int nnodes, double (*t_us)(double, int))
+{
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    fprintf(f, "{\"type\": \"header\", \"nranks\": %d, \"nnodes\": %d, \"backend\": "
+               "\"nccl\"}\n", nranks, nnodes);
+    int i = 0;
+    for (double b = 8; b <= 128 << 20; b *= 2, i++)
+        fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", \"nranks\": %d, "
+                   "\"bytes\": %.0f, \"time_us\": %.6f}\n", nranks, b, t_us(b, i));
+    return fclose(f);
+}
+
+/* 16 ranks, 8 per node: 20 us + x / 50 GB/s, x = bytes * 30/16 */
+static double ar_clean(double b, int i)
+{
+    (void)i;
+    return 20 + b * 30 / 16 / 50e9 * 1e6;
+}
+/* the same with one 1 MiB run timed at 2 us (a glitch: nothing moves 1 MiB that fast) */
+static double ar_glitch(double b, int i)
+{
+    return b == 1 << 20 ? 2 : ar_clean(b, i);
+}
+/* NCCL-like protocol regimes: up to 2 MiB a low-latency protocol at 8 us + x / 35 GB/s,
+ * from 4 MiB the bulk one at 20 us + x / 50 GB/s */
+static double ar_protocols(double b, int i)
+{
+    return b <= 2 << 20 ? 8 + b * 30 / 16 / 35e9 * 1e6 : ar_clean(b, i);
+}
+/* latency only: every size, up to 128 MiB, at 30 us (with 10 ns of jitter) */
+static double ar_flat(double b, int i)
+{
+    (void)b;
+    return 30 + (i % 2 ? 0.01 : 0);
+}
+
+static void test_group_per_node(void)
+{
+    struct cc_cluster c;
+    char err[256];
+    cc_cluster_quick(&c, 96, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    struct { int n, stride, want; const char *what; } g[] = {
+        {4, 1, 4, "4 contiguous ranks: one node"},
+        {8, 8, 1, "stride 8: one per node"},
+        {32, 2, 4, "32 ranks at stride 2: spans whole nodes, 4 in each"},
+        {12, 1, 4, "12 contiguous ranks on 8-GPU nodes: 8 and 4 (or 4 and 8)"},
+        {6, 2, 2, "6 ranks at stride 2 (span 12): 4 and 2 in a node"},
+        {3, 3, 1, "stride 3 does not divide the node: 1"},
+        {24, 16, 1, "stride beyond the node: 1"},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++)
+        is_int(cc_group_per_node(&c, g[i].n, g[i].stride), g[i].want, "%s", g[i].what);
+}
+
+static void test_fit_robust(void)
+{
+    struct cc_cluster c;
+    char err[512], tmp[] = "/tmp/ccbench-fit-XXXXXX";
+    struct { const char *what; double (*t)(double, int); } ok_cases[] = {
+        {"a clean sweep", ar_clean},
+        {"one glitched point", ar_glitch},
+        {"protocol regimes of the middle sizes", ar_protocols},
+    };
+    for (size_t k = 0; k < sizeof ok_cases / sizeof *ok_cases; k++) {
+        cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+        if (sweep_file(tmp, 16, 2, ok_cases[k].t) != 0)
+            {
+                ok(0, "cannot write a results file in /tmp");
+                return;
+            }
+        is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "%s: read",
+               ok_cases[k].what);
+        const struct cc_fit *f = &c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0];
+        REL(f->busbw_Bps, 50e9, 1e-4, "%s: busbw 50 GB/s (%.2f)", ok_cases[k].what,
+            f->busbw_Bps / 1e9);
+        is_near(f->alpha_s, ok_cases[k].t == ar_protocols ? 8e-6 : 20e-6, 0.05e-6,
+                "%s: latency from the small sizes (%.2f us)", ok_cases[k].what, f->alpha_s * 1e6);
+        is_int(f->sizes, 25, "%s: 25 sizes", ok_cases[k].what);
+        unlink(tmp);
+    }
+
+    /* a sweep that never leaves the latency regime gives no bandwidth: not fitted */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    if (sweep_file(tmp, 16, 2, ar_flat) != 0)
+        {
+            ok(0, "cannot write a results file in /tmp");
+            return;
+        }
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_EINVAL, "latency only: refused");
+    ok(strstr(err, "no measurement could be fitted") != NULL, "message: %s", err);
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTER], 0, "nothing kept");
+
+    /* a second file with the same group: the first is kept */
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    char tmp2[] = "/tmp/ccbench-fit-XXXXXX";
+    if (sweep_file(tmp, 16, 2, ar_clean) != 0 || sweep_file(tmp2, 16, 2, ar_protocols) != 0)
+        {
+            ok(0, "cannot write a results file in /tmp");
+            return;
+        }
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "first file");
+    is_int(cc_cluster_load_results(&c, tmp2, err, sizeof err), CC_OK, "a second file, same group");
+    is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTER], 1, "one fit kept");
+    is_near(c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0].alpha_s, 20e-6, 0.05e-6, "the first file's");
+    ok(strstr(c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0].from, tmp + 5) != NULL,
+       "it names its file (%s)", c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0].from);
+    unlink(tmp2);
+
+    /* measured one per node, asked with more: the node's other NICs join, up to its rate */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err); /* 185 GB/s */
+    unlink(tmp);
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    if (sweep_file(tmp, 16, 16, ar_clean) != 0) /* 16 nodes, one rank each: 50 GB/s */
+        {
+            ok(0, "cannot write a results file in /tmp");
+            return;
+        }
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "one-per-node sweep");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 2, 1e9), 20e-6 + 1e9 * 30 / 16 / 100e9, 1e-4,
+        "two per node: twice the measured rate");
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 185e9, 1e-4,
+        "eight per node: capped at the node's 185 GB/s");
+    unlink(tmp);
 }
 
 static void test_inputs(void)
@@ -178,7 +325,8 @@ static void test_inputs(void)
     is_near(c.peak_flops[CC_PREC_BF16], 312e12, 0, "A100 bf16 peak from the table");
     is_near(c.intra_busbw_Bps, 220e9, 0, "intra rate from nodes[].expected");
     is_near(c.inter_node_Bps, 180e9, 0, "inter rate from fabric.inter_allreduce_busbw_GBps");
-    is_near(c.p2p_intra_Bps, 300e9, 0, "send rate from nvlink_GBps_per_gpu");
+    is_near(c.p2p_intra_Bps, 220e9, 0, "send rate within a node: the all-reduce busbw, not "
+            "the NVLink line rate");
     path(p, sizeof p, "h100x2-nics.json");
     is_int(cc_cluster_load_topology(&c, p, 0, err, sizeof err), CC_OK, "read h100x2-nics.json");
     is_near(c.inter_node_Bps, 4 * 400 / 8.0 * 1e9, 0, "inter rate from nics_per_node * rate / 8");
@@ -926,6 +1074,8 @@ int main(void)
     test_pieces();
     test_comm();
     test_inputs();
+    test_fit_robust();
+    test_group_per_node();
     test_gemm();
     test_eval();
     test_embed_sync();
