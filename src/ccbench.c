@@ -39,7 +39,7 @@ static void version_help(FILE *out)
 static int run(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        cc_err("no command given (see ccbench help)");
         return 2;
     }
     const char *name = argv[1];

@@ -173,6 +173,10 @@ ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measure
 [ $rc -eq 0 ] && grep -Eq '^mpi +built +host +usable' "$tmp/h" && grep -Eq '^tcp +built +host +usable' "$tmp/h" &&
     [ "$(grep -Ec '^(mpi|tcp|verbs|nccl) ' "$tmp/h")" -eq 4 ]
 ok $? "backends: the four, host backends usable here ($rc)" "$(cat "$tmp/h")"
+"$CCBENCH" >"$tmp/h" 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && [ ! -s "$tmp/h" ] &&
+    grep -q "^ccbench: error: no command given (see ccbench help)$" "$tmp/e"
+ok $? "ccbench with no command: exit 2, one error line, no usage dump ($rc)" "$(cat "$tmp/e")"
 for args in "backends --bogus" "backends extra" "--version --bogus" "version extra"; do
     "$CCBENCH" $args >"$tmp/h" 2>"$tmp/e"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && [ ! -s "$tmp/h" ]
