@@ -223,9 +223,16 @@ static cc_status sink_failed(struct run *r, int i)
     if (r->is_file[i])
         cc_err("cannot write '%s': %s", r->sink_name[i], strerror(e));
     else
-        cc_err("cannot write %s: %s", r->sink_name[i], strerror(e));
+        cc_err_stdout(e); /* main() checks stdout too: one line between them */
     r->bad[i] = 1;
     return CC_EIO;
+}
+
+/* Flush what rank 0 printed; a failure is said once, while errno still has its reason. */
+static void flush_stdout(void)
+{
+    if (cc_report_flush(stdout) != 0)
+        cc_err_stdout(errno);
 }
 
 /* Append a line and its newline to buf (of size cap, used len) if all of it fits. */
@@ -756,7 +763,10 @@ int cc_cmd_bench(int argc, char **argv)
         if (cfg.quiet) {
             if (stop != CC_STOP_NONE)
                 fputs("# stopped by an error: the summary covers the sizes measured so far\n", stdout);
-            cc_summary_print(stdout, run.sums, CC_SUMMARY_SLOTS);
+            if (cc_summary_print(stdout, run.sums, CC_SUMMARY_SLOTS) != 0) {
+                cc_err_stdout(errno);
+                rc = rc ? rc : 2;
+            }
         }
         long long wrong = 0;
         for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
@@ -767,7 +777,7 @@ int cc_cmd_bench(int argc, char **argv)
             cc_err("bench stopped: %s%s", runerr[0] ? runerr : cc_status_str(st),
                    wrong ? "; wrong results had been detected before it (see the #wrong column)"
                          : "");
-        fflush(stdout);
+        flush_stdout();
     }
 
 out:
@@ -782,7 +792,7 @@ out:
         if (run.is_file[i] && run.begun[i] && !run.bad[i] && !bad)
             printf("# results: %s\n", run.sink_name[i]);
     }
-    fflush(stdout);
+    flush_stdout();
     sig_json_fd = -1;
     cc_outfiles_abandon(outs, OUT_COUNT); /* a start-up that failed leaves no new file behind */
     json_decref(header);

@@ -1,5 +1,6 @@
 #include "core/log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,15 @@ void cc_log(enum cc_log_level lvl, const char *fmt, ...)
     va_start(ap, fmt);
     cc_vlog(lvl, fmt, ap);
     va_end(ap);
+}
+
+void cc_err_stdout(int e)
+{
+    static int said;
+    if (said)
+        return;
+    said = 1;
+    cc_err("cannot write standard output: %s", strerror(e ? e : EIO));
 }
 
 void cc_errbuf(char *buf, size_t len, const char *fmt, ...)

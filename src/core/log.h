@@ -27,6 +27,10 @@ void cc_vlog(enum cc_log_level lvl, const char *fmt, va_list ap);
 #define cc_info(...)  cc_log(CC_LOG_INFO, __VA_ARGS__)
 #define cc_debug(...) cc_log(CC_LOG_DEBUG, __VA_ARGS__)
 
+/* Say "cannot write standard output: REASON" (strerror(e); EIO for 0) once per process:
+ * whichever of a command and main() notices first gives the reason, later calls say nothing. */
+void cc_err_stdout(int e);
+
 /* Write an error message into a caller's buffer (used by parsers that must not print). */
 void cc_errbuf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -187,6 +187,14 @@ for args in "version" "backends" "layout -m llama3-8b -g 8"; do
     [ $rc -eq 2 ] && grep -q "cannot write standard output: No space left on device" "$tmp/e"
     ok $? "ccbench $args >/dev/full: exit 2, says so ($rc)" "$(cat "$tmp/e")"
 done
+# a reader gone (SIGPIPE ignored): one line with its reason, not a second with a stale errno
+for q in "" "-q"; do
+    (trap '' PIPE; "$CCBENCH" bench -e 64 -n 2 -w 0 $q 2>"$tmp/e"; echo $? >"$tmp/rc") | true
+    rc=$(cat "$tmp/rc")
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] &&
+        grep -q "cannot write standard output: Broken pipe$" "$tmp/e"
+    ok $? "bench $q into a closed pipe: exit 2, one line, the reason ($rc)" "$(cat "$tmp/e")"
+done
 $CC_MPIRUN -np 2 "$CCBENCH" bench --help >"$tmp/h" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$tmp/h")" -eq 1 ]; ok $? "bench --help under mpirun: printed once" "$(grep usage "$tmp/h")"
 tap_done
