@@ -257,7 +257,12 @@ cc_status cc_opt_parse(const struct cc_opt *tbl, int argc, char **argv, void *cf
         }
         const struct cc_opt *o = &tbl[idx];
         if (o->type == CC_OPT_FLAG) {
-            if (val && a[1] != '-') {
+            /* a switch is on when given: --quiet=no or --quiet=0 would read as off */
+            if (val && a[1] == '-') {
+                cc_errbuf(err, errlen, "option '--%s' takes no value", o->name);
+                return CC_EUSAGE;
+            }
+            if (val) {
                 cc_errbuf(err, errlen, "option '-%c' takes no value", o->short_name);
                 return CC_EUSAGE;
             }

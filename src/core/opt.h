@@ -19,7 +19,7 @@
 #include "core/status.h"
 
 enum cc_opt_type {
-    CC_OPT_FLAG,   /* int, set to 1 when present; takes no value */
+    CC_OPT_FLAG,   /* int, set to 1 when present; takes no value (--quiet=1 is an error) */
     CC_OPT_INT,    /* int */
     CC_OPT_LONG,   /* long long */
     CC_OPT_DOUBLE, /* double */

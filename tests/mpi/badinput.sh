@@ -25,6 +25,7 @@ expect 0 "invalid size '1X'" -b 1X
 expect 0 "unknown option '--bogus'" --bogus
 expect 0 "needs an integer" -n many
 expect 0 "unexpected argument 'extra'" extra
+expect 0 "option '--quiet' takes no value" --quiet=no
 expect 2 "invalid size '1X'" -b 1X
 expect 2 "minimum size 1048576 is larger than maximum size 1024" -b 1M -e 1K
 expect 4 "multiple of 16" --coll allgather -b 5 -e 5

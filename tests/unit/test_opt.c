@@ -78,6 +78,11 @@ int main(void)
         {2, {"-b", "1X"}, "unknown suffix"},
         {2, {"--color", "pink"}, "red|green|blue"},
         {2, {"--precision", "x1"}, "needs a number"},
+        /* a switch takes no value: '--flag=no' must not turn it on */
+        {1, {"--flag=no"}, "option '--flag' takes no value"},
+        {1, {"--flag=0"}, "option '--flag' takes no value"},
+        {1, {"--flag=1"}, "option '--flag' takes no value"},
+        {1, {"--flag="}, "option '--flag' takes no value"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cc_status st = parse(&c, err, bad[i].argc, bad[i].argv, &r);
