@@ -18,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "core/size.h"
 #include "report/outfile.h"
 #include "report/report.h"
 #include "rte/rte.h"
@@ -56,8 +57,8 @@ static const char *const family_names[] = {"auto", "ipv4", "ipv6", NULL};
 static const struct cc_opt bench_opts[] = {
     {"minbytes", 'b', CC_OPT_SIZE, F(minbytes), "8", "SIZE", "smallest size in bytes (K/M/G suffixes)"},
     {"maxbytes", 'e', CC_OPT_SIZE, F(maxbytes), "64M", "SIZE", "largest size in bytes"},
-    {"stepfactor", 'f', CC_OPT_DOUBLE, F(stepfactor), "2", "F", "multiply the size by F each step"},
-    {"stepbytes", 'i', CC_OPT_SIZE, F(stepbytes), "0", "SIZE", "add SIZE each step (when -f is 1)"},
+    {"stepfactor", 'f', CC_OPT_DOUBLE, F(stepfactor), "2", "F", "multiply the size by F each step (at least 1; 1: add -i instead)"},
+    {"stepbytes", 'i', CC_OPT_SIZE, F(stepbytes), "0", "SIZE", "add SIZE each step (only with -f 1)"},
     {"iters", 'n', CC_OPT_LONG, F(iters), "0", "N", "timed iterations per size; 0: adaptive (see --precision)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"warmup", 'w', CC_OPT_INT, F(warmup), "3", "N", "untimed warm-up iterations per size", NULL, CC_OPT_RANGE, 0, 1e6},
     {"check", 'c', CC_OPT_INT, F(check), "1", "N", "checked iterations after timing (0: no check)", NULL, CC_OPT_RANGE, 0, 1000},
@@ -582,6 +583,10 @@ int cc_cmd_bench(int argc, char **argv)
     if (st == CC_OK && res.npos) {
         snprintf(err, sizeof err, "unexpected argument '%s' (see ccbench bench --help)", res.pos[0]);
         st = CC_EUSAGE;
+    }
+    if (st == CC_OK) { /* the sweep's own values, before MPI; the granules come later */
+        struct cc_sweep sw = {cfg.minbytes, cfg.maxbytes, cfg.stepfactor, cfg.stepbytes};
+        st = cc_sweep_check(&sw, err, sizeof err);
     }
     if (st != CC_OK) {
         if (cc_rte_launcher_rank() <= 0)

@@ -143,6 +143,30 @@ static size_t sweep_walk(const struct cc_sweep *sw, size_t lo, size_t hi, size_t
     return n;
 }
 
+cc_status cc_sweep_check(const struct cc_sweep *sw, char *why, size_t whylen)
+{
+    if (sw->minbytes > sw->maxbytes) {
+        cc_errbuf(why, whylen, "minimum size %zu is larger than maximum size %zu", sw->minbytes,
+                  sw->maxbytes);
+        return CC_EUSAGE;
+    }
+    if (!(sw->factor >= 1)) {
+        cc_errbuf(why, whylen, "step factor %.16g is less than 1 (-f multiplies the size each "
+                  "step)", sw->factor);
+        return CC_EUSAGE;
+    }
+    if (sw->factor > 1 && sw->step > 0) {
+        cc_errbuf(why, whylen, "step bytes %zu apply only with step factor 1, not %.16g (-f 1 -i "
+                  "for linear steps)", sw->step, sw->factor);
+        return CC_EUSAGE;
+    }
+    if (sw->factor == 1 && sw->step == 0 && sw->minbytes != sw->maxbytes) {
+        cc_errbuf(why, whylen, "step factor must be > 1 or step bytes > 0");
+        return CC_EUSAGE;
+    }
+    return CC_OK;
+}
+
 cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **sizes,
                           size_t *nsizes, char *why, size_t whylen)
 {
@@ -153,15 +177,9 @@ cc_status cc_sweep_expand(const struct cc_sweep *sw, size_t granule, size_t **si
     *nsizes = 0;
     if (granule == 0)
         granule = 1;
-    if (sw->minbytes > sw->maxbytes) {
-        cc_errbuf(why, whylen, "minimum size %zu is larger than maximum size %zu", sw->minbytes,
-                  sw->maxbytes);
-        return CC_EUSAGE;
-    }
-    if (sw->factor <= 1 && sw->step == 0 && sw->minbytes != sw->maxbytes) {
-        cc_errbuf(why, whylen, "step factor must be > 1 or step bytes > 0");
-        return CC_EUSAGE;
-    }
+    cc_status st = cc_sweep_check(sw, why, whylen);
+    if (st != CC_OK)
+        return st;
     lo = (sw->minbytes + granule - 1) / granule * granule;
     hi = sw->maxbytes / granule * granule;
     if (lo == 0)

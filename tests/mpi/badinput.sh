@@ -45,6 +45,10 @@ expect 2 "step factor 1.000000000000001 gives more than 10000 sizes" -f 1.000000
 expect 0 "step of 4 bytes gives more than 10000 sizes from 4 to 1T" -f 1 -i 4 -b 4 -e 1T
 VLIMIT=3000000 expect 0 "step of 4 bytes gives more than 10000 sizes from 4 to 1T" -f 1 -i 4 -b 4 -e 1T
 LC_ALL=C grep -q '[^ -~]' "$tmp/err"; [ $? -eq 1 ]; ok $? "under ulimit -v the message is plain text" "$(cat "$tmp/err")"
+# a factor below 1, or a step that a factor above 1 would ignore
+expect 0 "step factor -2 is less than 1" -f -2
+expect 0 "step bytes 64 apply only with step factor 1, not 2" -i 64
+expect 0 "step bytes 64 apply only with step factor 1, not 4" -f 4 -i 64
 # a size that fits no element says the rule of that collective
 expect 0 "no size from 9 to 9 bytes is a multiple of 4 bytes (the size of one float32 element)" -b 9 -e 9
 expect 2 "multiple of 16 bytes (allgather splits the buffer over the ranks: 8-byte float64 elements x 2 ranks)" \

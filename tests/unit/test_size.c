@@ -78,6 +78,21 @@ int main(void)
     ok(strstr(why, "multiple of 16") != NULL, "divisibility message: %s", why);
     sw = (struct cc_sweep){8, 64, 1, 0};
     ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE, "no step rejected");
+    /* a factor below 1 is no sweep (it used to be read as linear steps), and a step with a
+     * factor above 1 would be ignored (it used to be, silently) */
+    sw = (struct cc_sweep){8, 64, -2, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE && !s &&
+           strstr(why, "step factor -2 is less than 1"), "-f -2 rejected: %s", why);
+    sw = (struct cc_sweep){8, 64, 0.5, 8};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE && !s &&
+           strstr(why, "step factor 0.5 is less than 1"), "-f 0.5 -i 8 rejected: %s", why);
+    sw = (struct cc_sweep){8, 8, 0, 0};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE && !s,
+       "-f 0 rejected for a single size too: %s", why);
+    sw = (struct cc_sweep){8, 64, 2, 8};
+    ok(cc_sweep_expand(&sw, 1, &s, &n, why, sizeof why) == CC_EUSAGE && !s &&
+           strstr(why, "step bytes 8 apply only with step factor 1, not 2"),
+       "-f 2 -i 8 rejected: %s", why);
     /* a factor barely above 1 advances one granule per step (it used to repeat the same
      * rounded size for ever), and ends */
     sw = (struct cc_sweep){8, 64, 1.000000000000001, 0};
