@@ -64,7 +64,7 @@ static const struct cc_opt bench_opts[] = {
     {"check", 'c', CC_OPT_INT, F(check), "1", "N", "checked iterations after timing (0: no check)", NULL, CC_OPT_RANGE, 0, 1000},
     {"op", 'o', CC_OPT_STR, F(op), "sum", "LIST", "reduction operators: sum,prod,min,max,avg or all"},
     {"datatype", 'd', CC_OPT_STR, F(dtype), "float32", "LIST", "element types: int8,uint8,int32,uint32,int64,uint64,float16,bfloat16,float32,float64 or all"},
-    {"root", 'r', CC_OPT_INT, F(root), "0", "RANK", "root of broadcast and reduce"},
+    {"root", 'r', CC_OPT_INT, F(root), "0", "RANK", "root of broadcast and reduce (0 to ranks-1)"},
     {"average", 'a', CC_OPT_CHOICE, F(avg), "1", "0|1|2|3", "cross-rank time: 0 rank 0, 1 average, 2 min, 3 max", time_modes},
     {"coll", 0, CC_OPT_STR, F(coll), "allreduce", "LIST", "collectives: allreduce,allgather,reducescatter,broadcast,reduce,alltoall,sendrecv or all"},
     {"backend", 0, CC_OPT_STR, F(backend), "mpi", "NAME", "transport: mpi, tcp, verbs, nccl (see `ccbench backends`)"},
@@ -587,6 +587,10 @@ int cc_cmd_bench(int argc, char **argv)
     if (st == CC_OK) { /* the sweep's own values, before MPI; the granules come later */
         struct cc_sweep sw = {cfg.minbytes, cfg.maxbytes, cfg.stepfactor, cfg.stepbytes};
         st = cc_sweep_check(&sw, err, sizeof err);
+    }
+    if (st == CC_OK && cfg.root < 0) { /* the rank count is checked once MPI is up */
+        snprintf(err, sizeof err, "root %d is not a rank (ranks count from 0)", cfg.root);
+        st = CC_EUSAGE;
     }
     if (st != CC_OK) {
         if (cc_rte_launcher_rank() <= 0)

@@ -36,6 +36,9 @@ expect 2 "unknown datatype 'float8'" -d float8
 expect 2 "unknown op 'xor'" -o xor
 expect 2 "op 'avg' makes no sense for datatype 'int32'" -o avg -d int32
 expect 2 "root 7 is not a rank" --coll broadcast -r 7
+# a negative root is refused whatever the collectives (it was accepted without a rooted one)
+expect 0 "root -1 is not a rank (ranks count from 0)" -r -1
+expect 2 "root -1 is not a rank" --coll allreduce -r -1
 expect 2 "cannot write --json file" --json /nonexistent/dir/x.jsonl -b 8 -e 8
 
 # sweeps: a factor barely above 1 or a tiny step over a huge range is refused at once (it used
