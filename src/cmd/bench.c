@@ -592,6 +592,11 @@ int cc_cmd_bench(int argc, char **argv)
         snprintf(err, sizeof err, "root %d is not a rank (ranks count from 0)", cfg.root);
         st = CC_EUSAGE;
     }
+    if (st == CC_OK && cfg.inplace && cfg.outofplace) {
+        snprintf(err, sizeof err, "--inplace and --outofplace each select one placement only "
+                 "(give neither to measure both)");
+        st = CC_EUSAGE;
+    }
     if (st != CC_OK) {
         if (cc_rte_launcher_rank() <= 0)
             cc_err("%s", err);

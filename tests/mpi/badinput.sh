@@ -64,6 +64,7 @@ expect 0 "--min-iters 50 is more than --max-iters 10" -b 8 -e 16 --min-iters 50 
 # nothing to measure, empty list items, option ranges
 expect 0 "--inplace leaves nothing to measure: no in-place variant of alltoall, sendrecv" \
     --inplace --coll alltoall,sendrecv
+expect 0 "--inplace and --outofplace each select one placement only" --inplace --outofplace
 expect 0 "invalid op list 'sum,' (an empty item)" -o sum,
 expect 0 "invalid collective list 'allreduce,' (an empty item)" --coll allreduce,
 expect 0 "--cuda-graph '-3' is out of range" -G -3
