@@ -59,10 +59,11 @@ static void gpu_help(FILE *o)
 
 static cc_status parse_tests(const char *text, unsigned *mask, char *err, size_t errlen)
 {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", text);
+    const char *p = text;
+    char w[64];
+    int more;
     *mask = 0;
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+    while ((more = cc_list_next(&p, "copy test", text, w, sizeof w, err, errlen)) > 0) {
         int i = cc_choice_index(cc_copy_test_names, w);
         if (i >= 0)
             *mask |= 1u << i;
@@ -78,6 +79,8 @@ static cc_status parse_tests(const char *text, unsigned *mask, char *err, size_t
             return CC_EUSAGE;
         }
     }
+    if (more < 0)
+        return CC_EUSAGE;
     if (!*mask) {
         cc_errbuf(err, errlen, "no copy test selected");
         return CC_EUSAGE;

@@ -259,21 +259,15 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         return CC_EUSAGE;
     }
     if (cfg->results) {
-        char buf[4096];
-        char *save = NULL;
-        if (strlen(cfg->results) >= sizeof buf) {
-            cc_errbuf(err, errlen, "--results list is too long");
-            return CC_EUSAGE;
-        }
-        strcpy(buf, cfg->results);
-        int nfiles = 0;
-        for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save), nfiles++)
-            if ((st = cc_cluster_load_results(c, p, err, errlen)) != CC_OK)
+        const char *p = cfg->results;
+        char path[4096];
+        int more;
+        while ((more = cc_list_next(&p, "--results", cfg->results, path, sizeof path, err,
+                                    errlen)) > 0)
+            if ((st = cc_cluster_load_results(c, path, err, errlen)) != CC_OK)
                 return st;
-        if (!nfiles) {
-            cc_errbuf(err, errlen, "--results names no file");
+        if (more < 0)
             return CC_EUSAGE;
-        }
     }
     return CC_OK;
 }

@@ -16,41 +16,53 @@ int cc_choice_index(const char *const *choices, const char *word)
     return -1;
 }
 
+int cc_list_next(const char **cursor, const char *what, const char *text, char *word,
+                 size_t wordlen, char *err, size_t errlen)
+{
+    const char *p = *cursor;
+    if (!p)
+        return 0;
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (n == 0 || n >= wordlen) {
+        cc_errbuf(err, errlen, "invalid %s list '%s' (%s)", what, text,
+                  n ? "an item is too long" : "an empty item");
+        return -1;
+    }
+    memcpy(word, p, n);
+    word[n] = 0;
+    *cursor = comma ? comma + 1 : NULL;
+    return 1;
+}
+
 unsigned cc_choice_mask(const char *const *choices, const char *what, const char *text,
                         char *err, size_t errlen)
 {
     unsigned mask = 0;
     const char *p = text;
+    char word[64];
+    int more;
     if (!text || !*text) {
         cc_errbuf(err, errlen, "empty %s list", what);
         return 0;
     }
-    while (p) { /* every item, the one after a trailing comma too: "sum," is an error */
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        char word[64];
-        if (n == 0 || n >= sizeof word) {
-            cc_errbuf(err, errlen, "invalid %s list '%s' (%s)", what, text,
-                      n ? "an item is too long" : "an empty item");
-            return 0;
-        }
-        memcpy(word, p, n);
-        word[n] = 0;
+    while ((more = cc_list_next(&p, what, text, word, sizeof word, err, errlen)) > 0) {
         if (strcmp(word, "all") == 0) {
             for (int i = 0; choices[i]; i++)
                 mask |= 1u << i;
-        } else {
-            int i = cc_choice_index(choices, word);
-            if (i < 0) {
-                char list[256];
-                cc_errbuf(err, errlen, "unknown %s '%s' (one of %s, or all)", what, word,
-                          cc_choice_join(choices, list, sizeof list));
-                return 0;
-            }
-            mask |= 1u << i;
+            continue;
         }
-        p = comma ? comma + 1 : NULL;
+        int i = cc_choice_index(choices, word);
+        if (i < 0) {
+            char list[256];
+            cc_errbuf(err, errlen, "unknown %s '%s' (one of %s, or all)", what, word,
+                      cc_choice_join(choices, list, sizeof list));
+            return 0;
+        }
+        mask |= 1u << i;
     }
+    if (more < 0)
+        return 0;
     if (!mask)
         cc_errbuf(err, errlen, "empty %s list", what);
     return mask;

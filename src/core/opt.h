@@ -72,6 +72,17 @@ int cc_opt_find(const struct cc_opt *tbl, const char *name);
 /* Index of `word` in a NULL-terminated list, or -1. */
 int cc_choice_index(const char *const *choices, const char *word);
 
+/* One rule for every comma-separated list on the command line: each call puts the next item
+ * of `text` in word and returns 1; 0 after the last; -1 with "invalid WHAT list 'TEXT' (an
+ * empty item)" (or "(an item is too long)": wordlen - 1 characters at most) in err. Start with
+ * *cursor = text. Every item counts, the one after a trailing comma too: "", "a,", ",a" and
+ * "a,,b" each have an empty item; nothing is cut short.
+ *   const char *p = text; char w[64]; int k;
+ *   while ((k = cc_list_next(&p, "op", text, w, sizeof w, err, len)) > 0) use(w);
+ *   if (k < 0) fail; */
+int cc_list_next(const char **cursor, const char *what, const char *text, char *word,
+                 size_t wordlen, char *err, size_t errlen);
+
 /* Parse a comma-separated list of words from `choices` (or "all") into a bitmask of their
  * indexes. Returns 0 with a message naming `what` and the bad word on error. */
 unsigned cc_choice_mask(const char *const *choices, const char *what, const char *text,

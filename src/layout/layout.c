@@ -61,15 +61,19 @@ const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
                           size_t errlen)
 {
-    char buf[256];
-    char *save = NULL;
+    const char *p = text;
+    char kv[64];
+    int more;
     *dp_given = 0;
-    if (strlen(text) >= sizeof buf) {
+    if (strlen(text) >= 256) {
         cc_errbuf(err, errlen, "layout '%.40s...' is too long", text);
         return CC_EUSAGE;
     }
-    strcpy(buf, text);
-    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    if (!*text) {
+        cc_errbuf(err, errlen, "layout '' names nothing (e.g. tp=8,pp=4,dp=2,mb=1)");
+        return CC_EUSAGE;
+    }
+    while ((more = cc_list_next(&p, "layout", text, kv, sizeof kv, err, errlen)) > 0) {
         char *eq = strchr(kv, '=');
         if (!eq) {
             cc_errbuf(err, errlen, "layout '%s': '%s' is not key=value", text, kv);
@@ -115,10 +119,8 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             return CC_EUSAGE;
         }
     }
-    if (!strpbrk(text, "=")) {
-        cc_errbuf(err, errlen, "layout '%s' names nothing (e.g. tp=8,pp=4,dp=2,mb=1)", text);
+    if (more < 0)
         return CC_EUSAGE;
-    }
     if (l->zero > 3) {
         cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
         return CC_EUSAGE;

@@ -80,5 +80,13 @@ else
     expect_ok "gpu: every copy figure" "$CCBENCH" gpu -b 64M -n 3 -r 2
 fi
 expect_fail "gpu: unknown test refused" "unknown copy test 'nosuch'" "$CCBENCH" gpu --tests nosuch
+# lists as everywhere: an empty item is an error, and a long list is read to its end (it was
+# cut at 255 characters, dropping what followed)
+expect_fail "gpu: an empty item in --tests refused" "invalid copy test list 'h2d,' \(an empty item\)" \
+    "$CCBENCH" gpu --tests h2d,
+expect_fail "gpu: --tests ',p2p' refused" "an empty item" "$CCBENCH" gpu --tests ,p2p
+long=$(printf 'h2d,%.0s' $(seq 1 70))nosuch
+expect_fail "gpu: a --tests list of ${#long} characters is read to its end" "unknown copy test 'nosuch'" \
+    "$CCBENCH" gpu --tests "$long"
 expect_fail "gpu: size not a multiple of 16 refused" "multiple of 16" "$CCBENCH" gpu --size 100
 tap_done

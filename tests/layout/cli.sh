@@ -321,7 +321,8 @@ refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluste
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
 refuse "-x dp=65536,cp=65536" "is 4294967296 but" -m llama3-8b -g 64 -x dp=65536,cp=65536,zero=1
-refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ,
+refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ""
+refuse "-x ," "invalid layout list ',' (an empty item)" -m llama3-8b -g 64 -x ,
 refuse "-x 'tp= 8'" "tp needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
 refuse "-x sp=5" "sp and split are 0 or 1" -m llama3-8b -g 64 -x sp=5
 refuse "-x tp=1,sp=1" "sp=1 (sequence parallelism) needs tp > 1" -m llama3-8b -g 64 -x tp=1,sp=1
@@ -344,7 +345,11 @@ refuse "--grad-accum no layout meets" "micro-batches per step, but --grad-accum 
 refuse "--peak-tflops 1e-300" "too small" -m llama3-8b -g 8 --peak-tflops 1e-300
 refuse "--inter-GBps 0.001" "too small" -m llama3-8b -g 64 --inter-GBps 0.001
 refuse "--bucket 0" "--bucket '0' is out of range" -m llama3-8b -g 8 --bucket 0
-refuse "--results ," "names no file" -m llama3-8b -g 8 -r ,
+refuse "--results ," "invalid --results list ',' (an empty item)" -m llama3-8b -g 8 -r ,
+# an empty item is an error in every list (these were skipped)
+refuse "--results a,," "invalid --results list '$T/bench-intra.jsonl,,' (an empty item)" \
+    -m llama3-8b -g 8 -r "$T/bench-intra.jsonl,,"
+refuse "-x tp=8,,pp=2" "invalid layout list 'tp=8,,pp=2' (an empty item)" -m llama3-8b -g 64 -x tp=8,,pp=2
 refuse "-g 0x10" "needs an integer" -m llama3-8b -g 0x10
 refuse "--gpu-model with --topology" "describe a --gpus cluster" -m llama3-8b -t "$T/dgx-a100x4.json" --gpu-model h100-sxm
 if command -v python3 >/dev/null 2>&1; then

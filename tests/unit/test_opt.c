@@ -101,6 +101,29 @@ int main(void)
     }
     ok(cc_choice_mask(ops, "op", "sum,", err, sizeof err) == 0 && strstr(err, "empty item"),
        "a trailing comma is an empty item: %s", err);
+    /* the one list rule (gpu --tests, layout --results and --explain use it too): every
+     * item, none cut short, an empty one an error */
+    const char *cur = "a,bb,ccc";
+    char w[4];
+    int k1 = cc_list_next(&cur, "x", "a,bb,ccc", w, sizeof w, err, sizeof err);
+    ok(k1 == 1 && strcmp(w, "a") == 0, "list_next: first item 'a'");
+    int k2 = cc_list_next(&cur, "x", "a,bb,ccc", w, sizeof w, err, sizeof err);
+    int k3 = cc_list_next(&cur, "x", "a,bb,ccc", w, sizeof w, err, sizeof err);
+    ok(k2 == 1 && k3 == 1 && strcmp(w, "ccc") == 0, "list_next: then 'bb', 'ccc'");
+    ok(cc_list_next(&cur, "x", "a,bb,ccc", w, sizeof w, err, sizeof err) == 0, "list_next: end");
+    const char *empties[] = {"", "a,", ",a", "a,,b", NULL};
+    for (int i = 0; empties[i]; i++) {
+        int k;
+        cur = empties[i];
+        while ((k = cc_list_next(&cur, "x", empties[i], w, sizeof w, err, sizeof err)) > 0)
+            ;
+        ok(k < 0 && strstr(err, "an empty item"), "list_next '%s': %s", empties[i], err);
+    }
+    cur = "a,dddd";
+    while ((k1 = cc_list_next(&cur, "x", "a,dddd", w, sizeof w, err, sizeof err)) > 0)
+        ;
+    ok(k1 < 0 && strstr(err, "invalid x list 'a,dddd' (an item is too long)"),
+       "list_next: an item longer than the word is refused, not cut: %s", err);
 
     /* a size out of range says the range as sizes */
     static const struct cc_opt sized[] = {
