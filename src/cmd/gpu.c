@@ -17,6 +17,7 @@
 #include "core/opt.h"
 #include "core/size.h"
 #include "gpu/copybw.h"
+#include "report/report.h"
 
 struct gpu_cfg {
     size_t bytes;
@@ -53,8 +54,8 @@ static void gpu_help(FILE *o)
                "device-local line also shows the memory traffic (read + write, twice the copy).\n"
                "\noptions:\n");
     cc_opt_help(o, gpu_opts);
-    fprintf(o, "\nExit status: 0 ok, 1 a copy produced wrong data, 2 bad option or no GPU/driver,\n"
-               "3 CUDA failure.\n");
+    fprintf(o, "\nExit status: 0 ok, 1 a copy produced wrong data, 2 bad option, no GPU/driver or\n"
+               "a --json file that cannot be written, 3 CUDA failure.\n");
 }
 
 static cc_status parse_tests(const char *text, unsigned *mask, char *err, size_t errlen)
@@ -124,10 +125,26 @@ static cc_status parse_devices(const char *text, int **devs, int *n, char *err, 
 /* results kept for the matrices and the d2d ratio */
 struct out {
     FILE *json;
+    const char *json_path;
+    int json_bad; /* a write to --json failed (and was said): no more JSON, exit 2 */
     struct cc_copy_result *res;
     size_t n, cap;
     int ndev_max;
 };
+
+/* Write one JSON Lines object to --json, flushed so that a run cut short keeps its figures;
+ * the first failure is said, naming the file, and ends the JSON output. */
+static void json_line(struct out *o, json_t *j)
+{
+    if (!o->json || o->json_bad)
+        return;
+    errno = 0;
+    if (json_dumpf(j, o->json, JSON_COMPACT) != 0 || fputc('\n', o->json) == EOF ||
+        cc_report_flush(o->json) != 0) {
+        cc_err("cannot write '%s': %s", o->json_path, strerror(errno ? errno : EIO));
+        o->json_bad = 1;
+    }
+}
 
 static void fmt_dev(int d, char *buf, size_t len)
 {
@@ -170,8 +187,7 @@ static void on_result(const struct cc_copy_result *r, void *user)
                                                                    : json_null());
         if (r->na)
             json_object_set_new(j, "na", json_string(r->na));
-        json_dumpf(j, o->json, JSON_COMPACT);
-        fputc('\n', o->json);
+        json_line(o, j);
         json_decref(j);
     }
     if (o->n == o->cap) {
@@ -279,6 +295,11 @@ int cc_cmd_gpu(int argc, char **argv)
     }
     if (st == CC_OK)
         st = cc_gpu_list(&info, &ngpu, err, sizeof err);
+    for (int i = 0; st == CC_OK && i < ndev; i++) /* before --json is opened (truncated) */
+        if (devs[i] >= ngpu) {
+            snprintf(err, sizeof err, "GPU %d does not exist (%d visible)", devs[i], ngpu);
+            st = CC_EUSAGE;
+        }
     if (st != CC_OK) {
         cc_err("%s", err);
         free(devs);
@@ -302,6 +323,7 @@ int cc_cmd_gpu(int argc, char **argv)
     p.devs = devs;
     p.ndevs = ndev;
     if (cfg.json) {
+        o.json_path = cfg.json;
         if (!(o.json = fopen(cfg.json, "w"))) {
             cc_err("cannot write --json file '%s': %s", cfg.json, strerror(errno));
             rc = 2;
@@ -323,9 +345,10 @@ int cc_cmd_gpu(int argc, char **argv)
         gmtime_r(&now, &tm);
         strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
         json_object_set_new(h, "start_time", json_string(ts));
-        json_dumpf(h, o.json, JSON_COMPACT);
-        fputc('\n', o.json);
+        json_line(&o, h);
         json_decref(h);
+        if (o.json_bad) /* said; measuring for a file that cannot take the figures is moot */
+            goto out;
     }
     char sz[32];
     printf("# %s per copy, %d copies per repetition, %d repetitions; GB/s = 1e9 bytes/s of bytes "
@@ -342,8 +365,13 @@ int cc_cmd_gpu(int argc, char **argv)
         rc = cc_status_exit(st);
     }
 out:
-    if (o.json)
-        fclose(o.json);
+    errno = 0;
+    if (o.json && fclose(o.json) != 0 && !o.json_bad) {
+        cc_err("cannot write '%s': %s", cfg.json, strerror(errno ? errno : EIO));
+        o.json_bad = 1;
+    }
+    if (o.json_bad)
+        rc = rc ? rc : 2; /* an output that cannot be written: 2, as for bench */
     free(o.res);
     free(info);
     free(devs);

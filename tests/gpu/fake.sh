@@ -105,4 +105,13 @@ has "gpu: the shifted copy named" "d2d sm copy 0->0 copied wrong data"
 run "gpu: a GPU listed twice refused" 2 "$CCBENCH" gpu -D 0,0
 run "gpu: a missing GPU refused" 2 "$CCBENCH" gpu -D 7
 has "gpu: names the missing GPU" "GPU 7 does not exist"
+# -D is checked before --json is opened (it used to truncate the file first)
+printf 'earlier results\n' >"$dir/keep.jsonl"
+run "gpu: a missing GPU refused with --json" 2 "$CCBENCH" gpu -D 0,7 --json "$dir/keep.jsonl"
+has "gpu: names the missing GPU, once" "^ccbench: error: GPU 7 does not exist \(2 visible\)$"
+[ "$(cat "$dir/keep.jsonl")" = "earlier results" ]; ok $? "gpu: the existing --json file is left as it was"
+# a --json write that fails: one line naming the file, exit 2 (the failure was ignored, exit 0)
+run "gpu: --json /dev/full" 2 "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d --json /dev/full
+has "gpu: names the file and the reason" "cannot write '/dev/full': No space left on device"
+[ "$(printf '%s\n' "$out" | grep -c 'error:')" -eq 1 ]; ok $? "gpu: --json /dev/full said once" "$out"
 tap_done
