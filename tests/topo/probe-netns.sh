@@ -18,4 +18,13 @@ grep -q "all nodes match the majority" "$CL_DIR/out"; ok $? "no host differs fro
 n=$(ls "$CL_DIR"/nccl-*.xml 2>/dev/null | wc -l); [ "$n" = 3 ]
 ok $? "--nccl-topo: one file per host (%h)" "$(ls "$CL_DIR")"
 "$CCBENCH" probe --topology "$j" -q; ok $? "the merged file loads back"
+# %h makes the second host's --nccl-topo file the --json file (a shared directory): that host
+# says so, once, and no rank writes anything
+bad="$CL_DIR/x-$(cl_ns 1).json"
+cl_mpirun -t 120 "$CCBENCH" probe --no-gpu-libs -q --json "$bad" --nccl-topo "$CL_DIR/x-%h.json" \
+    >"$CL_DIR/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ "$(grep -c 'error: --json and --nccl-topo name the same file' "$CL_DIR/out")" -eq 1 ] &&
+    ! ls "$CL_DIR"/x-*.json >/dev/null 2>&1
+ok $? "--nccl-topo of one host is the --json file: one line, nothing written (rc $rc)" "$(cat "$CL_DIR/out"; ls "$CL_DIR")"
 tap_done

@@ -128,6 +128,34 @@ ok $? "--topology with --json: exit 2, nothing written" "rc=$rc $(cat "$T/bad.ou
     --json "$T/one.out" --nccl-topo "$T/one.out" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "name the same file" "$T/bad.out"
 ok $? "--json and --nccl-topo naming one file: exit 2" "rc=$rc $(cat "$T/bad.out")"
+# the same file by another spelling, existing or not, or once %h is expanded: refused before
+# anything is written (the XML used to be written, then overwritten by the topology, exit 0)
+same() { # same NAME JSON NCCL_TOPO [probe options]: exit 2, one line, neither file written
+    name=$1 j=$2 x=$3
+    shift 3
+    "$CCBENCH" probe --no-gpu-libs -q "$@" --json "$j" --nccl-topo "$x" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$T/bad.out")" -eq 1 ] && [ ! -e "$j" ] &&
+        grep -q "^ccbench .*error: --json and --nccl-topo name the same file '/.*'$" "$T/bad.out"
+    ok $? "$name: exit 2, one line, nothing written" "rc=$rc $(cat "$T/bad.out"; ls "$T")"
+}
+same "--json F --nccl-topo DIR/./F, F not there" "$T/new.json" "$T/./new.json"
+same "--nccl-topo with %h expanding to the --json file" "$T/t-$(hostname).json" "$T/t-%h.json"
+same "%h named by an --hwloc-xml file" "$T/n-dgx-like.xml" "$T/n-%h.xml" \
+    --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs"
+mkdir "$T/real" && ln -s "$T/real" "$T/link"
+same "a directory reached through a link" "$T/link/s.json" "$T/real/../real/s.json"
+printf 'kept\n' >"$T/real/kept.json"
+"$CCBENCH" probe --no-gpu-libs -q --json "$T/link/kept.json" --nccl-topo "$T/real/kept.json" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$T/real/kept.json")" = kept ]
+ok $? "an existing file named both ways is left as it was" "rc=$rc $(cat "$T/bad.out")"
+if command -v mpirun >/dev/null 2>&1; then
+    timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" probe --no-gpu-libs -q --json "$T/mp.json" \
+        --nccl-topo "$T/./mp.json" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -ne 0 ] && [ ! -e "$T/mp.json" ] && [ "$(grep -c '^ccbench.*error:' "$T/bad.out")" -eq 1 ]
+    ok $? "under mpirun: every rank stops, one line, nothing written (rc $rc)" "$(cat "$T/bad.out")"
+else
+    skip "under mpirun: the same file refused" "no mpirun"
+fi
 long=$(printf 'd%.0s' $(seq 1 4100))
 "$CCBENCH" probe --no-gpu-libs -q --json "$T/$long.json" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--json: a path of .* characters is longer than" "$T/bad.out"
