@@ -21,6 +21,11 @@
  * writes fp32 master, m, v (24) and writes the 16-bit weight (2); SGD with momentum 16 + 2. */
 #define ADAM_STEP_BYTES 26.0
 #define SGD_STEP_BYTES 18.0
+/* ZeRO 3: gathered units (layers) whose full 16-bit weights are alive at once: the one being
+ * computed and the next one, prefetched (PyTorch FSDP keeps two all-gather outputs alive:
+ * limit_all_gathers, the default since 2023, and FSDP2's prefetching, pytorch#128884;
+ * DeepSpeed's stage3_prefetch_bucket_size prefetches ahead the same way). */
+#define ZERO3_LIVE_UNITS 2.0
 
 double cc_habits_attn_efficiency(const struct cc_habits *hb)
 {
@@ -195,13 +200,18 @@ double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
 }
 
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
-                    int zero, int shard, double *w, double *g, double *o)
+                    double unit, int zero, int shard, double *w, double *g, double *o)
 {
     double opt = m->optim == CC_OPTIM_ADAM ? 12.0 : 8.0; /* fp32 master + moment(s) */
     double sh = shard > 0 ? shard : 1;
     *w = params * 2.0 / (zero >= 3 ? sh : 1.0);
     *g = params * (hb->grad_bytes + hb->main_grad_bytes) / (zero >= 2 ? sh : 1.0);
     *o = params * opt / (zero >= 1 ? sh : 1.0);
+    if (zero >= 3 && sh > 1) { /* the gathered working set on top of the shards */
+        double u = fmin(unit, params);
+        *w += fmin(ZERO3_LIVE_UNITS * u, params) * 2.0; /* computed + prefetched, 16-bit */
+        *g += u * hb->grad_bytes; /* one unit's gradients before their reduce-scatter */
+    }
 }
 
 const char *cc_stage_name(int mem_stage)
@@ -371,6 +381,9 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         x->p_last = x->Ll * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
     x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
+    /* ZeRO 3 gathers one unit at a time: a transformer layer, or the embedding or the output
+     * layer when that is larger */
+    double unit = fmax(Pl, fmax(embed, outp)) / tp;
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
     double work = x->rc == CC_RC_FULL
                       ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
@@ -388,7 +401,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double best = -1;
     for (int i = 0; i < nst; i++) {
         double w, g, o;
-        cc_state_bytes(m, x->hb, st[i].p, x->zero, x->shard, &w, &g, &o);
+        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
         double tot = w + g + o + st[i].act;
         if (tot > best) { /* ties: the first stage named */
             best = tot;

@@ -161,9 +161,13 @@ double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
  * fused. Seconds. */
 double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_Bps);
 /* Weights, gradients, optimizer bytes per GPU for `params` parameters on this GPU's stage
- * (already divided by tp), sharded over `shard` ranks by ZeRO stage `zero`. */
+ * (already divided by tp), sharded over `shard` ranks by ZeRO stage `zero`. At ZeRO 3 (shard
+ * > 1) the gathered working set comes on top: the full 16-bit weights of 2 units of `unit`
+ * parameters (the one computed and the one prefetched; a unit is the largest of a layer and
+ * the embedding, /tp) and one unit's gradients (hb->grad_bytes) before their reduce-scatter,
+ * never more than `params`. */
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
-                    int zero, int shard, double *w, double *g, double *o);
+                    double unit, int zero, int shard, double *w, double *g, double *o);
 
 struct cc_ranked {
     struct cc_layout layout;

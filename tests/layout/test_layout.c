@@ -114,16 +114,24 @@ static void test_pieces(void)
     double w, g, o;
     preset("llama2-7b", &m);
     cc_habits_default(&hb); /* adam, gradients reduced in fp32 */
-    cc_state_bytes(&m, &hb, 1e9, 0, 8, &w, &g, &o);
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 0, 8, &w, &g, &o);
     ok(w == 2e9 && g == 4e9 && o == 12e9, "ZeRO 0: 2 + 4 + 12 bytes per parameter");
-    cc_state_bytes(&m, &hb, 1e9, 1, 8, &w, &g, &o);
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 1, 8, &w, &g, &o);
     ok(w == 2e9 && g == 4e9 && o == 1.5e9, "ZeRO 1: optimizer sharded 8 ways");
-    cc_state_bytes(&m, &hb, 1e9, 2, 8, &w, &g, &o);
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 2, 8, &w, &g, &o);
     ok(w == 2e9 && g == 0.5e9 && o == 1.5e9, "ZeRO 2: gradients sharded too");
-    cc_state_bytes(&m, &hb, 1e9, 3, 8, &w, &g, &o);
-    ok(w == 0.25e9 && g == 0.5e9 && o == 1.5e9, "ZeRO 3: weights sharded too");
+    /* ZeRO 3 with 1e7-parameter units: shards 2e9/8 and 4e9/8, plus two gathered units of
+     * 16-bit weights (4e7 bytes) and one unit's fp32 gradients (4e7) */
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 3, 8, &w, &g, &o);
+    ok(w == 0.25e9 + 4e7 && g == 0.5e9 + 4e7 && o == 1.5e9,
+       "ZeRO 3: weights sharded too, plus 2 gathered units of weights and 1 of gradients");
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 3, 1, &w, &g, &o);
+    ok(w == 2e9 && g == 4e9 && o == 12e9, "ZeRO 3 over one rank: nothing gathered");
+    /* a unit larger than half the stage: the weights gathered never exceed the stage */
+    cc_state_bytes(&m, &hb, 1e9, 0.8e9, 3, 8, &w, &g, &o);
+    ok(w == 0.25e9 + 2e9 && g == 0.5e9 + 3.2e9, "ZeRO 3: at most the whole stage gathered");
     m.optim = CC_OPTIM_SGD;
-    cc_state_bytes(&m, &hb, 1e9, 0, 1, &w, &g, &o);
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 0, 1, &w, &g, &o);
     ok(o == 8e9, "SGD with momentum: 8 bytes of optimizer state");
 
     is_near(cc_bubble_time(8, 1, 2.0), 14.0, 1e-12, "bubble (p-1) t_mb");
@@ -1066,6 +1074,32 @@ static void test_nemo_fp8(void)
     }
 }
 
+/* ZeRO 3 holds the layers it computes in full: a 49152-wide GPT layer is 12h^2 + 13h =
+ * 28,991,668,224 parameters, 58 GB in bf16, so no sharding makes 80 GB GPUs hold it. */
+static void test_zero3(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e;
+    char err[256];
+    preset("gpt3-175b", &m);
+    m.hidden = 49152, m.heads = m.kv_heads = 384, m.ffn = 4 * 49152, m.layers = 32;
+    m.global_batch = 4096;
+    cc_cluster_quick(&c, 4096, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb); /* gradients reduced in fp32 */
+    struct cc_layout l = {1, 1, 4096, 1, 1, 1, 0, 3, CC_RC_FULL};
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    double P = cc_model_params(&m), Pl = 28991668224.0;
+    is_near(cc_model_layer_params(&m), Pl, 0, "one layer: 12h^2 + 13h parameters");
+    /* shards 2P/4096 and 4P/4096, plus two gathered layers in 16-bit (4 Pl bytes) and one
+     * layer's fp32 gradients (4 Pl bytes) */
+    REL(e.mem_weights, 2 * P / 4096 + 4 * Pl, 1e-12, "weights: shard + 2 gathered layers");
+    REL(e.mem_grads, 4 * P / 4096 + 4 * Pl, 1e-12, "gradients: shard + 1 unsharded layer");
+    ok(!e.feasible && strstr(e.why, "GB per GPU") != NULL,
+       "a layer of 58 GB does not fit at ZeRO 3: %s", e.why);
+}
+
 int main(void)
 {
     test_params();
@@ -1078,6 +1112,7 @@ int main(void)
     test_group_per_node();
     test_gemm();
     test_eval();
+    test_zero3();
     test_embed_sync();
     test_search();
     test_uneven();
