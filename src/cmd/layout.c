@@ -47,8 +47,8 @@ static const struct cc_opt layout_opts[] = {
     {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
     {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines or nccl-tests logs"},
-    {"seq-len", 0, CC_OPT_INT, F(seq_len), "0", "N", "override the model's sequence length", NULL, CC_OPT_RANGE, 0, 1e8},
-    {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences)", NULL, CC_OPT_RANGE, 0, 1e12},
+    {"seq-len", 0, CC_OPT_INT, F(seq_len), "0", "N", "override the model's sequence length (a preset's batch in tokens keeps its tokens)", NULL, CC_OPT_RANGE, 0, 1e8},
+    {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences, kept at any --seq-len)", NULL, CC_OPT_RANGE, 0, 1e12},
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
@@ -158,13 +158,14 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
         if ((st = cc_model_load(cfg->model, m, err, errlen)) != CC_OK)
             return st;
     }
-    if (cfg->seq_len) {
-        m->seq_len = cfg->seq_len;
-        if (m->batch_tokens > 0) /* an assumed batch stays the same number of tokens */
-            m->global_batch = m->batch_tokens / m->seq_len > 0 ? m->batch_tokens / m->seq_len : 1;
-    }
-    if (cfg->global_batch)
+    /* one rule for the spec and the flags: a batch stated in sequences is kept, a batch in
+     * tokens (a preset's) follows the sequence length */
+    if (cfg->global_batch) {
         m->global_batch = cfg->global_batch;
+        m->batch_tokens = 0;
+    }
+    if (cfg->seq_len)
+        cc_model_set_seq_len(m, cfg->seq_len);
     const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {
         {"precision", cfg->precision, cc_prec_names, (int *)&m->prec},
         {"optimizer", cfg->optimizer, cc_optim_names, (int *)&m->optim}};

@@ -110,6 +110,13 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
     return CC_OK;
 }
 
+void cc_model_set_seq_len(struct cc_model *m, int seq_len)
+{
+    m->seq_len = seq_len;
+    if (m->batch_tokens > 0 && seq_len > 0) /* an assumed batch stays the same tokens */
+        m->global_batch = m->batch_tokens / seq_len > 0 ? m->batch_tokens / seq_len : 1;
+}
+
 /* ---- JSON spec ---------------------------------------------------------------------------- */
 
 static cc_status get_int(json_t *o, const char *key, long long *v, const char *path, char *err,
@@ -458,9 +465,15 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
             goto done;
         }
     }
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 6; i++)
         *iptr[i] = (int)v[i];
-    m->global_batch = v[7];
+    if (json_object_get(root, "global_batch")) { /* stated: kept at any sequence length */
+        m->global_batch = v[7];
+        m->batch_tokens = 0;
+    }
+    m->seq_len = (int)v[6];
+    if (json_object_get(root, "seq_len")) /* a preset's batch in tokens follows it */
+        cc_model_set_seq_len(m, m->seq_len);
     if (!m->kv_heads)
         m->kv_heads = m->heads;
     c[0] = m->prec, c[1] = m->optim, c[2] = m->recompute, c[3] = m->mlp;

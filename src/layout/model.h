@@ -40,7 +40,9 @@ struct cc_model {
     int tied_embed;       /* 1: input embedding and output layer share weights */
     long long batch_tokens; /* >0: the batch is this many tokens (a preset whose batch is
                                given in tokens, a Hugging Face config's assumed batch), and
-                               global_batch follows --seq-len */
+                               global_batch follows any new sequence length (a spec's
+                               seq_len or --seq-len); 0 once a batch is stated in sequences
+                               (a spec's global_batch, --global-batch) */
 };
 
 /* Presets: lookup by name (case-insensitive); CC_EINVAL if unknown. */
@@ -54,6 +56,11 @@ const struct cc_model *cc_model_preset_at(int i);
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen);
 /* Check the shape (positive sizes, heads divide hidden, kv heads divide heads). */
 cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen);
+
+/* Set the sequence length; a batch given in tokens (batch_tokens > 0: a preset's or a Hugging
+ * Face config's assumed batch) keeps its tokens, so global_batch becomes batch_tokens /
+ * seq_len (at least 1). A batch stated in sequences (batch_tokens = 0) is kept. */
+void cc_model_set_seq_len(struct cc_model *m, int seq_len);
 
 /* The largest value ccbench accepts for a spec key ("layers", "hidden", ..., "global_batch"). */
 long long cc_model_key_max(const char *key);

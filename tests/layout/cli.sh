@@ -219,6 +219,18 @@ ok $? "config read: shape, --seq-len and --global-batch applied, source line say
 "$CCBENCH" layout -m "$T/hf-llama3-8b.json" --gpus 8 --seq-len 4096 -k 1 >"$out/hf2" 2>&1
 grep -q "^# model   llama: .* s=4096, batch 1024," "$out/hf2"
 ok $? "config read: an assumed batch stays 4M tokens at --seq-len 4096"
+# one batch rule for a spec and the flags: a batch stated in sequences (a spec's global_batch,
+# --global-batch) is kept; a preset's batch in tokens follows any new sequence length
+printf '{"preset": "llama2-7b", "global_batch": 64}\n' >"$out/b64.json"
+"$CCBENCH" layout -m "$out/b64.json" -g 8 --seq-len 2048 -k 1 >"$out/b1" 2>&1
+grep -q "^# model   llama2-7b: .* s=2048, batch 64," "$out/b1"
+ok $? "spec global_batch 64 kept at --seq-len 2048" "$(head -1 "$out/b1")"
+printf '{"preset": "llama3-8b", "seq_len": 4096}\n' >"$out/s4k.json"
+"$CCBENCH" layout -m "$out/s4k.json" -g 8 -k 1 >"$out/b2" 2>&1
+"$CCBENCH" layout -m llama3-8b -g 8 --seq-len 4096 -k 1 >"$out/b3" 2>&1
+grep -q "^# model   llama3-8b: .* s=4096, batch 1024," "$out/b2" &&
+    grep -q "^# model   llama3-8b: .* s=4096, batch 1024," "$out/b3"
+ok $? "a spec's seq_len rescales a preset's 4M-token batch as --seq-len does" "$(head -1 "$out/b2")"
 "$CCBENCH" layout -m "$T/hf-moe.json" --gpus 8 >/dev/null 2>"$out/e15"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$out/e15")" -eq 1 ] && grep -q "mixture-of-experts" "$out/e15"
 ok $? "mixture-of-experts config: exit 2, one line" "$(cat "$out/e15")"
