@@ -265,6 +265,9 @@ int cc_group_per_node(const struct cc_cluster *c, int n, int stride)
 /* Shared quantities of one evaluation. */
 struct ctx {
     const struct cc_model *m;
+    struct cc_model mr;     /* the model as one tp rank holds it: with fewer KV heads than tp,
+                               each rank keeps one (Megatron-Core replicates them), so the
+                               K/V projections cost max(kv/tp, 1) heads per rank */
     const struct cc_cluster *c;
     const struct cc_habits *hb;
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
@@ -289,8 +292,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
     if (m->heads % tp)
         why(e, "tp %d does not divide the %d attention heads", tp, m->heads);
-    if (m->kv_heads % tp)
-        why(e, "tp %d does not divide the %d KV heads", tp, m->kv_heads);
+    if (m->kv_heads % tp && tp % m->kv_heads)
+        why(e, "tp %d neither divides the %d KV heads nor is a multiple of them", tp,
+            m->kv_heads);
     if (tp < gpn && gpn % tp)
         why(e, "tp %d does not divide the %d GPUs of a node", tp, gpn);
     if (tp > tp_max)
@@ -367,7 +371,7 @@ static int stages_evaluated(int pp)
  * when the first and last hold one fewer) or the last (output layer and logits). */
 static void eval_memory(struct ctx *x, struct cc_eval *e)
 {
-    const struct cc_model *m = x->m;
+    const struct cc_model *m = &x->mr;
     int tp = x->tp, pp = x->pp, v = x->v;
     double V = m->vocab;
     double Pl = cc_model_layer_params(m);
@@ -440,9 +444,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     int sms = hb->gemm_waves ? c->sms : 0;
 
     /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
+    const struct cc_model *mr = &x->mr; /* K/V heads as one rank holds them */
     double ew_layer = ELEMWISE_TRAFFIC * passes *
-                      cc_model_layer_traffic_bytes(m, mb, s_loc, tp, sp) / hbm;
-    double t_layer = cc_layer_gemm_time(m, mb, s_loc, tp, rate, rate_attn, sms,
+                      cc_model_layer_traffic_bytes(mr, mb, s_loc, tp, sp) / hbm;
+    double t_layer = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms,
                                         x->rc == CC_RC_FULL ? 2 : 1,
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;
     double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate16, sms) +
@@ -460,7 +465,7 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
         if (sp && hb->tp_overlap) {
             /* pipelined with the linear layers beside them: only what outlasts those GEMMs
              * shows, and never less than one of the tp chunks */
-            double lin = cc_layer_gemm_time(m, mb, s_loc, tp, rate, INFINITY, sms,
+            double lin = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, INFINITY, sms,
                                             x->rc == CC_RC_FULL ? 2 : 1, 0);
             tp_layer = fmax(tp_layer - lin, tp_layer / tp);
         }
@@ -549,11 +554,15 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
 void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     const struct cc_habits *hb, const struct cc_layout *l, struct cc_eval *e)
 {
-    struct ctx x = {m, c, hb, l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp > 0 ? l->vpp : 1,
-                    l->sp && l->tp > 1, l->zero, 0,
-                    l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc, l->split};
+    struct ctx x = {.m = m, .c = c, .hb = hb, .tp = l->tp, .pp = l->pp, .dp = l->dp,
+                    .cp = l->cp, .mb = l->mb, .v = l->vpp > 0 ? l->vpp : 1,
+                    .sp = l->sp && l->tp > 1, .zero = l->zero,
+                    .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc, .split = l->split};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
+    x.mr = *m;
+    if (x.mr.kv_heads < x.tp)
+        x.mr.kv_heads = x.tp; /* one replicated K/V head per rank */
     if (x.tp < 1 || x.pp < 1 || x.dp < 1 || x.cp < 1 || x.mb < 1) {
         why(e, "tp, pp, dp, cp and mb must all be at least 1");
         return;
@@ -645,7 +654,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     if (!s->best)
         return CC_ENOMEM;
     for (int tp = 1; tp <= tp_max && tp <= c->gpus; tp++) {
-        if (m->heads % tp || m->kv_heads % tp || c->gpus % tp ||
+        if (m->heads % tp || (m->kv_heads % tp && tp % m->kv_heads) || c->gpus % tp ||
             (tp < c->gpus_per_node && c->gpus_per_node % tp))
             continue;
         for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {

@@ -182,7 +182,7 @@ struct cc_search {
     char why_none[256];        /* if nothing is feasible: why (one line) */
 };
 
-/* Enumerate tp (divides heads and kv heads, <= tp_max), pp (divides layers, or layers + 2 with
+/* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp (divides layers, or layers + 2 with
  * hb->uneven_pp), cp (divides s),
  * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
  * tp/pp/cp/dp, sorted by step time (ties: smaller tp, pp, cp, zero, vpp, then larger mb).

@@ -1100,6 +1100,52 @@ static void test_zero3(void)
        "a layer of 58 GB does not fit at ZeRO 3: %s", e.why);
 }
 
+/* Grouped-query attention with tp above the KV heads: Megatron-Core replicates the K/V heads,
+ * one per rank, so llama2-70b cut to 2 KV heads costs at tp=8 what it costs with 8. */
+static void test_gqa_replicated(void)
+{
+    struct cc_model m, m8;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e, e8;
+    struct cc_search s;
+    char err[256];
+    preset("llama2-70b", &m8);
+    m = m8;
+    m.kv_heads = 2;
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l = {8, 1, 8, 1, 1, 1, 1, 1, CC_RC_FULL};
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    cc_layout_eval(&m8, &c, &hb, &l, &e8);
+    ok(!strstr(e.why, "KV heads"), "tp=8 over 2 KV heads is a valid layout (%s)",
+       e.feasible ? "feasible" : e.why);
+    /* per rank: (80 x (2h^2 + 2h x 8 x 128 + 3h x 28672 + 2h) + 2Vh + h) / 8 parameters =
+     * (80 x 855654400 + 524288000 + 8192) / 8 = 8622081024, 2 bytes each */
+    is_near(e.mem_weights, 17244162048.0, 0, "weights per rank: one K/V head each (17.24 GB)");
+    is_near(e.mem_act, e8.mem_act, 0, "activations as with 8 KV heads");
+    is_near(e.t_compute, e8.t_compute, 0, "QKV GEMMs as with 8 KV heads");
+    /* 2 KV heads at tp=2: 1 each, fewer K/V weights than 8 heads would have */
+    l.tp = 2, l.dp = 32;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    cc_layout_eval(&m8, &c, &hb, &l, &e8);
+    ok(e.mem_weights < e8.mem_weights, "tp=2 over 2 KV heads: no replication");
+    preset("llama2-7b", &m);
+    m.kv_heads = 2;
+    cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    is_int(cc_layout_search(&m, &c, &hb, &s), CC_OK, "search llama2-7b with 2 KV heads on 8");
+    ok(cc_search_rank(&s, 8, 1, 1) >= 0 && cc_search_rank(&s, 4, 1, 2) >= 0,
+       "tp=4 and tp=8 over 2 KV heads are searched");
+    cc_search_free(&s);
+    m.kv_heads = 4;
+    l = (struct cc_layout){6, 1, 1, 1, 1, 1, 0, 1, CC_RC_FULL};
+    m.heads = 48, m.hidden = 6144;
+    cc_cluster_quick(&c, 6, 6, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "tp 6 neither divides the 4 KV heads nor is a multiple of them"),
+       "tp=6 over 4 KV heads refused: %s", e.why);
+}
+
 int main(void)
 {
     test_params();
@@ -1113,6 +1159,7 @@ int main(void)
     test_gemm();
     test_eval();
     test_zero3();
+    test_gqa_replicated();
     test_embed_sync();
     test_search();
     test_uneven();
