@@ -305,8 +305,12 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d layers + embedding + loss"
                         : "pp %d does not divide the %d layers", pp, slots);
-    if (m->seq_len % x->cp)
-        why(e, "cp %d does not divide the sequence length %d", x->cp, m->seq_len);
+    if (x->cp > 1 && m->seq_len % (2 * x->cp)) /* Megatron: load-balanced, 2*cp chunks */
+        why(e, "cp %d needs the sequence length %d to be a multiple of 2*cp = %d (Megatron-LM's "
+            "load-balanced context parallelism)", x->cp, m->seq_len, 2 * x->cp);
+    else if (x->sp && (m->seq_len / x->cp) % tp) /* the sequence dimension is split by tp */
+        why(e, "sequence parallelism needs tp %d to divide the %d tokens per context-parallel "
+            "rank", tp, m->seq_len / x->cp);
     if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
             (long long)x->dp * x->mb);
@@ -658,7 +662,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
             (tp < c->gpus_per_node && c->gpus_per_node % tp))
             continue;
         for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {
-            if (m->seq_len % cp || c->gpus % (tp * cp))
+            if ((cp > 1 && m->seq_len % (2 * cp)) || c->gpus % (tp * cp))
                 continue;
             for (int pp = 1; pp <= m->layers && (long long)tp * cp * pp <= c->gpus; pp++) {
                 int uniform = m->layers % pp == 0;
@@ -682,7 +686,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                         for (int sp = (tp > 1 && hb->sp != 0); sp >= (tp > 1 && hb->sp == 1 ? 1 : 0);
                              sp--)
                             for (int z = hb->zero_min; z <= hb->zero_max; z++) {
-                                if (z >= 2 && pp > 1)
+                                if ((z >= 2 && pp > 1) || (sp && (m->seq_len / cp) % tp))
                                     continue;
                                 for (int sv = 0; sv < 2 * hb->vpp_max; sv++) {
                                     int split = sv % 2, v = sv / 2 + 1;

@@ -333,6 +333,16 @@ refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluste
     -m llama3-8b -g 64 -x tp=65536,pp=65536
 refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
 refuse "-x dp=65536,cp=65536" "is 4294967296 but" -m llama3-8b -g 64 -x dp=65536,cp=65536,zero=1
+# sequence lengths Megatron-LM cannot split: by tp with sequence parallelism, by 2*cp with
+# context parallelism (4100 = 4 x 1025)
+refuse "-x tp=8,sp=1 at a sequence of 4100" "sequence parallelism needs tp 8 to divide the 4100 tokens" \
+    -m llama2-7b -g 8 --seq-len 4100 -x tp=8,sp=1
+refuse "-x cp=4 at a sequence of 4100" "cp 4 needs the sequence length 4100 to be a multiple of 2\*cp = 8" \
+    -m llama2-7b -g 8 --seq-len 4100 -x tp=2,cp=4,sp=0
+"$CCBENCH" layout -m llama2-7b -g 8 --seq-len 4100 --cp-max 4 -k 100 >"$out/s41" 2>&1
+ok $? "a sequence of 4100 on 8 GPUs: layouts remain" "$(tail -2 "$out/s41")"
+! grep -Eq "^ +[0-9]+  tp=8,.*,sp=1,|^ +[0-9]+  .*,cp=4," "$out/s41"
+ok $? "... none with tp=8 and sequence parallelism, none with cp=4"
 refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ""
 refuse "-x ," "invalid layout list ',' (an empty item)" -m llama3-8b -g 64 -x ,
 refuse "-x 'tp= 8'" "tp needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
