@@ -425,8 +425,9 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
             e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
 }
 
-/* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer. */
-static void eval_time(const struct ctx *x, struct cc_eval *e)
+/* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer.
+ * Returns 1 if the step would last over 1e9 s (about 30 years) or for ever. */
+static int eval_time(const struct ctx *x, struct cc_eval *e)
 {
     const struct cc_model *m = x->m;
     const struct cc_cluster *c = x->c;
@@ -547,12 +548,10 @@ static void eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         hb->grad_bytes) / hbm;
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
-    if (!isfinite(e->t_step) || e->t_step > 1e9)
-        why(e, "the rates given make a step last %s (a rate of 0, or far too small?)",
-            isfinite(e->t_step) ? "over 30 years" : "for ever");
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
     e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;
+    return !isfinite(e->t_step) || e->t_step > 1e9;
 }
 
 void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
@@ -599,8 +598,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     check_structure(&x, e);
     int structure_ok = e->feasible;
     eval_memory(&x, e);
-    e->mem_only = structure_ok && !e->feasible;
-    eval_time(&x, e);
+    int mem_fail = structure_ok && !e->feasible;
+    int long_step = eval_time(&x, e);
+    if (long_step && structure_ok) {
+        e->feasible = 1; /* no memory would make it run: the step time is the reason */
+        why(e, "a step would last %s: the batch of %lld sequences x %d tokens is too large "
+            "for these GPUs (or a rate given is 0)",
+            isfinite(e->t_step) ? "over 30 years" : "for ever", m->global_batch, m->seq_len);
+    }
+    e->mem_only = mem_fail && !long_step;
+    e->too_long = structure_ok && long_step;
 }
 
 /* ---- search ----------------------------------------------------------------------------- */
@@ -640,7 +647,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int cap = 64;
     int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
     double closest_ratio = INFINITY;
-    char first_why[192] = "";
+    char first_why[192] = "", long_why[192] = "";
     enum cc_recompute rcs[3];
     int nrc = 0;
 
@@ -709,6 +716,9 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         if (!first_why[0])
                                             snprintf(first_why, sizeof first_why, "%s",
                                                      cand.eval.why);
+                                        if (cand.eval.too_long && !long_why[0])
+                                            snprintf(long_why, sizeof long_why, "%s",
+                                                     cand.eval.why);
                                         continue;
                                     }
                                     s->feasible++;
@@ -744,8 +754,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  "limit %.1f GB", s->closest.eval.mem_total / 1e9,
                  cc_layout_format(&s->closest.layout, lb, sizeof lb),
                  s->closest.eval.mem_limit / 1e9);
-    } else
+    } else /* what stopped the layouts that were whole and would fit, else the first reason */
         snprintf(s->why_none, sizeof s->why_none, "no valid layout: %s",
-                 first_why[0] ? first_why : "nothing to enumerate");
+                 long_why[0] ? long_why : first_why[0] ? first_why : "nothing to enumerate");
     return CC_EINFEASIBLE;
 }

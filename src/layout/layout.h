@@ -97,6 +97,8 @@ struct cc_eval {
     int feasible;
     char why[192];         /* empty if feasible; else the first reason it is not */
     int mem_only;          /* infeasible only because it does not fit in memory */
+    int too_long;          /* infeasible because a step would last over 1e9 s (the batch x
+                              sequence is too large for the rates), whatever the memory */
     long long m;           /* micro-batches per step per pipeline (grad accumulation) */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
@@ -186,7 +188,9 @@ struct cc_search {
  * hb->uneven_pp), cp (divides s),
  * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
  * tp/pp/cp/dp, sorted by step time (ties: smaller tp, pp, cp, zero, vpp, then larger mb).
- * CC_EINFEASIBLE (with why_none) if no layout fits. */
+ * CC_EINFEASIBLE (with why_none) if no layout fits; why_none names the real reason: "no
+ * layout fits in memory" when some layout failed for memory alone, else the step-time refusal
+ * if a whole layout had one, else the first reason met. */
 cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                            const struct cc_habits *hb, struct cc_search *s);
 void cc_search_free(struct cc_search *s);

@@ -76,6 +76,8 @@ rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
 grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
 [ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
 
+refuse "a batch of 1e12 sequences" "no valid layout: a step would last over 30 years: the batch of 1000000000000 sequences x 4096 tokens is too large" \
+    -m llama2-7b --gpus 8 --global-batch 1000000000000
 "$CCBENCH" layout -m "$T/model-badheads.json" --gpus 8 >"$out/h" 2>"$out/herr"
 rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "heads not dividing hidden: exit 2 ($rc)"
 "$CCBENCH" layout -m nosuchmodel --gpus 8 >/dev/null 2>"$out/e1"; rc=$?

@@ -855,6 +855,23 @@ static void test_search(void)
     is_int(cc_layout_search(&m, &c, &hb, &a), CC_EINFEASIBLE, "405B on 8 x 40 GB: nothing fits");
     ok(strstr(a.why_none, "no layout fits in memory") != NULL, "reason: %s", a.why_none);
     cc_search_free(&a);
+
+    /* a batch of 1e12 sequences: every step lasts over 30 years; some layouts would not fit
+     * either, but the batch is what rules them all out, and the summary says so */
+    preset("llama2-7b", &m);
+    m.global_batch = 1000000000000LL;
+    cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    struct cc_eval e;
+    struct cc_layout l1 = {1, 1, 8, 1, 1, 1, 0, 0, CC_RC_NONE};
+    cc_layout_eval(&m, &c, &hb, &l1, &e);
+    ok(!e.feasible && e.too_long && !e.mem_only &&
+       strstr(e.why, "the batch of 1000000000000 sequences x 4096 tokens is too large"),
+       "too large and too long: the step time is the reason (%s)", e.why);
+    is_int(cc_layout_search(&m, &c, &hb, &a), CC_EINFEASIBLE, "batch of 1e12: nothing runs");
+    ok(strstr(a.why_none, "no valid layout: a step would last over 30 years: the batch of "
+                          "1000000000000 sequences") && !strstr(a.why_none, "memory"),
+       "reason names the batch, not memory: %s", a.why_none);
+    cc_search_free(&a);
 }
 
 static void test_uneven(void)
