@@ -225,10 +225,13 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
-    if (m->mlp == CC_MLP_SWIGLU)
-        PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope");
+    if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
+        PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
+            "--disable-bias-linear");
     if (!m->tied_embed)
         PUT(" --untie-embeddings-and-output-weights");
+    if (m->optim == CC_OPTIM_SGD)
+        PUT(" --optimizer sgd");
     PUT(m->prec == CC_PREC_FP16 ? " --fp16" : " --bf16");
     if (m->prec == CC_PREC_FP8)
         PUT(" --fp8-format hybrid");

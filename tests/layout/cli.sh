@@ -180,6 +180,14 @@ ok $? "--explain an uneven 16-stage pipeline of 126 layers" "$(head -8 "$out/u")
 grep -q "layers per stage: first 7, middle 8, last 7" "$out/u"; ok $? "stage layers 7/8/7 shown"
 grep -q -- "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split --num-layers-per-virtual-pipeline-stage 1" "$out/u"
 ok $? "Megatron-LM arguments for the uneven split"
+# the Megatron-LM arguments build the model that was costed: a swiglu model without biases,
+# a GPT one with them (Megatron's default), SGD when chosen
+"$CCBENCH" layout -m llama3-8b -g 8 -x tp=2,pp=1,zero=1 --optimizer sgd >"$out/ma" 2>&1
+grep -q -- "--group-query-attention --num-query-groups 8 .*--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear --untie-embeddings-and-output-weights --optimizer sgd --bf16" "$out/ma"
+ok $? "Megatron-LM arguments: GQA, swiglu, RMSNorm, rope, no biases, untied, SGD" "$(grep -m1 -- --tensor-model "$out/ma")"
+"$CCBENCH" layout -m megatron-1.7b -g 8 -x tp=2,pp=1 >"$out/mg" 2>&1 &&
+    ! grep -q -- "--disable-bias-linear\|--optimizer\|--swiglu" "$out/mg"
+ok $? "Megatron-LM arguments of a GPT with Adam: biases, LayerNorm and Adam are the defaults"
 "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --uneven-pp 0 \
     -x tp=8,pp=16,v=8,mb=1,sp=1,zero=1,rc=full,split=1 >"$out/u0" 2>&1
 ok $? "--uneven-pp 0 limits the search, not --explain"
