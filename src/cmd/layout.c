@@ -32,6 +32,7 @@ struct layout_cfg {
 };
 
 static const char *const grad_names[] = {"auto", "bf16", "fp16", "fp32", NULL};
+static const char *const copy_names[] = {"auto", "0", "4", NULL};
 static const char *const zero_names[] = {"auto", "0", "1", "2", "3", NULL};
 static const char *const sp_names[] = {"auto", "off", "on", NULL};
 
@@ -58,7 +59,7 @@ static const struct cc_opt layout_opts[] = {
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1e15},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
-    {"grad-copy", 0, CC_OPT_INT, F(grad_copy), "0", "BYTES", "fp32 gradient copy the optimizer keeps besides the reduced gradients (Megatron-LM fp16 optimizer: 4)", NULL, CC_OPT_RANGE, 0, 8},
+    {"grad-copy", 0, CC_OPT_CHOICE, F(grad_copy), "auto", NULL, "bytes per parameter of the fp32 gradient copy the optimizer keeps (auto: 4 when gradients are reduced in 16 bits, as Megatron-LM does, else 0)", copy_names},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
     {"accum-fusion", 0, CC_OPT_INT, F(accum_fusion), "1", "0|1", "weight-gradient GEMMs accumulate in place (0: a memory-bound add per micro-batch, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
     {"gemm-waves", 0, CC_OPT_INT, F(gemm_waves), "1", "0|1", "GEMM time follows tile and wave quantization on the GPU's SMs (0: every GEMM at --efficiency)", NULL, CC_OPT_RANGE, 0, 1},
@@ -285,7 +286,10 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)
                                            : (cfg->grad_reduce == 3 ? 4 : 2);
     hb->grad_accum = cfg->grad_accum;
-    hb->main_grad_bytes = cfg->grad_copy;
+    /* Megatron-LM's optimizer casts 16-bit main gradients to fp32 (fp16 and bf16 alike);
+     * fp32 gradients are used as they are */
+    hb->main_grad_bytes = cfg->grad_copy == 0 ? (hb->grad_bytes == 2 ? 4 : 0)
+                                              : (cfg->grad_copy == 2 ? 4 : 0);
     hb->accum_fusion = cfg->accum_fusion;
     hb->gemm_waves = cfg->gemm_waves;
     hb->uneven_pp = cfg->uneven_pp;

@@ -205,7 +205,10 @@ void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double
     double opt = m->optim == CC_OPTIM_ADAM ? 12.0 : 8.0; /* fp32 master + moment(s) */
     double sh = shard > 0 ? shard : 1;
     *w = params * 2.0 / (zero >= 3 ? sh : 1.0);
-    *g = params * (hb->grad_bytes + hb->main_grad_bytes) / (zero >= 2 ? sh : 1.0);
+    /* the fp32 copy of 16-bit gradients belongs to the optimizer: Megatron-LM's distributed
+     * optimizer keeps it for its shard only (4 + 16/d bytes for fp16, dist_optimizer.md) */
+    *g = params * hb->grad_bytes / (zero >= 2 ? sh : 1.0) +
+         params * hb->main_grad_bytes / (zero >= 1 ? sh : 1.0);
     *o = params * opt / (zero >= 1 ? sh : 1.0);
     if (zero >= 3 && sh > 1) { /* the gathered working set on top of the shards */
         double u = fmin(unit, params);

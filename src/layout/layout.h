@@ -31,8 +31,9 @@ struct cc_habits {
     double mem_margin;     /* fraction of GPU memory kept free (allocator, NCCL, context) */
     size_t bucket_bytes;   /* gradient bucket (DDP: 25 MB) */
     int grad_bytes;        /* bytes per gradient element reduced: 2 (bf16/fp16) or 4 (fp32) */
-    int main_grad_bytes;   /* fp32 gradient copy the optimizer keeps besides the reduced
-                              gradients (Megatron-LM's fp16 optimizer: 4), bytes/param */
+    int main_grad_bytes;   /* fp32 copy of 16-bit reduced gradients that the optimizer keeps
+                              (Megatron-LM, fp16 and bf16 alike: 4), bytes/param; sharded
+                              with the optimizer state from ZeRO 1 on */
     int grad_accum;        /* fixed accumulation steps (0: any) */
     int gemm_waves;        /* 1: GEMM time follows tile and wave quantization on the GPU's
                               SMs (layout/gemm.h); 0: every GEMM at `efficiency` */

@@ -56,9 +56,13 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     char attn[32] = "";
     if (hb->efficiency_attn > 0)
         snprintf(attn, sizeof attn, " (attention %.2f)", hb->efficiency_attn);
+    char copy[32] = "";
+    if (hb->main_grad_bytes > 0)
+        snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes, ZeRO %d-%d, recompute %s, overlap %s%s%s%s\n",
-            hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0, hb->grad_bytes,
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s\n",
+            hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
+            hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
@@ -403,6 +407,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "mem_margin", jnum(hb->mem_margin));
     json_object_set_new(ho, "bucket_bytes", json_integer((json_int_t)hb->bucket_bytes));
     json_object_set_new(ho, "grad_reduce_bytes", json_integer(hb->grad_bytes));
+    json_object_set_new(ho, "grad_copy_bytes", json_integer(hb->main_grad_bytes));
     json_object_set_new(ho, "zero_min", json_integer(hb->zero_min));
     json_object_set_new(ho, "zero_max", json_integer(hb->zero_max));
     json_object_set_new(ho, "accum_fusion", json_boolean(hb->accum_fusion));

@@ -229,6 +229,13 @@ ok $? "config read: shape, --seq-len and --global-batch applied, source line say
 "$CCBENCH" layout -m "$T/hf-llama3-8b.json" --gpus 8 --seq-len 4096 -k 1 >"$out/hf2" 2>&1
 grep -q "^# model   llama: .* s=4096, batch 1024," "$out/hf2"
 ok $? "config read: an assumed batch stays 4M tokens at --seq-len 4096"
+# the optimizer's fp32 copy of 16-bit gradients (Megatron-LM, fp16 and bf16 alike): 4 bytes
+# by default when gradients are reduced in 16 bits, none when they are reduced in fp32
+copy_bytes() { "$CCBENCH" layout -g 8 -x tp=8 --json "$@" 2>/dev/null | awk '$1 == "\"grad_copy_bytes\":" { sub(/,$/, "", $2); print $2 }'; }
+c1=$(copy_bytes -m megatron-1.7b) c2=$(copy_bytes -m llama2-7b) c3=$(copy_bytes -m llama2-7b --grad-reduce bf16)
+c4=$(copy_bytes -m megatron-1.7b --grad-copy 0)
+[ "$c1" = 4 ] && [ "$c2" = 0 ] && [ "$c3" = 4 ] && [ "$c4" = 0 ]
+ok $? "fp32 gradient copy: fp16 4, bf16 with fp32 reduction 0, with bf16 reduction 4, --grad-copy 0: 0 ($c1 $c2 $c3 $c4)"
 # one batch rule for a spec and the flags: a batch stated in sequences (a spec's global_batch,
 # --global-batch) is kept; a preset's batch in tokens follows any new sequence length
 printf '{"preset": "llama2-7b", "global_batch": 64}\n' >"$out/b64.json"

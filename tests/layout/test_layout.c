@@ -130,6 +130,18 @@ static void test_pieces(void)
     /* a unit larger than half the stage: the weights gathered never exceed the stage */
     cc_state_bytes(&m, &hb, 1e9, 0.8e9, 3, 8, &w, &g, &o);
     ok(w == 0.25e9 + 2e9 && g == 0.5e9 + 3.2e9, "ZeRO 3: at most the whole stage gathered");
+    /* 16-bit gradients with the optimizer's fp32 copy, Megatron-LM's table
+     * (docs/user-guide/features/dist_optimizer.md): 20 bytes per parameter without the
+     * distributed optimizer, 4 + 16/d with it (the copy sharded with the optimizer state) */
+    hb.grad_bytes = 2, hb.main_grad_bytes = 4;
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 0, 8, &w, &g, &o);
+    ok(w + g + o == 20e9, "16-bit gradients + fp32 copy, ZeRO 0: 20 bytes per parameter");
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 1, 8, &w, &g, &o);
+    ok(g == 2e9 + 0.5e9 && w + g + o == (4 + 16 / 8.0) * 1e9,
+       "distributed optimizer over 8: 4 + 16/8 bytes per parameter, the copy sharded");
+    cc_state_bytes(&m, &hb, 1e9, 1e7, 2, 8, &w, &g, &o);
+    ok(g == (2 + 4) / 8.0 * 1e9, "ZeRO 2: the 16-bit gradients and the copy sharded");
+    hb.grad_bytes = 4, hb.main_grad_bytes = 0;
     m.optim = CC_OPTIM_SGD;
     cc_state_bytes(&m, &hb, 1e9, 1e7, 0, 1, &w, &g, &o);
     ok(o == 8e9, "SGD with momentum: 8 bytes of optimizer state");
@@ -1055,7 +1067,7 @@ static void test_nemo_fp8(void)
     struct cc_habits hb;
     cc_habits_default(&hb);
     hb.tp_overlap = 1;
-    hb.grad_bytes = 2;
+    hb.grad_bytes = 2, hb.main_grad_bytes = 4; /* --grad-reduce bf16: the fp32 copy too */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct cc_model m;
         struct cc_cluster c;
