@@ -271,6 +271,9 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
     fprintf(out, "\ntorchrun (run on each of the %d nodes):\n  torchrun --nnodes %d "
                  "--nproc-per-node %d --rdzv-backend c10d --rdzv-endpoint $MASTER_ADDR:29500 "
                  "pretrain_gpt.py %s\n", c->nodes, c->nodes, c->gpus_per_node, args);
+    /* DeepSpeed's bucket sizes count elements, not bytes: the gradients reduced (and, in as
+     * many buckets, the weights gathered) per bucket of hb->bucket_bytes */
+    size_t bucket_elems = hb->bucket_bytes / (size_t)(hb->grad_bytes > 0 ? hb->grad_bytes : 1);
     fprintf(out, "\nDeepSpeed config fragment:\n"
                  "  {\n    \"train_batch_size\": %lld,\n"
                  "    \"train_micro_batch_size_per_gpu\": %d,\n"
@@ -279,16 +282,25 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
                  "    \"communication_data_type\": \"%s\",\n"
                  "    \"zero_optimization\": {\"stage\": %d, \"overlap_comm\": %s, "
                  "\"contiguous_gradients\": true, \"reduce_bucket_size\": %zu, "
-                 "\"allgather_bucket_size\": %zu},\n"
-                 "    \"activation_checkpointing\": {\"partition_activations\": %s}\n  }\n",
+                 "\"allgather_bucket_size\": %zu}",
             m->global_batch, l->mb, e->m, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
             hb->grad_bytes == 4 ? "fp32" : (m->prec == CC_PREC_FP16 ? "fp16" : "bf16"), l->zero,
             hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1) ? "true" : "false",
-            hb->bucket_bytes, hb->bucket_bytes,
-            l->sp ? "true" : "false");
+            bucket_elems, bucket_elems);
+    /* partitioning applies to the checkpointed layer inputs: only with full recomputation */
+    if (l->rc == CC_RC_FULL)
+        fprintf(out, ",\n    \"activation_checkpointing\": {\"partition_activations\": %s}",
+                l->sp ? "true" : "false");
+    fprintf(out, "\n  }\n");
+    if (l->rc == CC_RC_SELECTIVE)
+        fprintf(out, "  # selective recomputation is Megatron-LM's (--recompute-granularity "
+                     "selective); DeepSpeed's activation checkpointing recomputes whole layers\n");
     if (l->cp > 1)
-        fprintf(out, "  # context parallel %d is not a DeepSpeed option (DeepSpeed-Ulysses "
-                     "sequence parallelism is the nearest)\n", l->cp);
+        fprintf(out, "  # DeepSpeed has no context parallelism: this batch counts the dp = %d "
+                     "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x "
+                     "cp = %d and refuse it; DeepSpeed-Ulysses sequence parallelism is the "
+                     "nearest\n", l->dp, l->mb, e->m, l->dp, (long long)l->mb * e->m * l->dp,
+                l->dp * l->cp);
     if (l->pp > 1)
         fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); "
                      "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp,

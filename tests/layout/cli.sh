@@ -202,6 +202,26 @@ ok $? "--tp-overlap 1 with --explain"
 grep -q -- "--context-parallel-size 2 --sequence-parallel .*--tp-comm-overlap" "$out/o1" &&
     grep -q "tensor-parallel overlap" "$out/o1"
 ok $? "tensor-parallel overlap shown in the habits and the Megatron-LM arguments"
+# the DeepSpeed fragment: bucket sizes in elements (25 MiB of fp32 gradients: 6553600; of
+# bf16: 13107200), partition_activations only with full recomputation, and with cp > 1 a
+# line saying DeepSpeed has no context parallelism
+ds() { sed -n '/^DeepSpeed config fragment:/,/^  }/p' "$1" | sed 1d; }
+grep -q '"reduce_bucket_size": 6553600, "allgather_bucket_size": 6553600}' "$out/o1" &&
+    ! grep -q '"partition_activations"' "$out/o1" &&
+    grep -q "^  # DeepSpeed has no context parallelism: this batch counts the dp = 2 data-parallel ranks (1 x 64 x 2 = 128), DeepSpeed would count dp x cp = 4" "$out/o1"
+ok $? "DeepSpeed fragment with fp32 reduction, rc=none and cp=2: buckets in elements, no activation partitioning, no context parallelism said"
+"$CCBENCH" layout -m llama2-7b -g 8 --grad-reduce bf16 -x tp=2,zero=1,rc=full >"$out/ds1" 2>&1
+"$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=1,rc=none >"$out/ds2" 2>&1
+grep -q '"reduce_bucket_size": 13107200, "allgather_bucket_size": 13107200}' "$out/ds1" &&
+    grep -q '"partition_activations": true' "$out/ds1" && ! grep -q '"activation_checkpointing"' "$out/ds2"
+ok $? "DeepSpeed fragment: bf16 buckets of 13107200 elements; activation partitioning only with recomputation"
+if command -v python3 >/dev/null 2>&1; then
+    ds "$out/ds1" >"$out/ds1.json"; ds "$out/ds2" >"$out/ds2.json"
+    python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$out/ds1.json" "$out/ds2.json"
+    ok $? "DeepSpeed fragments are JSON"
+else
+    skip "DeepSpeed fragments are JSON" "python3 not installed"
+fi
 "$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 \
     -x tp=8,pp=2,dp=4,mb=1,v=2 >"$out/o2" 2>&1
 grep -q "with blocking pipeline sends (--pp-overlap 0) needs pp > 2" "$out/o2"
