@@ -291,8 +291,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     int tp_max = x->hb->tp_max > 0 ? x->hb->tp_max : gpn;
     int tp = x->tp, pp = x->pp, v = x->v;
 
-    if (x->N != x->c->gpus)
-        why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
+    /* what the model and the node allow first: a dp floored to fill the cluster (--explain
+     * without dp) would otherwise hide it behind the product */
     if (m->heads % tp)
         why(e, "tp %d does not divide the %d attention heads", tp, m->heads);
     if (m->kv_heads % tp && tp % m->kv_heads)
@@ -314,6 +314,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     else if (x->sp && (m->seq_len / x->cp) % tp) /* the sequence dimension is split by tp */
         why(e, "sequence parallelism needs tp %d to divide the %d tokens per context-parallel "
             "rank", tp, m->seq_len / x->cp);
+    if (x->N != x->c->gpus)
+        why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
     if (m->global_batch % ((long long)x->dp * x->mb))
         why(e, "global batch %lld is not a multiple of dp*mb = %lld", m->global_batch,
             (long long)x->dp * x->mb);
@@ -628,6 +630,21 @@ static int cmp_ranked(const void *a, const void *b)
     return 0;
 }
 
+/* Whether candidate a beats b, the setting kept so far for the same tp, pp, cp, dp: faster,
+ * or as fast (to 1e-9) with a smaller ZeRO stage, then fewer model chunks, then a larger
+ * micro-batch; otherwise the first enumerated stays. */
+static int better_setting(const struct cc_ranked *a, const struct cc_ranked *b)
+{
+    double ta = a->eval.t_step, tb = b->eval.t_step;
+    if (ta != tb && fabs(ta - tb) > 1e-9 * tb)
+        return ta < tb;
+    if (a->layout.zero != b->layout.zero)
+        return a->layout.zero < b->layout.zero;
+    if (a->layout.vpp != b->layout.vpp)
+        return a->layout.vpp < b->layout.vpp;
+    return a->layout.mb > b->layout.mb;
+}
+
 void cc_search_free(struct cc_search *s)
 {
     free(s->best);
@@ -725,8 +742,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         continue;
                                     }
                                     s->feasible++;
-                                    if (!have || cand.eval.t_step <
-                                                     best.eval.t_step * (1 - 1e-9)) {
+                                    if (!have || better_setting(&cand, &best)) {
                                         best = cand;
                                         have = 1;
                                     }

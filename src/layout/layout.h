@@ -188,7 +188,8 @@ struct cc_search {
 /* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp (divides layers, or layers + 2 with
  * hb->uneven_pp), cp (divides s),
  * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
- * tp/pp/cp/dp, sorted by step time (ties: smaller tp, pp, cp, zero, vpp, then larger mb).
+ * tp/pp/cp/dp (exact ties, to 1e-9: smaller zero, then smaller vpp, then the larger mb, then
+ * the first enumerated), sorted by step time (ties: smaller tp, pp, cp).
  * CC_EINFEASIBLE (with why_none) if no layout fits; why_none names the real reason: "no
  * layout fits in memory" when some layout failed for memory alone, else the step-time refusal
  * if a whole layout had one, else the first reason met. */

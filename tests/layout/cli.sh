@@ -380,6 +380,8 @@ refuse "-x cp=4 at a sequence of 4100" "cp 4 needs the sequence length 4100 to b
 ok $? "a sequence of 4100 on 8 GPUs: layouts remain" "$(tail -2 "$out/s41")"
 ! grep -Eq "^ +[0-9]+  tp=8,.*,sp=1,|^ +[0-9]+  .*,cp=4," "$out/s41"
 ok $? "... none with tp=8 and sequence parallelism, none with cp=4"
+refuse "-x tp=3 on 8 GPUs: the heads, not the floored dp" "is infeasible: tp 3 does not divide the 32 attention heads" \
+    -m llama2-7b -g 8 -x tp=3
 refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ""
 refuse "-x ," "invalid layout list ',' (an empty item)" -m llama3-8b -g 64 -x ,
 refuse "-x 'tp= 8'" "tp needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x "tp= 8"

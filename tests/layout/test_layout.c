@@ -1175,6 +1175,29 @@ static void test_gqa_replicated(void)
        "tp=6 over 4 KV heads refused: %s", e.why);
 }
 
+/* Exact ties within one tp/pp/cp/dp go to the larger micro-batch (layout.h): on one GPU with
+ * every GEMM at --efficiency and no per-micro-batch cost, the step time is the same for every
+ * micro-batch dividing the batch. */
+static void test_ties(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_search s;
+    char err[256];
+    preset("gpt3-175b", &m);
+    m.layers = 4, m.hidden = 1024, m.heads = m.kv_heads = 8, m.ffn = 4096, m.vocab = 1024;
+    m.seq_len = 512, m.global_batch = 16;
+    cc_cluster_quick(&c, 1, 1, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    hb.gemm_waves = 0, hb.recompute = CC_RC_NONE, hb.mb_max = 8;
+    is_int(cc_layout_search(&m, &c, &hb, &s), CC_OK, "search a small model on one GPU");
+    ok(s.nbest == 1 && s.best[0].layout.mb == 8 && s.best[0].layout.zero == 0,
+       "micro-batches 1-8 tie: the largest (8) kept, at ZeRO 0 (got mb=%d, zero=%d)",
+       s.nbest ? s.best[0].layout.mb : 0, s.nbest ? s.best[0].layout.zero : -1);
+    cc_search_free(&s);
+}
+
 int main(void)
 {
     test_params();
@@ -1189,6 +1212,7 @@ int main(void)
     test_eval();
     test_zero3();
     test_gqa_replicated();
+    test_ties();
     test_embed_sync();
     test_search();
     test_uneven();
