@@ -185,11 +185,11 @@ struct cc_search {
     char why_none[256];        /* if nothing is feasible: why (one line) */
 };
 
-/* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp (divides layers, or layers + 2 with
- * hb->uneven_pp), cp (divides s),
- * dp = GPUs/(tp*pp*cp), mb, sp, zero, vpp and recomputation; keep the fastest setting of each
- * tp/pp/cp/dp (exact ties, to 1e-9: smaller zero, then smaller vpp, then the larger mb, then
- * the first enumerated), sorted by step time (ties: smaller tp, pp, cp).
+/* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp
+ * (divides layers, or layers + 2 with hb->uneven_pp), cp (s a multiple of 2*cp), dp =
+ * GPUs/(tp*pp*cp), mb, sp (tp divides s/cp), zero, vpp and recomputation; keep the fastest
+ * setting of each tp/pp/cp/dp (exact ties, to 1e-9: smaller zero, then smaller vpp, then the
+ * larger mb, then the first enumerated), sorted by step time (ties: smaller tp, pp, cp).
  * CC_EINFEASIBLE (with why_none) if no layout fits; why_none names the real reason: "no
  * layout fits in memory" when some layout failed for memory alone, else the step-time refusal
  * if a whole layout had one, else the first reason met. */
