@@ -481,7 +481,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         }
     }
     if (cp > 1) {
-        double kv = mb * s_loc * 2.0 * (m->kv_heads * (h / m->heads)) * 2.0; /* K and V */
+        /* K and V of this rank's heads (its tp share; replicated heads count once each) */
+        double kv = mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * (h / m->heads)) * 2.0;
         int pn = per_node(c, cp, tp);
         double nag = x->rc == CC_RC_FULL ? 2.0 : 1.0;
         cp_layer = nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
