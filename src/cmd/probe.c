@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,33 +58,11 @@ static void probe_help(FILE *o)
                "the topology is saved all the same), 3 a node could not be probed.\n");
 }
 
-/* path as a file to compare: its directory resolved (links, ".", "..") and its base name,
- * whether or not the file exists; the text itself when the directory cannot be resolved. */
-static void resolve_path(const char *path, char *out, size_t len)
+/* Whether paths a and b name one file: the same text, or the same existing file. */
+static int same_file(const char *a, const char *b)
 {
-    char dir[PROBE_PATH_MAX + 256], real[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    if (realpath(dir, real))
-        snprintf(out, len, "%s/%s", strcmp(real, "/") == 0 ? "" : real, slash ? slash + 1 : path);
-    else
-        snprintf(out, len, "%s", path);
-}
-
-/* Whether paths a and b name one file, existing or not: the same resolved path, or the same
- * existing file (a link to the other). a's resolved path goes to ra. */
-static int same_file(const char *a, const char *b, char *ra, size_t len)
-{
-    char rb[PROBE_PATH_MAX + PATH_MAX];
     struct stat sa, sb;
-    resolve_path(a, ra, len);
-    resolve_path(b, rb, sizeof rb);
-    if (strcmp(ra, rb) == 0)
+    if (strcmp(a, b) == 0)
         return 1;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
            sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
@@ -108,73 +85,55 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
     out[k] = 0;
 }
 
-/* One node's probe, between probing and writing its NCCL XML. */
-struct node_probe {
-    struct cc_probe *p;
-    json_t *node;
-    cc_status st;
-    char err[1536];
-    char xml[PROBE_PATH_MAX + 256]; /* --nccl-topo with %h expanded */
-};
-
-/* Write this node's NCCL topology XML to np->xml. */
-static cc_status write_nccl_topo(struct node_probe *np, char *err, size_t errlen)
+/* Write this node's NCCL topology XML to the --nccl-topo file. */
+static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p, json_t *node,
+                                 char *err, size_t errlen)
 {
-    char why[512] = "";
-    FILE *f = fopen(np->xml, "w");
+    char path[PROBE_PATH_MAX + 256], why[512] = "";
+    expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
+    FILE *f = fopen(path, "w");
     if (!f) {
-        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", np->xml, strerror(errno));
+        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
         return CC_EIO;
     }
-    cc_status st = cc_probe_nccl_xml(np->p, np->node, f, why, sizeof why);
+    cc_status st = cc_probe_nccl_xml(p, node, f, why, sizeof why);
     int e = st == CC_OK ? 0 : errno;
     if (fclose(f) != 0 && st == CC_OK) {
         e = errno;
         st = CC_EIO;
     }
     if (st == CC_EIO)
-        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", np->xml, strerror(e ? e : EIO));
+        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(e ? e : EIO));
     else if (st != CC_OK)
         snprintf(err, errlen, "%s", why[0] ? why : cc_status_str(st));
     return st;
 }
 
-/* Probe this node; with --hwloc-xml the node is named by the file. With --nccl-topo, work out
- * the node's file (%h: the node's name) and return 1, its resolved path in same, when it is
- * the --json file: nothing is written yet, and no node may write then. */
-static int probe_node(const struct probe_cfg *cfg, const char *host, struct node_probe *np,
-                      char *same, size_t samelen)
+/* Probe this node; returns its JSON text (malloc'd), or that of {"hostname", "error",
+ * "status"} when the probe failed. With --hwloc-xml the node is named by the file. When only
+ * the --nccl-topo file could not be written, the node is kept and "nccl_topo_error" says why. */
+static char *probe_here(const struct probe_cfg *cfg, const char *host)
 {
     struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, cfg->hwloc_xml ? NULL : host,
                                cfg->no_gpu_libs};
-    np->st = cc_probe_open(&np->p, &po, np->err, sizeof np->err);
-    if (np->st == CC_OK)
-        np->st = cc_probe_node(np->p, &np->node, np->err, sizeof np->err);
-    if (np->st != CC_OK || !cfg->nccl_topo)
-        return 0;
-    expand_host(cfg->nccl_topo, json_string_value(json_object_get(np->node, "hostname")),
-                np->xml, sizeof np->xml);
-    return cfg->json && same_file(np->xml, cfg->json, same, samelen);
-}
-
-/* Write the node's --nccl-topo file and return its JSON text (malloc'd), or that of
- * {"hostname", "error", "status"} when the probe failed. When only the --nccl-topo file could
- * not be written, the node is kept and "nccl_topo_error" says why. */
-static char *finish_node(const struct probe_cfg *cfg, const char *host, struct node_probe *np)
-{
-    json_t *node = np->node;
-    if (np->st == CC_OK && cfg->nccl_topo) {
+    struct cc_probe *p = NULL;
+    json_t *node = NULL;
+    char err[1536] = "";
+    cc_status st = cc_probe_open(&p, &po, err, sizeof err);
+    if (st == CC_OK)
+        st = cc_probe_node(p, &node, err, sizeof err);
+    if (st == CC_OK && cfg->nccl_topo) {
         char xerr[1536];
-        cc_status xst = write_nccl_topo(np, xerr, sizeof xerr);
+        cc_status xst = write_nccl_topo(cfg, p, node, xerr, sizeof xerr);
         if (xst != CC_OK)
             json_object_set_new(node, "nccl_topo_error",
                                 json_pack("{s:s, s:i}", "error", xerr, "status", (int)xst));
     }
-    cc_probe_close(np->p);
-    if (np->st != CC_OK) {
+    cc_probe_close(p);
+    if (st != CC_OK) {
         json_decref(node);
         node = json_pack("{s:s, s:s, s:i}", "hostname", host, "error",
-                         np->err[0] ? np->err : cc_status_str(np->st), "status", (int)np->st);
+                         err[0] ? err : cc_status_str(st), "status", (int)st);
     }
     char *s = json_dumps(node, JSON_COMPACT);
     json_decref(node);
@@ -362,6 +321,11 @@ int cc_cmd_probe(int argc, char **argv)
             st = CC_EUSAGE;
         }
     }
+    if (st == CC_OK && cfg.json && cfg.nccl_topo && same_file(cfg.json, cfg.nccl_topo)) {
+        snprintf(err, sizeof err, "--json '%s' and --nccl-topo '%s' name the same file",
+                 cfg.json, cfg.nccl_topo);
+        st = CC_EUSAGE;
+    }
     if (st != CC_OK) {
         if (speak)
             cc_err("%s", err);
@@ -377,24 +341,8 @@ int cc_cmd_probe(int argc, char **argv)
     if (rte.rank != 0)
         cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
 
-    /* one probe per node: the node's first local rank. Its --nccl-topo file is known once it
-     * has probed (%h may be the name in an --hwloc-xml file); a file that is the --json file
-     * on any node stops every rank before anything is written, said by the first such rank. */
-    struct node_probe np = {0};
-    char same[PROBE_PATH_MAX + PATH_MAX];
-    long long clash = LLONG_MAX;
-    if (rte.local_rank == 0 && probe_node(&cfg, rte.host, &np, same, sizeof same))
-        clash = rte.rank;
-    cc_rte_allreduce_ll(&rte, &clash, 1, CC_RTE_MIN);
-    if (clash != LLONG_MAX) {
-        if (clash == rte.rank)
-            cc_err("--json and --nccl-topo name the same file '%s'", same);
-        cc_probe_close(np.p);
-        json_decref(np.node);
-        cc_rte_fini(&rte);
-        return 2;
-    }
-    char *mine = rte.local_rank == 0 ? finish_node(&cfg, rte.host, &np) : NULL;
+    /* one probe per node: the node's first local rank */
+    char *mine = rte.local_rank == 0 ? probe_here(&cfg, rte.host) : NULL;
     char **all = NULL;
     rc = 0;
     if (cc_rte_gather_str(&rte, mine ? mine : "", &all) != CC_OK) {
