@@ -127,16 +127,26 @@ static char *probe_here(const struct probe_cfg *cfg, const char *host)
         cc_status xst = write_nccl_topo(cfg, p, node, xerr, sizeof xerr);
         if (xst != CC_OK)
             json_object_set_new(node, "nccl_topo_error",
-                                json_pack("{s:s, s:i}", "error", xerr, "status", (int)xst));
+                                json_pack("{s:o, s:i}", "error", cc_topo_jtext(xerr), "status", (int)xst));
     }
     cc_probe_close(p);
-    if (st != CC_OK) {
-        json_decref(node);
-        node = json_pack("{s:s, s:s, s:i}", "hostname", host, "error",
-                         err[0] ? err : cc_status_str(st), "status", (int)st);
+    char *s = st == CC_OK ? json_dumps(node, JSON_COMPACT) : NULL;
+    if (st == CC_OK && !s) {
+        st = CC_ENOMEM;
+        snprintf(err, sizeof err, "cannot describe node '%s': out of memory", host);
     }
-    char *s = json_dumps(node, JSON_COMPACT);
     json_decref(node);
+    if (st != CC_OK) { /* texts made valid UTF-8: a path or host name may be any bytes */
+        node = json_pack("{s:o, s:o, s:i}", "hostname", cc_topo_jtext(host), "error",
+                         cc_topo_jtext(err[0] ? err : cc_status_str(st)), "status", (int)st);
+        s = json_dumps(node, JSON_COMPACT);
+        json_decref(node);
+    }
+    if (!s) { /* still a failure rank 0 hears of */
+        char fb[64];
+        snprintf(fb, sizeof fb, "{\"error\": \"out of memory\", \"status\": %d}", (int)CC_ENOMEM);
+        s = strdup(fb);
+    }
     return s;
 }
 

@@ -12,6 +12,7 @@ struct cc_probe {
     char host[64];
     int no_gpu_libs;
     int real;        /* probing the running machine (not an XML file) */
+    const char *fail; /* cc_probe_node: the first part of the node JSON that could not be built */
 };
 
 /* PCI attributes of a PCI device or of a bridge's upstream side; NULL for anything else. */

@@ -8,7 +8,8 @@ libcccore_a_SOURCES += src/topo/topo.h src/topo/hw.h src/topo/hw.c src/topo/prob
 check_PROGRAMS += tests/topo/test_topo
 tests_topo_test_topo_SOURCES = tests/topo/test_topo.c
 tests_topo_test_topo_LDADD = $(CC_UNIT_LIBS)
-TESTS += tests/topo/test_topo tests/topo/probe.sh tests/topo/probe-netns.sh
+TESTS += tests/topo/test_topo tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
-	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh
+	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh \
+	tests/topo/probe-input.sh
 dist_doc_DATA += docs/topology.md

@@ -25,19 +25,25 @@
 #include "topo/hw.h"
 #include "topo/sysfs.h"
 
-/* s as an XML attribute value (& < > " ' escaped), into buf; "" for NULL. */
+/* s as an XML attribute value (valid UTF-8, & < > " ' escaped), into buf; "" for NULL. A
+ * character that does not fit whole is left out with all after it. */
 static const char *xattr(const char *s, char *buf, size_t len)
 {
+    char text[256];
     size_t k = 0;
-    for (; s && *s && k + 7 < len; s++) {
-        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
-                        : *s == '"' ? "&quot;" : *s == '\'' ? "&apos;" : NULL;
-        if (e) {
-            memcpy(buf + k, e, strlen(e));
-            k += strlen(e);
-        } else {
-            buf[k++] = *s;
-        }
+    cc_topo_text(text, sizeof text, s);
+    for (const char *c = text; *c; c++) {
+        const char *e = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;"
+                        : *c == '"' ? "&quot;" : *c == '\'' ? "&apos;" : NULL;
+        size_t n = e ? strlen(e) : 1;
+        if (!e && (*c & 0xc0) == 0xc0) /* a character's first byte: take all of it */
+            while ((c[n] & 0xc0) == 0x80)
+                n++;
+        if (k + n >= len)
+            break;
+        memcpy(buf + k, e ? e : c, n);
+        k += n;
+        c += e ? 0 : n - 1;
     }
     buf[k] = 0;
     return buf;

@@ -58,13 +58,15 @@ cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, ch
         return o->hwloc_xml ? CC_EPARSE : CC_ESYS;
     }
     const char *xml_host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(p->t), "HostName");
+    char host[256];
     if (o->hostname)
-        snprintf(p->host, sizeof p->host, "%s", o->hostname);
+        snprintf(host, sizeof host, "%s", o->hostname);
     else if (!p->real && xml_host)
-        snprintf(p->host, sizeof p->host, "%s", xml_host);
-    else if (gethostname(p->host, sizeof p->host) != 0)
-        snprintf(p->host, sizeof p->host, "unknown");
-    p->host[sizeof p->host - 1] = 0;
+        snprintf(host, sizeof host, "%s", xml_host);
+    else if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = 0;
+    cc_topo_text(p->host, sizeof p->host, host); /* valid UTF-8, never cut inside a character */
     *out = p;
     return CC_OK;
 }
@@ -76,6 +78,23 @@ void cc_probe_close(struct cc_probe *p)
     if (p->t)
         hwloc_topology_destroy(p->t);
     free(p);
+}
+
+/* ---- building the JSON ------------------------------------------------------------------ */
+
+/* Every value of the node goes through these: a NULL value (jansson could not build it: out
+ * of memory, since all text is made valid UTF-8 first) or a failed add marks the node failed
+ * at `what`, so that it is reported, never silently left short. */
+static void add(struct cc_probe *p, json_t *array, json_t *v, const char *what)
+{
+    if (json_array_append_new(array, v) != 0 && !p->fail)
+        p->fail = what;
+}
+
+static void set(struct cc_probe *p, json_t *obj, const char *key, json_t *v)
+{
+    if (json_object_set_new(obj, key, v) != 0 && !p->fail)
+        p->fail = key;
 }
 
 /* ---- CPU and memory --------------------------------------------------------------------- */
@@ -100,17 +119,18 @@ static json_t *probe_cpu(struct cc_probe *p)
     int sockets = hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PACKAGE);
     int nl2, nl3;
     long long l2 = cache_size(p, HWLOC_OBJ_L2CACHE, &nl2), l3 = cache_size(p, HWLOC_OBJ_L3CACHE, &nl3);
-    json_t *cpu = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}",
-                     "model", info(pkg, "CPUModel"), "vendor", info(pkg, "CPUVendor"),
-                     "arch", info(root, "Architecture"),
+    json_t *cpu = json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i}",
+                     "model", cc_topo_jtext(info(pkg, "CPUModel")),
+                     "vendor", cc_topo_jtext(info(pkg, "CPUVendor")),
+                     "arch", cc_topo_jtext(info(root, "Architecture")),
                      "family", atoi(info(pkg, "CPUFamilyNumber")),
                      "model_number", atoi(info(pkg, "CPUModelNumber")),
                      "sockets", sockets > 0 ? sockets : 1,
                      "cores", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_CORE),
                      "pus", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PU));
     /* one cache's size and how many there are */
-    json_object_set_new(cpu, "l2", json_pack("{s:I, s:i}", "bytes", (json_int_t)l2, "count", nl2));
-    json_object_set_new(cpu, "l3", json_pack("{s:I, s:i}", "bytes", (json_int_t)l3, "count", nl3));
+    set(p, cpu, "l2", json_pack("{s:I, s:i}", "bytes", (json_int_t)l2, "count", nl2));
+    set(p, cpu, "l3", json_pack("{s:I, s:i}", "bytes", (json_int_t)l3, "count", nl3));
     return cpu;
 }
 
@@ -130,10 +150,10 @@ static json_t *probe_disks(struct cc_probe *p)
             cc_hw_busid(pci, bus, sizeof bus);
         const char *size = hwloc_obj_get_info_by_name(o, "Size");
         const char *model = hwloc_obj_get_info_by_name(o, "Model");
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:I}", "name", o->name ? o->name : "?",
-                                           "model", model ? model : "", "pci_bus_id", bus,
-                                           "numa", cc_hw_numa(o), "size_bytes",
-                                           (json_int_t)(size ? strtoll(size, NULL, 10) * 1024 : -1)));
+        add(p, a, json_pack("{s:o, s:o, s:s, s:i, s:I}", "name", cc_topo_jtext(o->name ? o->name : "?"),
+                            "model", cc_topo_jtext(model), "pci_bus_id", bus,
+                            "numa", cc_hw_numa(o), "size_bytes",
+                            (json_int_t)(size ? strtoll(size, NULL, 10) * 1024 : -1)), "disks");
     }
     return a;
 }
@@ -147,10 +167,10 @@ static json_t *probe_numa(struct cc_probe *p, long long *total)
         char *cpus = NULL;
         hwloc_bitmap_asprintf(&cpus, n->cpuset);
         hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(p->t, HWLOC_OBJ_PACKAGE, n);
-        json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:I}", "os_index", (int)n->os_index,
-                                           "cpuset", cpus ? cpus : "", "package",
-                                           pkg ? (int)pkg->logical_index : 0, "memory_bytes",
-                                           (json_int_t)n->attr->numanode.local_memory));
+        add(p, a, json_pack("{s:i, s:s, s:i, s:I}", "os_index", (int)n->os_index,
+                            "cpuset", cpus ? cpus : "", "package",
+                            pkg ? (int)pkg->logical_index : 0, "memory_bytes",
+                            (json_int_t)n->attr->numanode.local_memory), "numa");
         *total += (long long)n->attr->numanode.local_memory;
         free(cpus);
     }
@@ -181,7 +201,7 @@ static void gpu_from_hwloc(hwloc_obj_t g, struct cc_gpu_info *gi)
             continue;
         const char *m = hwloc_obj_get_info_by_name(c, "GPUModel");
         if (m && !gi->model[0])
-            snprintf(gi->model, sizeof gi->model, "%s", m);
+            cc_topo_text(gi->model, sizeof gi->model, m);
         int idx;
         if (c->name && sscanf(c->name, "cuda%d", &idx) == 1)
             gi->cuda_index = idx;
@@ -237,17 +257,17 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
     hwloc_distances_release(p->t, d);
 }
 
-static json_t *gpu_json(int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
+static json_t *gpu_json(struct cc_probe *p, int idx, hwloc_obj_t g, const struct cc_gpu_info *gi)
 {
     char bus[16];
     cc_hw_busid(g, bus, sizeof bus);
     json_t *links = json_array();
     for (int k = 0; k < gi->npeers; k++)
-        json_array_append_new(links, json_pack("{s:s, s:i, s:s}", "target", gi->peers[k].busid,
+        add(p, links, json_pack("{s:s, s:i, s:s}", "target", gi->peers[k].busid,
                                                "count", gi->peers[k].count, "kind",
                                                gi->peers[k].is_switch == 1   ? "nvswitch"
                                                : gi->peers[k].is_switch == 0 ? "gpu"
-                                                                             : "unknown"));
+                                                                             : "unknown"), "gpus");
     char devid[8];
     snprintf(devid, sizeof devid, "0x%04x", g->attr->pcidev.device_id);
     return json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:I, s:i, s:{s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:o}}",
@@ -286,8 +306,11 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
     const char *kind = "eth";
     char netname[64] = "";
     if (net && net->name)
-        snprintf(netname, sizeof netname, "%s", net->name);
-    if (ib) {
+        cc_topo_text(netname, sizeof netname, net->name);
+    if (ib && !ib->name) {
+        ports = json_array(); /* an RDMA device hwloc did not name: nothing to look up */
+        kind = "ib";
+    } else if (ib) {
         ports = cc_sysfs_ib_ports(p->root, ib->name);
         kind = "ib";
         size_t i;
@@ -309,26 +332,31 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
                 guid[k] = 0;
             }
         }
-        if (!netname[0])
-            cc_sysfs_ib_netdev(p->root, ib->name, netname, sizeof netname);
+        if (!netname[0] && cc_sysfs_ib_netdev(p->root, ib->name, netname, sizeof netname) == 0)
+            cc_topo_text(netname, sizeof netname, netname);
     } else {
         ports = json_array();
         json_t *nd = cc_sysfs_netdev(p->root, netname);
         if (nd) {
             long long mbps = json_integer_value(json_object_get(nd, "speed_mbps"));
-            json_array_append_new(ports, json_pack("{s:i, s:s, s:f, s:s}", "port", 1, "state",
-                                                   json_string_value(json_object_get(nd, "state")),
-                                                   "rate_gbps", mbps > 0 ? mbps / 1000.0 : 0.0,
-                                                   "link_layer", "Ethernet"));
+            add(p, ports, json_pack("{s:i, s:O, s:f, s:s}", "port", 1, "state",
+                                    json_object_get(nd, "state"),
+                                    "rate_gbps", mbps > 0 ? mbps / 1000.0 : 0.0,
+                                    "link_layer", "Ethernet"), "nics");
             json_decref(nd);
         }
     }
-    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:f, s:o}", "name", ib ? ib->name : netname,
+    /* an RDMA device without a name is kept (it is there) as "?" */
+    const char *name = !ib ? netname : ib->name ? ib->name : "?";
+    double rate = first_rate(ports);
+    json_t *o = json_pack("{s:o, s:s, s:s, s:i, s:f, s:o}", "name", cc_topo_jtext(name),
                           "kind", kind, "pci_bus_id", bus, "numa", cc_hw_numa(pci),
-                          "rate_gbps", first_rate(ports), "ports", ports);
-    json_object_set_new(o, "netdev", netname[0] ? json_string(netname) : json_null());
+                          "rate_gbps", rate, "ports", ports);
+    if (!o && !p->fail)
+        p->fail = "nics";
+    set(p, o, "netdev", netname[0] ? json_string(netname) : json_null());
     if (guid[0])
-        json_object_set_new(o, "guid", json_string(guid));
+        set(p, o, "guid", cc_topo_jtext(guid));
     return o;
 }
 
@@ -354,12 +382,14 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;
                 hwloc_obj_t *nv = realloc(*objs, (size_t)cap * sizeof *nv);
-                if (!nv)
+                if (!nv) {
+                    p->fail = p->fail ? p->fail : "nics";
                     return n;
+                }
                 *objs = nv;
             }
             (*objs)[n++] = pci;
-            json_array_append_new(nics, nic_json(p, pci, nib ? ibs[k] : NULL, net));
+            add(p, nics, nic_json(p, pci, nib ? ibs[k] : NULL, net), "nics");
         }
     }
     return n;
@@ -387,7 +417,7 @@ static json_t *netdevs_with_addresses(struct cc_probe *p)
     json_t *nd = cc_sysfs_netdevs(p->root);
     size_t i;
     json_t *o;
-    json_array_foreach(nd, i, o) json_object_set_new(o, "addresses", json_array());
+    json_array_foreach(nd, i, o) set(p, o, "addresses", json_array());
     if (!p->real || strcmp(p->root, "/") != 0)
         return nd; /* a fake tree or a saved topology: the addresses are not this machine's */
     struct ifaddrs *ifa = NULL;
@@ -402,8 +432,9 @@ static json_t *netdevs_with_addresses(struct cc_probe *p)
         if (getnameinfo(a->ifa_addr, len, host, sizeof host, NULL, 0, NI_NUMERICHOST) != 0)
             continue;
         json_array_foreach(nd, i, o) {
-            if (strcmp(json_string_value(json_object_get(o, "name")), a->ifa_name) == 0)
-                json_array_append_new(json_object_get(o, "addresses"), json_string(host));
+            const char *name = json_string_value(json_object_get(o, "name"));
+            if (name && strcmp(name, a->ifa_name) == 0)
+                add(p, json_object_get(o, "addresses"), json_string(host), "netdevs");
         }
     }
     freeifaddrs(ifa);
@@ -415,8 +446,8 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     hwloc_obj_t g = NULL, *gobj = NULL, *nobj = NULL;
     int ngpu = 0;
     struct cc_gpu_info *gi = NULL;
-    (void)err;
-    (void)errlen;
+    *out = NULL;
+    p->fail = NULL;
 
     while ((g = hwloc_get_next_pcidev(p->t, g)))
         ngpu += is_gpu(g);
@@ -437,8 +468,10 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         cc_gpu_info_init(x);
         gpu_from_hwloc(g, x);
         cc_hw_busid(g, bus, sizeof bus);
-        if (libs)
+        if (libs) {
             cc_gpulib_query(bus, x);
+            cc_topo_text(x->model, sizeof x->model, x->model);
+        }
         for (size_t k = 0; k < sizeof gpu_ids / sizeof gpu_ids[0]; k++) {
             if (gpu_ids[k].id != g->attr->pcidev.device_id)
                 continue;
@@ -474,37 +507,38 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
 
     json_t *node = json_object();
     long long mem = 0;
-    json_object_set_new(node, "hostname", json_string(p->host));
-    json_object_set_new(node, "count", json_integer(1));
-    json_object_set_new(node, "cpu", probe_cpu(p));
-    json_object_set_new(node, "numa", probe_numa(p, &mem));
-    json_object_set_new(node, "memory_bytes", json_integer(mem));
+    set(p, node, "hostname", json_string(p->host));
+    set(p, node, "count", json_integer(1));
+    set(p, node, "cpu", probe_cpu(p));
+    set(p, node, "numa", probe_numa(p, &mem));
+    set(p, node, "memory_bytes", json_integer(mem));
     json_t *gpus = json_array();
     for (int i = 0; i < ngpu; i++)
-        json_array_append_new(gpus, gpu_json(i, gobj[i], &gi[i]));
-    json_object_set_new(node, "gpus", gpus);
+        add(p, gpus, gpu_json(p, i, gobj[i], &gi[i]), "gpus");
+    set(p, node, "gpus", json_incref(gpus));
     json_t *nics = json_array();
     int nnic = find_nics(p, nics, &nobj);
-    json_object_set_new(node, "nics", nics);
-    json_object_set_new(node, "netdevs", netdevs_with_addresses(p));
-    json_object_set_new(node, "disks", probe_disks(p));
+    set(p, node, "nics", json_incref(nics));
+    set(p, node, "netdevs", netdevs_with_addresses(p));
+    set(p, node, "disks", probe_disks(p));
 
     json_t *gg = json_array(), *gn = json_array();
     for (int i = 0; i < ngpu; i++) {
         json_t *row = json_array(), *nrow = json_array();
         for (int j = 0; j < ngpu; j++) {
             const char *c = cc_hw_path_class(gobj[i], gobj[j]);
-            if (i != j && nvlinked(&gi[i], &gi[j],
-                                   json_string_value(json_object_get(json_array_get(gpus, (size_t)j), "pci_bus_id"))))
+            char bus[16];
+            cc_hw_busid(gobj[j], bus, sizeof bus);
+            if (i != j && nvlinked(&gi[i], &gi[j], bus))
                 c = "NVL";
-            json_array_append_new(row, json_string(c));
+            add(p, row, json_string(c), "paths");
         }
         for (int j = 0; j < nnic; j++)
-            json_array_append_new(nrow, json_string(cc_hw_path_class(gobj[i], nobj[j])));
-        json_array_append_new(gg, row);
-        json_array_append_new(gn, nrow);
+            add(p, nrow, json_string(cc_hw_path_class(gobj[i], nobj[j])), "paths");
+        add(p, gg, row, "paths");
+        add(p, gn, nrow, "paths");
     }
-    json_object_set_new(node, "paths", json_pack("{s:o, s:o}", "gpu_gpu", gg, "gpu_nic", gn));
+    set(p, node, "paths", json_pack("{s:o, s:o}", "gpu_gpu", gg, "gpu_nic", gn));
 
     /* What can be expected of the links seen: a NIC moves its port rate, NVLink 25 GB/s per
      * link and direction (NVLink 3 and 4). */
@@ -526,18 +560,26 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
             nic = r;
     }
     if (nic > 0)
-        json_object_set_new(exp, "nic_GBps", json_real(nic / 8.0));
+        set(p, exp, "nic_GBps", json_real(nic / 8.0));
     int minlinks = -1;
     for (int k = 0; k < ngpu; k++)
         if (minlinks < 0 || gi[k].nvlinks_up < minlinks)
             minlinks = gi[k].nvlinks_up;
     if (minlinks > 0)
-        json_object_set_new(exp, "nvlink_GBps_per_gpu", json_real(25.0 * minlinks));
-    json_object_set_new(node, "expected", exp);
+        set(p, exp, "nvlink_GBps_per_gpu", json_real(25.0 * minlinks));
+    set(p, node, "expected", exp);
 
     free(gobj);
     free(nobj);
     free(gi);
+    json_decref(gpus);
+    json_decref(nics);
+    if (p->fail) {
+        json_decref(node);
+        cc_errbuf(err, errlen, "cannot describe node '%s': out of memory building its %s",
+                  p->host, p->fail);
+        return CC_ENOMEM;
+    }
     *out = node;
     return CC_OK;
 }

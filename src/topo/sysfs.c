@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/topo.h"
+
 static void join(char *out, size_t len, const char *root, const char *rel)
 {
     if (!root || !*root)
@@ -21,6 +23,69 @@ static void join(char *out, size_t len, const char *root, const char *rel)
     else
         snprintf(out, len, "%.*s/%s", (int)n, root, rel);
 }
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 character at s (1 to 4), or 0 if s starts none: a stray byte, an
+ * overlong form, a surrogate, past U+10FFFF, or cut short (jansson's rules). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0], cp;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0; /* also stops at the terminating 0 */
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void cc_topo_text(char *dst, size_t len, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)(src ? src : "");
+    size_t k = 0;
+    if (len == 0)
+        return;
+    while (*s) {
+        size_t n = utf8_len(s);
+        if (k + (n ? n : 1) >= len)
+            break;
+        if (n)
+            memmove(dst + k, s, n); /* dst may be src: k never passes the read position */
+        else
+            dst[k] = '?';
+        k += n ? n : 1;
+        s += n ? n : 1;
+    }
+    dst[k] = 0;
+}
+
+json_t *cc_topo_jtext(const char *src)
+{
+    size_t len = strlen(src ? src : "") + 1;
+    char *buf = malloc(len);
+    if (!buf)
+        return NULL;
+    cc_topo_text(buf, len, src);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
 
 int cc_sysfs_read(const char *root, const char *rel, char *buf, size_t len)
 {
@@ -65,7 +130,8 @@ static char **list_dir(const char *root, const char *rel, int *n)
                 break;
             v = nv;
         }
-        v[(*n)++] = strdup(e->d_name);
+        if ((v[*n] = strdup(e->d_name)))
+            (*n)++;
     }
     closedir(d);
     if (v)
@@ -85,11 +151,20 @@ static int cmp_num(const void *a, const void *b)
     return atoi(*(char *const *)a) - atoi(*(char *const *)b);
 }
 
+/* o[key] = v; a NULL v (out of memory) or a failed set counts in *bad */
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+    if (json_object_set_new(o, key, v) != 0)
+        (*bad)++;
+}
+
+/* One port, or NULL when out of memory. */
 static json_t *ib_port(const char *root, const char *dev, const char *port)
 {
     char rel[512], buf[256];
+    int bad = 0;
     json_t *p = json_object();
-    json_object_set_new(p, "port", json_integer(atoi(port)));
+    put(p, "port", json_integer(atoi(port)), &bad);
     snprintf(rel, sizeof rel, "sys/class/infiniband/%s/ports/%s/state", dev, port);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0) {
         /* "4: ACTIVE" */
@@ -97,22 +172,22 @@ static json_t *ib_port(const char *root, const char *dev, const char *port)
         s = s ? s + 1 : buf;
         while (*s == ' ')
             s++;
-        json_object_set_new(p, "state", json_string(s));
+        put(p, "state", cc_topo_jtext(s), &bad);
     }
     snprintf(rel, sizeof rel, "sys/class/infiniband/%s/ports/%s/rate", dev, port);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0) {
         /* "400 Gb/sec (4X NDR)" */
-        json_object_set_new(p, "rate_gbps", json_real(strtod(buf, NULL)));
+        put(p, "rate_gbps", json_real(strtod(buf, NULL)), &bad);
         const char *lp = strchr(buf, '(');
         if (lp) {
             char w[32] = "";
             if (sscanf(lp + 1, "%31[0-9Xx]", w) == 1)
-                json_object_set_new(p, "width", json_string(w));
+                put(p, "width", json_string(w), &bad);
         }
     }
     snprintf(rel, sizeof rel, "sys/class/infiniband/%s/ports/%s/link_layer", dev, port);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0)
-        json_object_set_new(p, "link_layer", json_string(buf));
+        put(p, "link_layer", cc_topo_jtext(buf), &bad);
 
     json_t *gids = json_array();
     int ng;
@@ -127,32 +202,42 @@ static json_t *ib_port(const char *root, const char *dev, const char *port)
         if (strspn(buf, "0:") == strlen(buf))
             continue; /* unused entry */
         json_t *g = json_object();
-        json_object_set_new(g, "index", json_integer(atoi(names[i])));
-        json_object_set_new(g, "gid", json_string(buf));
+        put(g, "index", json_integer(atoi(names[i])), &bad);
+        put(g, "gid", cc_topo_jtext(buf), &bad);
         char t[128];
         snprintf(rel, sizeof rel, "sys/class/infiniband/%s/ports/%s/gid_attrs/types/%s", dev,
                  port, names[i]);
         if (cc_sysfs_read(root, rel, t, sizeof t) == 0)
-            json_object_set_new(g, "type", json_string(t));
-        json_array_append_new(gids, g);
+            put(g, "type", cc_topo_jtext(t), &bad);
+        if (json_array_append_new(gids, g) != 0)
+            bad++;
     }
     free_names(names, ng);
-    json_object_set_new(p, "gids", gids);
+    put(p, "gids", gids, &bad);
+    if (bad) {
+        json_decref(p);
+        return NULL;
+    }
     return p;
 }
 
 json_t *cc_sysfs_ib_ports(const char *root, const char *dev)
 {
     char rel[512];
-    int n;
+    int n, bad = 0;
     json_t *a = json_array();
     snprintf(rel, sizeof rel, "sys/class/infiniband/%s/ports", dev);
     char **names = list_dir(root, rel, &n);
     if (names)
         qsort(names, (size_t)n, sizeof *names, cmp_num);
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, ib_port(root, dev, names[i]));
+        if (json_array_append_new(a, ib_port(root, dev, names[i])) != 0)
+            bad++;
     free_names(names, n);
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
     return a;
 }
 
@@ -174,40 +259,61 @@ int cc_sysfs_ib_guid(const char *root, const char *dev, char *buf, size_t len)
     return 0;
 }
 
-json_t *cc_sysfs_netdev(const char *root, const char *name)
+/* Interface `name`; NULL with *absent set when it has no operstate, NULL alone when out of
+ * memory. */
+static json_t *netdev(const char *root, const char *name, int *absent)
 {
     char rel[512], buf[256];
+    int bad = 0;
+    *absent = 0;
     snprintf(rel, sizeof rel, "sys/class/net/%s/operstate", name);
-    if (cc_sysfs_read(root, rel, buf, sizeof buf) != 0)
+    if (cc_sysfs_read(root, rel, buf, sizeof buf) != 0) {
+        *absent = 1;
         return NULL;
+    }
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(name));
-    json_object_set_new(o, "state", json_string(buf));
+    put(o, "name", cc_topo_jtext(name), &bad);
+    put(o, "state", cc_topo_jtext(buf), &bad);
     snprintf(rel, sizeof rel, "sys/class/net/%s/speed", name);
     long long speed = -1; /* reading speed fails (EINVAL) on links that are down or virtual */
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0)
         speed = strtoll(buf, NULL, 10);
-    json_object_set_new(o, "speed_mbps", json_integer(speed < 0 ? -1 : speed));
+    put(o, "speed_mbps", json_integer(speed < 0 ? -1 : speed), &bad);
     snprintf(rel, sizeof rel, "sys/class/net/%s/mtu", name);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0)
-        json_object_set_new(o, "mtu", json_integer(strtoll(buf, NULL, 10)));
+        put(o, "mtu", json_integer(strtoll(buf, NULL, 10)), &bad);
     snprintf(rel, sizeof rel, "sys/class/net/%s/address", name);
     if (cc_sysfs_read(root, rel, buf, sizeof buf) == 0)
-        json_object_set_new(o, "mac", json_string(buf));
+        put(o, "mac", cc_topo_jtext(buf), &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
+}
+
+json_t *cc_sysfs_netdev(const char *root, const char *name)
+{
+    int absent;
+    return netdev(root, name, &absent);
 }
 
 json_t *cc_sysfs_netdevs(const char *root)
 {
-    int n;
+    int n, bad = 0;
     char **names = list_dir(root, "sys/class/net", &n);
     json_t *a = json_array();
     for (int i = 0; i < n; i++) {
-        json_t *o = cc_sysfs_netdev(root, names[i]);
-        if (o)
-            json_array_append_new(a, o);
+        int absent;
+        json_t *o = netdev(root, names[i], &absent);
+        if (!absent && json_array_append_new(a, o) != 0)
+            bad++;
     }
     free_names(names, n);
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
     return a;
 }
 

@@ -12,17 +12,22 @@
 /* Read <root>/<rel> (first line, newline stripped) into buf. Returns 0, or -1 if absent. */
 int cc_sysfs_read(const char *root, const char *rel, char *buf, size_t len);
 
+/* Text read from sysfs is made valid UTF-8 (cc_topo_text) before it goes into JSON. */
+
 /* Ports of RDMA device `dev`: array of {port, state, rate_gbps, width, link_layer, gids:
- * [{index, gid, type}]} (all-zero GIDs left out), ordered by port number. Empty if absent. */
+ * [{index, gid, type}]} (all-zero GIDs left out), ordered by port number. Empty if absent,
+ * NULL when out of memory. */
 json_t *cc_sysfs_ib_ports(const char *root, const char *dev);
 
 /* Node GUID of RDMA device `dev` as "0x0c42a1030065abcd" into buf; -1 if unknown. */
 int cc_sysfs_ib_guid(const char *root, const char *dev, char *buf, size_t len);
 
-/* Network interface `name`: {name, speed_mbps (-1 unknown), mtu, state, mac}; NULL if absent. */
+/* Network interface `name`: {name, speed_mbps (-1 unknown), mtu, state, mac}; NULL if absent
+ * (or out of memory). */
 json_t *cc_sysfs_netdev(const char *root, const char *name);
 
-/* Every interface under <root>/sys/class/net, sorted by name (cc_sysfs_netdev objects). */
+/* Every interface under <root>/sys/class/net, sorted by name (cc_sysfs_netdev objects);
+ * NULL when out of memory. */
 json_t *cc_sysfs_netdevs(const char *root);
 
 /* Name of the network interface of RDMA device `dev` (the entries of <dev>/device/net), into buf; -1 if none. */

@@ -59,6 +59,15 @@ int cc_topo_class_rank(const char *cls);
  * ties), or -1 if the node has no NIC or no paths. */
 int cc_topo_nearest_nic(const json_t *topo, int i, int gpu);
 
+/* ---- text from the machine -------------------------------------------------------------- */
+
+/* src (hwloc, sysfs, NVML, a host name, a path: any bytes; NULL is "") as valid UTF-8 in dst:
+ * a byte that starts no valid character becomes '?', and a character that does not fit whole
+ * is left out with all after it (text is never cut inside a character). */
+void cc_topo_text(char *dst, size_t len, const char *src);
+/* The same as a new JSON string, never cut; NULL only when out of memory. */
+json_t *cc_topo_jtext(const char *src);
+
 /* ---- probing one node ------------------------------------------------------------------- */
 
 struct cc_probe_opts {

@@ -430,6 +430,24 @@ static void check_bad_xml(void)
     ok(st == CC_EINVAL && p == NULL && strstr(err, path), "probe: a non-hwloc XML file is refused by name (%s)", err);
 }
 
+/* Text from the machine becomes valid UTF-8: never cut inside a character, '?' for a byte
+ * that starts none (stray, overlong, surrogate, cut short). */
+static void check_text(void)
+{
+    char buf[8];
+    cc_topo_text(buf, sizeof buf, "abcdef" "\xc3\xa9"); /* 6 + 2 bytes: the last 2 do not fit */
+    is_str(buf, "abcdef", "text: a character that does not fit whole is left out");
+    cc_topo_text(buf, sizeof buf, "ab\xc3\xa9");
+    is_str(buf, "ab\xc3\xa9", "text: a whole character is kept");
+    cc_topo_text(buf, sizeof buf, "a\xae" "b\xc3");
+    is_str(buf, "a?b?", "text: Latin-1 byte and a character cut short become '?'");
+    cc_topo_text(buf, sizeof buf, "\xc0\xaf\xed\xa0\x80");
+    is_str(buf, "?????", "text: overlong form and surrogate become '?' per byte");
+    json_t *j = cc_topo_jtext("x\xff");
+    is_str(json_string_value(j), "x?", "text: as a JSON string");
+    json_decref(j);
+}
+
 /* NVML and the CUDA runtime are optional: opening them where they are absent (or where
  * there is no driver) must work, and a bus id that is no GPU stays unknown everywhere. */
 static void check_gpulib(void)
@@ -461,6 +479,7 @@ int main(void)
     check_loader();
     check_merge();
     check_bad_xml();
+    check_text();
     check_gpulib();
     return tap_done();
 }

@@ -1,0 +1,59 @@
+#!/bin/sh
+# probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
+# fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
+# unnamed. Every node is described or fails with a message; none is dropped in silence.
+. "$CC_SRCDIR/tests/tap.sh"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+S="$CC_SRCDIR/tests/topo"
+# probe FIXTURE NAME [ccbench options]: probe an edited fixture into $T/NAME.json, keep the
+# exit status in $rc and the output in $T/NAME.out
+probe() {
+    x=$1 n=$2
+    shift 2
+    "$CCBENCH" probe --hwloc-xml "$x" --sysfs-root "$S/sysfs" --no-gpu-libs -q --json "$T/$n.json" \
+        "$@" >"$T/$n.out" 2>&1
+    rc=$?
+}
+# summary NAME: the saved topology summarized into $T/NAME.sum
+summary() { "$CCBENCH" probe --topology "$T/$1.json" >"$T/$1.sum" 2>&1; }
+
+# a GPU model of 94 bytes and a 2-byte character: the 96-byte field cut it in two (the GPU
+# was dropped from the JSON, then the probe crashed)
+a94=$(printf 'A%.0s' $(seq 1 94))
+sed "0,/value=\"NVIDIA H100 80GB HBM3\"/s//value=\"${a94}é\"/" "$S/dgx-like.xml" >"$T/u8.xml"
+probe "$T/u8.xml" u8; summary u8
+[ $rc -eq 0 ] && grep -q '^  GPUs: 4$' "$T/u8.sum" && grep -q "GPU0 0000:03:00.0 $a94," "$T/u8.sum"
+ok $? "a GPU model cut at its last whole character: 4 GPUs, exit 0" "rc=$rc $(cat "$T/u8.out" "$T/u8.sum" | head -12)"
+
+# a host name of 64 bytes ending in a 2-byte character
+h62=$(printf 'h%.0s' $(seq 1 62))
+sed "s/value=\"dgx-like\"/value=\"${h62}é\"/" "$S/dgx-like.xml" >"$T/host.xml"
+probe "$T/host.xml" host
+[ $rc -eq 0 ] && grep -q "\"hostname\": \"$h62\"" "$T/host.json"
+ok $? "a long host name cut at its last whole character, exit 0" "rc=$rc $(cat "$T/host.out")"
+
+# an RDMA device hwloc did not name: still a NIC
+sed 's/ name="mlx5_0" osdev_type="3"/ osdev_type="3"/' "$S/dgx-like.xml" >"$T/noname.xml"
+probe "$T/noname.xml" noname; summary noname
+[ $rc -eq 0 ] && grep -q '^  NICs: 3$' "$T/noname.sum" && grep -q '^    ?  *ib   0000:04:00.0' "$T/noname.sum"
+ok $? "an unnamed RDMA device is a NIC named '?', exit 0" "rc=$rc $(cat "$T/noname.out" "$T/noname.sum" | head -20)"
+
+# a Latin-1 CPU model (hwloc's own XML reader takes it as it is): '?' for the byte
+sed "s/value=\"Intel(R) Xeon(R) Platinum 8480C\"/value=\"Intel$(printf '\256') Xeon\"/" "$S/dgx-like.xml" >"$T/l1.xml"
+HWLOC_LIBXML_IMPORT=0 probe "$T/l1.xml" l1
+[ $rc -eq 0 ] && grep -q '"model": "Intel? Xeon"' "$T/l1.json" && grep -q '"cores": 4' "$T/l1.json"
+ok $? "a Latin-1 CPU model: the cpu object kept, the byte as '?'" "rc=$rc $(cat "$T/l1.out"; grep -A3 '"cpu"' "$T/l1.json")"
+
+# a Latin-1 CPU vendor in the NCCL XML: valid UTF-8 there too
+sed "s/value=\"GenuineIntel\"/value=\"Genuine$(printf '\256')Intel\"/" "$S/dgx-like.xml" >"$T/l1v.xml"
+HWLOC_LIBXML_IMPORT=0 probe "$T/l1v.xml" l1v --nccl-topo "$T/l1v-nccl.xml"
+[ $rc -eq 0 ] && grep -q 'vendor="Genuine?Intel"' "$T/l1v-nccl.xml" && grep -q '"vendor": "Genuine?Intel"' "$T/l1v.json"
+ok $? "a Latin-1 CPU vendor: '?' for the byte in the JSON and the NCCL XML" "rc=$rc $(cat "$T/l1v.out"; grep -m1 '<cpu' "$T/l1v-nccl.xml")"
+
+# an --hwloc-xml path that is not UTF-8: the node fails with its message, not in silence
+bad="$T/$(printf 'x\377').xml"
+"$CCBENCH" probe --hwloc-xml "$bad" --no-gpu-libs -q --json "$T/badpath.json" >"$T/badpath.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot probe node '.*': cannot read hwloc XML '.*': No such file or directory" "$T/badpath.out"
+ok $? "a missing --hwloc-xml whose name is not UTF-8: exit 2, the reason given" "rc=$rc $(cat "$T/badpath.out")"
+tap_done
