@@ -37,6 +37,10 @@ cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, ch
     }
     /* Keep every PCI device and bridge and the OS devices (GPUs, NICs, network interfaces). */
     hwloc_topology_set_io_types_filter(p->t, HWLOC_TYPE_FILTER_KEEP_ALL);
+    /* The whole machine, not the cores and NUMA nodes a cgroup or Slurm cpuset lets this
+     * process use (an XML export's allowed sets likewise): else cores, memory, the NUMA node
+     * of devices and the path classes between them shrink with the job's allocation. */
+    hwloc_topology_set_flags(p->t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     struct stat sb;
     int sr = o->hwloc_xml ? stat(o->hwloc_xml, &sb) : 0;
     if (o->hwloc_xml && (sr != 0 || S_ISDIR(sb.st_mode))) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
-# unnamed. Every node is described or fails with a message; none is dropped in silence.
+# unnamed, a cpuset that allows part of the machine. Every node is described whole or fails
+# with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -56,4 +57,19 @@ bad="$T/$(printf 'x\377').xml"
 "$CCBENCH" probe --hwloc-xml "$bad" --no-gpu-libs -q --json "$T/badpath.json" >"$T/badpath.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot probe node '.*': cannot read hwloc XML '.*': No such file or directory" "$T/badpath.out"
 ok $? "a missing --hwloc-xml whose name is not UTF-8: exit 2, the reason given" "rc=$rc $(cat "$T/badpath.out")"
+
+# a cgroup / Slurm cpuset: the export allows 2 of 4 PUs and NUMA node 0 of 2; the probe still
+# describes the whole machine (cores, NUMA nodes, memory, device NUMA, path classes)
+probe "$S/dgx-like.xml" whole; summary whole
+sed '0,/allowed_cpuset="0x0000000f"/s//allowed_cpuset="0x00000003"/; 0,/allowed_nodeset="0x00000003"/s//allowed_nodeset="0x00000001"/' \
+    "$S/dgx-like.xml" >"$T/cg.xml"
+grep -q 'allowed_cpuset="0x00000003".*allowed_nodeset="0x00000001"' "$T/cg.xml"
+ok $? "fixture restricted to PUs 0-1 and NUMA node 0" "$(grep -m1 Machine "$T/cg.xml")"
+probe "$T/cg.xml" cg; summary cg
+[ $rc -eq 0 ] && grep -q ', 4 cores, 4 PUs, 2 NUMA node(s), 1024.0 GiB$' "$T/cg.sum" &&
+    grep -q '^    GPU3 0000:88:00.0 .*, NUMA 1, nearest NIC mlx5_1 (PHB)$' "$T/cg.sum"
+ok $? "a restricted cpuset: the whole machine described" "rc=$rc $(head -12 "$T/cg.sum")"
+sed 1,3d "$T/cg.sum" >"$T/cg.tail"; sed 1,3d "$T/whole.sum" >"$T/whole.tail"
+cmp -s "$T/cg.tail" "$T/whole.tail"; ok $? "a restricted cpuset: the same summary as unrestricted" \
+    "$(diff "$T/cg.tail" "$T/whole.tail")"
 tap_done
