@@ -22,6 +22,19 @@ void cc_hw_busid(hwloc_obj_t o, char *buf, size_t len)
     snprintf(buf, len, "%04x:%02x:%02x.%x", p->domain, p->bus, p->dev, p->func);
 }
 
+int cc_hw_pci_cmp(const void *a, const void *b)
+{
+    const struct hwloc_pcidev_attr_s *x = cc_hw_pci(*(const hwloc_obj_t *)a);
+    const struct hwloc_pcidev_attr_s *y = cc_hw_pci(*(const hwloc_obj_t *)b);
+    if (!x || !y)
+        return !x - !y;
+    unsigned long long kx = (unsigned long long)x->domain << 24 | (unsigned)x->bus << 16 |
+                            (unsigned)x->dev << 8 | x->func;
+    unsigned long long ky = (unsigned long long)y->domain << 24 | (unsigned)y->bus << 16 |
+                            (unsigned)y->dev << 8 | y->func;
+    return kx < ky ? -1 : kx > ky;
+}
+
 hwloc_obj_t cc_hw_find_pci(hwloc_topology_t t, const char *busid)
 {
     unsigned d, b, s, f;

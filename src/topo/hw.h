@@ -19,6 +19,9 @@ struct cc_probe {
 const struct hwloc_pcidev_attr_s *cc_hw_pci(hwloc_obj_t o);
 /* "0000:07:00.0" */
 void cc_hw_busid(hwloc_obj_t o, char *buf, size_t len);
+/* qsort comparator of hwloc_obj_t (PCI devices or bridges): by domain, bus, device,
+ * function, as nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID number GPUs. */
+int cc_hw_pci_cmp(const void *a, const void *b);
 /* The PCI device with this bus id, or NULL. */
 hwloc_obj_t cc_hw_find_pci(hwloc_topology_t t, const char *busid);
 /* NCCL's view of the PCI tree: the parent of a device or switch is the PCI-PCI bridge two

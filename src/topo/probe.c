@@ -364,15 +364,38 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
     return o;
 }
 
-/* The NICs in PCI order: each RDMA device (OpenFabrics OS device) is one NIC; a PCI network
- * interface with no RDMA device is an Ethernet NIC. Virtual interfaces are only netdevs. */
+/* The PCI devices that pass `keep` (NULL: all) in bus id order (hwloc lists them in tree
+ * order, by NUMA node), into a new array; *n gets the count. NULL when out of memory. */
+static hwloc_obj_t *pci_sorted(struct cc_probe *p, int (*keep)(hwloc_obj_t), int *n)
+{
+    hwloc_obj_t o = NULL, *v;
+    *n = 0;
+    while ((o = hwloc_get_next_pcidev(p->t, o)))
+        *n += !keep || keep(o);
+    if (!(v = calloc((size_t)*n + 1, sizeof *v)))
+        return NULL;
+    *n = 0;
+    while ((o = hwloc_get_next_pcidev(p->t, o)))
+        if (!keep || keep(o))
+            v[(*n)++] = o;
+    qsort(v, (size_t)*n, sizeof *v, cc_hw_pci_cmp);
+    return v;
+}
+
+/* The NICs in PCI bus id order: each RDMA device (OpenFabrics OS device) is one NIC; a PCI
+ * network interface with no RDMA device is an Ethernet NIC. Virtual interfaces are only
+ * netdevs. */
 static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
 {
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, npci;
     *objs = NULL;
-    hwloc_obj_t pci = NULL;
-    while ((pci = hwloc_get_next_pcidev(p->t, pci))) {
-        hwloc_obj_t net = NULL, ibs[8];
+    hwloc_obj_t *all = pci_sorted(p, NULL, &npci);
+    if (!all) {
+        p->fail = p->fail ? p->fail : "nics";
+        return 0;
+    }
+    for (int i = 0; i < npci; i++) {
+        hwloc_obj_t pci = all[i], net = NULL, ibs[8];
         int nib = 0;
         for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
             if (c->type != HWLOC_OBJ_OS_DEVICE)
@@ -388,6 +411,7 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
                 hwloc_obj_t *nv = realloc(*objs, (size_t)cap * sizeof *nv);
                 if (!nv) {
                     p->fail = p->fail ? p->fail : "nics";
+                    free(all);
                     return n;
                 }
                 *objs = nv;
@@ -396,6 +420,7 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
             add(p, nics, nic_json(p, pci, nib ? ibs[k] : NULL, net), "nics");
         }
     }
+    free(all);
     return n;
 }
 
@@ -447,15 +472,14 @@ static json_t *netdevs_with_addresses(struct cc_probe *p)
 
 cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errlen)
 {
-    hwloc_obj_t g = NULL, *gobj = NULL, *nobj = NULL;
+    hwloc_obj_t *gobj = NULL, *nobj = NULL;
     int ngpu = 0;
     struct cc_gpu_info *gi = NULL;
     *out = NULL;
     p->fail = NULL;
 
-    while ((g = hwloc_get_next_pcidev(p->t, g)))
-        ngpu += is_gpu(g);
-    gobj = calloc((size_t)ngpu + 1, sizeof *gobj);
+    /* GPUs numbered in PCI bus id order, as nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID */
+    gobj = pci_sorted(p, is_gpu, &ngpu);
     gi = calloc((size_t)ngpu + 1, sizeof *gi);
     if (!gobj || !gi) {
         free(gobj);
@@ -463,11 +487,9 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         return CC_ENOMEM;
     }
     int libs = (p->no_gpu_libs || !p->real || ngpu == 0) ? 0 : cc_gpulib_open();
-    ngpu = 0;
-    while ((g = hwloc_get_next_pcidev(p->t, g))) {
-        if (!is_gpu(g))
-            continue;
-        struct cc_gpu_info *x = &gi[ngpu];
+    for (int i = 0; i < ngpu; i++) {
+        hwloc_obj_t g = gobj[i];
+        struct cc_gpu_info *x = &gi[i];
         char bus[16];
         cc_gpu_info_init(x);
         gpu_from_hwloc(g, x);
@@ -492,7 +514,6 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
             cc_sysfs_pcie_link(p->root, bus, 0, &x->pcie_gen, &x->pcie_width);
         if (x->pcie_max_gen < 0)
             cc_sysfs_pcie_link(p->root, bus, 1, &x->pcie_max_gen, &x->pcie_max_width);
-        gobj[ngpu++] = g;
     }
     gpu_links_from_hwloc(p, gobj, ngpu, gi);
     /* A peer that is none of this node's GPUs is an NVSwitch (drivers too old to say). */

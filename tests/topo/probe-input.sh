@@ -1,7 +1,7 @@
 #!/bin/sh
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
-# unnamed, a cpuset that allows part of the machine. Every node is described whole or fails
+# unnamed, a cpuset that allows part of the machine, bus ids against NUMA order. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -72,4 +72,23 @@ ok $? "a restricted cpuset: the whole machine described" "rc=$rc $(head -12 "$T/
 sed 1,3d "$T/cg.sum" >"$T/cg.tail"; sed 1,3d "$T/whole.sum" >"$T/whole.tail"
 cmp -s "$T/cg.tail" "$T/whole.tail"; ok $? "a restricted cpuset: the same summary as unrestricted" \
     "$(diff "$T/cg.tail" "$T/whole.tail")"
+
+# bus ids against the tree's order: the first NUMA node's devices on buses 0x8x, the second's
+# on 0x0x. GPUs and NICs are numbered by bus id (nvidia-smi, CUDA_DEVICE_ORDER=PCI_BUS_ID),
+# and the path matrices follow that order
+sed -e 's/\(busid="0000:\)0/\1@/' -e 's/\(busid="0000:\)8/\10/' -e 's/\(busid="0000:\)@/\18/' \
+    -e 's/\(bridge_pci="0000:\[\)0\(.-\)0/\1@\2@/' -e 's/\(bridge_pci="0000:\[\)8\(.-\)8/\10\20/' \
+    -e 's/\(bridge_pci="0000:\[\)@\(.-\)@/\18\28/' "$S/dgx-like.xml" >"$T/swap.xml"
+probe "$T/swap.xml" swap; summary swap
+[ $rc -eq 0 ] && [ "$(sed -n 's/^    GPU\([0-9]\) \([0-9a-f:.]*\) .*/\1 \2/p' "$T/swap.sum" | tr '\n' ' ')" = \
+    "0 0000:03:00.0 1 0000:08:00.0 2 0000:83:00.0 3 0000:87:00.0 " ] &&
+    [ "$(awk '/^          "index": / { i = $2 } /^          "pci_bus_id": / && i != "" { print i $2; i = "" }' \
+        "$T/swap.json" | tr -d '"' | tr '\n' ' ')" = "0,0000:03:00.0, 1,0000:08:00.0, 2,0000:83:00.0, 3,0000:87:00.0, " ]
+ok $? "GPUs numbered in PCI bus id order" "rc=$rc $(grep '^    GPU' "$T/swap.sum")"
+[ "$(sed -n 's/^    \(mlx5_[0-9]\) .* \(0000:[0-9a-f:.]*\) .*/\1 \2/p' "$T/swap.sum" | tr '\n' ' ')" = \
+    "mlx5_1 0000:04:00.0 mlx5_2 0000:09:00.0 mlx5_0 0000:84:00.0 " ]
+ok $? "NICs listed in PCI bus id order" "$(grep '^    mlx5' "$T/swap.sum")"
+grep -q '^  GPU0           X     PHB     SYS     SYS     PIX     PHB     SYS  1$' "$T/swap.sum" &&
+    grep -q '^  GPU3         SYS     SYS     NVL       X     SYS     SYS     PXB  0$' "$T/swap.sum"
+ok $? "path matrices in the same order" "$(grep -A5 affinity "$T/swap.sum")"
 tap_done
