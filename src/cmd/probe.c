@@ -38,7 +38,7 @@ static const struct cc_opt probe_opts[] = {
     {"name", 0, CC_OPT_STR, F(name), "probed", "NAME", "name of the cluster in the saved file"},
     {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no summary on stdout"},
     {"hwloc-xml", 0, CC_OPT_STR, F(hwloc_xml), NULL, "FILE", "probe an hwloc XML export instead of this machine"},
-    {"sysfs-root", 0, CC_OPT_STR, F(sysfs_root), "/", "DIR", "read /sys below DIR (tests)", NULL, CC_OPT_HIDDEN},
+    {"sysfs-root", 0, CC_OPT_STR, F(sysfs_root), NULL, "DIR", "read /sys below DIR (tests; default /, none with --hwloc-xml)", NULL, CC_OPT_HIDDEN},
     {"no-gpu-libs", 0, CC_OPT_FLAG, F(no_gpu_libs), NULL, NULL, "do not open NVML or the CUDA runtime"},
     CC_OPT_END,
 };

@@ -8,12 +8,18 @@
 
 struct cc_probe {
     hwloc_topology_t t;
-    char root[512];  /* sysfs root */
+    char root[512];  /* sysfs root; "" none (an XML export without --sysfs-root) */
     char host[64];
     int no_gpu_libs;
     int real;        /* probing the running machine (not an XML file) */
     const char *fail; /* cc_probe_node: the first part of the node JSON that could not be built */
 };
+
+/* The sysfs root to read (sysfs.h), NULL when there is none. */
+static inline const char *cc_hw_sysfs(const struct cc_probe *p)
+{
+    return p->root[0] ? p->root : NULL;
+}
 
 /* PCI attributes of a PCI device or of a bridge's upstream side; NULL for anything else. */
 const struct hwloc_pcidev_attr_s *cc_hw_pci(hwloc_obj_t o);

@@ -96,15 +96,15 @@ static void link_attrs(struct xml_w *w, hwloc_obj_t o, char *speed, size_t len, 
     char bus[16], up[32];
     int gen = -1, ugen = -1, uwidth = -1;
     cc_hw_busid(o, bus, sizeof bus);
-    cc_sysfs_pcie_link(w->p->root, bus, 1, &gen, width);
+    cc_sysfs_pcie_link(cc_hw_sysfs(w->p), bus, 1, &gen, width);
     snprintf(up, sizeof up, "%s/..", bus); /* sysfs: the directory above is the port */
-    cc_sysfs_pcie_link(w->p->root, up, 1, &ugen, &uwidth);
+    cc_sysfs_pcie_link(cc_hw_sysfs(w->p), up, 1, &ugen, &uwidth);
     if (gen > 0 && ugen > 0 && ugen < gen)
         gen = ugen;
     if (*width > 0 && uwidth > 0 && uwidth < *width)
         *width = uwidth;
     if (gen < 0)
-        cc_sysfs_pcie_link(w->p->root, bus, 0, &gen, width);
+        cc_sysfs_pcie_link(cc_hw_sysfs(w->p), bus, 0, &gen, width);
     if (gen < 0) {
         float gbs = cc_hw_pci(o)->linkspeed; /* GB/s */
         int wd = *width > 0 ? *width : 16;
@@ -224,7 +224,7 @@ static int dev_numa(const struct xml_w *w, hwloc_obj_t o)
 {
     char bus[16];
     cc_hw_busid(o, bus, sizeof bus);
-    int n = cc_sysfs_pci_numa(w->p->root, bus);
+    int n = cc_sysfs_pci_numa(cc_hw_sysfs(w->p), bus);
     return n >= 0 ? n : cc_hw_numa(o);
 }
 
@@ -234,7 +234,7 @@ static int is_vf(const struct xml_w *w, hwloc_obj_t o)
     char bus[16], rel[96], buf[8];
     cc_hw_busid(o, bus, sizeof bus);
     snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn/class", bus);
-    return cc_sysfs_read(w->p->root, rel, buf, sizeof buf) == 0;
+    return cc_sysfs_read(cc_hw_sysfs(w->p), rel, buf, sizeof buf) == 0;
 }
 
 /* hwloc's architecture as NCCL names it (topo.cc kvDictCpuArch), NULL if NCCL has no name. */

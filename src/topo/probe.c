@@ -27,7 +27,10 @@ cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, ch
     *out = NULL;
     if (!p)
         return CC_ENOMEM;
-    snprintf(p->root, sizeof p->root, "%s", o->sysfs_root && *o->sysfs_root ? o->sysfs_root : "/");
+    /* an XML export describes another machine: this one's /sys is only read when asked */
+    snprintf(p->root, sizeof p->root, "%s", o->sysfs_root && *o->sysfs_root ? o->sysfs_root
+                                            : o->hwloc_xml                   ? ""
+                                                                             : "/");
     p->no_gpu_libs = o->no_gpu_libs;
     p->real = !o->hwloc_xml;
     if (hwloc_topology_init(&p->t) != 0) {
@@ -315,7 +318,7 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
         ports = json_array(); /* an RDMA device hwloc did not name: nothing to look up */
         kind = "ib";
     } else if (ib) {
-        ports = cc_sysfs_ib_ports(p->root, ib->name);
+        ports = cc_sysfs_ib_ports(cc_hw_sysfs(p), ib->name);
         kind = "ib";
         size_t i;
         json_t *pt;
@@ -324,7 +327,7 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
             if (ll && !strcmp(ll, "Ethernet"))
                 kind = "roce";
         }
-        if (cc_sysfs_ib_guid(p->root, ib->name, guid, sizeof guid) != 0) {
+        if (cc_sysfs_ib_guid(cc_hw_sysfs(p), ib->name, guid, sizeof guid) != 0) {
             /* hwloc keeps it as "0c42:a103:..." */
             const char *h = hwloc_obj_get_info_by_name(ib, "NodeGUID");
             size_t k = 2;
@@ -336,11 +339,11 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
                 guid[k] = 0;
             }
         }
-        if (!netname[0] && cc_sysfs_ib_netdev(p->root, ib->name, netname, sizeof netname) == 0)
+        if (!netname[0] && cc_sysfs_ib_netdev(cc_hw_sysfs(p), ib->name, netname, sizeof netname) == 0)
             cc_topo_text(netname, sizeof netname, netname);
     } else {
         ports = json_array();
-        json_t *nd = cc_sysfs_netdev(p->root, netname);
+        json_t *nd = cc_sysfs_netdev(cc_hw_sysfs(p), netname);
         if (nd) {
             long long mbps = json_integer_value(json_object_get(nd, "speed_mbps"));
             add(p, ports, json_pack("{s:i, s:O, s:f, s:s}", "port", 1, "state",
@@ -443,11 +446,11 @@ static int nvlinked(const struct cc_gpu_info *a, const struct cc_gpu_info *b, co
 
 static json_t *netdevs_with_addresses(struct cc_probe *p)
 {
-    json_t *nd = cc_sysfs_netdevs(p->root);
+    json_t *nd = cc_sysfs_netdevs(cc_hw_sysfs(p));
     size_t i;
     json_t *o;
     json_array_foreach(nd, i, o) set(p, o, "addresses", json_array());
-    if (!p->real || strcmp(p->root, "/") != 0)
+    if (!p->real || !nd || strcmp(p->root, "/") != 0)
         return nd; /* a fake tree or a saved topology: the addresses are not this machine's */
     struct ifaddrs *ifa = NULL;
     if (getifaddrs(&ifa) != 0)
@@ -511,9 +514,9 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         if (!x->model[0])
             snprintf(x->model, sizeof x->model, "NVIDIA GPU 0x%04x", g->attr->pcidev.device_id);
         if (x->pcie_gen < 0)
-            cc_sysfs_pcie_link(p->root, bus, 0, &x->pcie_gen, &x->pcie_width);
+            cc_sysfs_pcie_link(cc_hw_sysfs(p), bus, 0, &x->pcie_gen, &x->pcie_width);
         if (x->pcie_max_gen < 0)
-            cc_sysfs_pcie_link(p->root, bus, 1, &x->pcie_max_gen, &x->pcie_max_width);
+            cc_sysfs_pcie_link(cc_hw_sysfs(p), bus, 1, &x->pcie_max_gen, &x->pcie_max_width);
     }
     gpu_links_from_hwloc(p, gobj, ngpu, gi);
     /* A peer that is none of this node's GPUs is an NVSwitch (drivers too old to say). */

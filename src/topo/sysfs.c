@@ -9,9 +9,12 @@
 
 #include "topo/topo.h"
 
-static void join(char *out, size_t len, const char *root, const char *rel)
+/* <root>/<rel> into out; -1 when root is NULL (no sysfs to read). */
+static int join(char *out, size_t len, const char *root, const char *rel)
 {
-    if (!root || !*root)
+    if (!root)
+        return -1;
+    if (!*root)
         root = "/";
     size_t n = strlen(root);
     while (n > 1 && root[n - 1] == '/')
@@ -22,6 +25,7 @@ static void join(char *out, size_t len, const char *root, const char *rel)
         snprintf(out, len, "/%s", rel);
     else
         snprintf(out, len, "%.*s/%s", (int)n, root, rel);
+    return 0;
 }
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -90,7 +94,8 @@ json_t *cc_topo_jtext(const char *src)
 int cc_sysfs_read(const char *root, const char *rel, char *buf, size_t len)
 {
     char path[1024];
-    join(path, sizeof path, root, rel);
+    if (join(path, sizeof path, root, rel) != 0)
+        return -1;
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -112,8 +117,9 @@ static int cmp_str(const void *a, const void *b)
 static char **list_dir(const char *root, const char *rel, int *n)
 {
     char path[1024];
-    join(path, sizeof path, root, rel);
     *n = 0;
+    if (join(path, sizeof path, root, rel) != 0)
+        return NULL;
     DIR *d = opendir(path);
     if (!d)
         return NULL;

@@ -2,7 +2,8 @@
  * so tests can feed a fake tree (tests/topo/sysfs/). Internal to src/topo.
  *
  * root: a directory prefix such as "/" (the real system) or "tests/topo/sysfs"; the files
- * read are <root>/sys/class/infiniband/..., <root>/sys/class/net/..., <root>/sys/bus/pci/... */
+ * read are <root>/sys/class/infiniband/..., <root>/sys/class/net/..., <root>/sys/bus/pci/...
+ * NULL: no sysfs (probing an hwloc XML export of another machine): every file is absent. */
 #ifndef CC_TOPO_SYSFS_H
 #define CC_TOPO_SYSFS_H
 

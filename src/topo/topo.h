@@ -72,7 +72,8 @@ json_t *cc_topo_jtext(const char *src);
 
 struct cc_probe_opts {
     const char *hwloc_xml;   /* load this hwloc XML instead of the running machine (tests) */
-    const char *sysfs_root;  /* prefix of /sys paths; NULL or "" is the real /sys ("/") */
+    const char *sysfs_root;  /* prefix of /sys paths; NULL or "": the real /sys ("/"), but
+                                none with hwloc_xml (what sysfs says is then unknown) */
     const char *hostname;    /* NULL: gethostname(), or the XML's HostName */
     int no_gpu_libs;         /* 1: do not dlopen NVML / the CUDA runtime */
 };

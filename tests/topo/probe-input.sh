@@ -1,7 +1,8 @@
 #!/bin/sh
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
-# unnamed, a cpuset that allows part of the machine, bus ids against NUMA order. Every node is described whole or fails
+# unnamed, a cpuset that allows part of the machine, bus ids against NUMA order, an export
+# probed without a sysfs tree. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -91,4 +92,12 @@ ok $? "NICs listed in PCI bus id order" "$(grep '^    mlx5' "$T/swap.sum")"
 grep -q '^  GPU0           X     PHB     SYS     SYS     PIX     PHB     SYS  1$' "$T/swap.sum" &&
     grep -q '^  GPU3         SYS     SYS     NVL       X     SYS     SYS     PXB  0$' "$T/swap.sum"
 ok $? "path matrices in the same order" "$(grep -A5 affinity "$T/swap.sum")"
+
+# --hwloc-xml without --sysfs-root: nothing comes from this machine's /sys (it has at least
+# /sys/class/net/lo): no netdevs, NIC ports and PCIe links unknown
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --no-gpu-libs -q --json "$T/nosys.json" >"$T/nosys.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '"netdevs": \[\]' "$T/nosys.json" && [ "$(grep -c '"ports": \[\]' "$T/nosys.json")" = 3 ] &&
+    [ "$(grep -c '"gen": -1' "$T/nosys.json")" = 4 ] && ! grep -q '"rate_gbps": [1-9]' "$T/nosys.json"
+ok $? "--hwloc-xml without --sysfs-root: no sysfs read, its values unknown" \
+    "rc=$rc $(cat "$T/nosys.out"; grep -A3 '"netdevs"\|"gen"' "$T/nosys.json" | head -20)"
 tap_done
