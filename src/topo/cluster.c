@@ -10,57 +10,63 @@
 static const char *const aspects[] = {"cpu", "memory", "gpus", "nics", "paths"};
 #define NASPECTS (int)(sizeof aspects / sizeof aspects[0])
 
-static void sig_append(char *buf, size_t len, const char *fmt, const char *s, double v)
+/* One comparable line per aspect of a node ("4 GPUs; NVIDIA H100 80GB HBM3 80 GiB 12 NVLinks
+ * up; ..."), malloc'd and never cut (a node of 16 GPUs and 16 NICs has paths of several kB);
+ * NULL when out of memory. */
+static char *signature(const json_t *n, int aspect)
 {
-    size_t k = strlen(buf);
-    if (k < len)
-        snprintf(buf + k, len - k, fmt, s ? s : "?", v);
-}
-
-/* One comparable line per aspect of a node ("8x NVIDIA H100 80GB HBM3 80 GiB 18 NVLinks"). */
-static void signature(const json_t *n, int aspect, char *buf, size_t len)
-{
-    size_t i;
+    char *buf = NULL;
+    size_t len = 0, i;
+    int bad = 0;
     json_t *x;
-    buf[0] = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
     switch (aspect) {
     case 0: {
         json_t *c = json_object_get(n, "cpu");
-        snprintf(buf, len, "%s, %lld sockets, %lld cores, %lld PUs",
-                 json_string_value(json_object_get(c, "model")) ? json_string_value(json_object_get(c, "model")) : "?",
-                 (long long)json_integer_value(json_object_get(c, "sockets")),
-                 (long long)json_integer_value(json_object_get(c, "cores")),
-                 (long long)json_integer_value(json_object_get(c, "pus")));
+        const char *model = json_string_value(json_object_get(c, "model"));
+        fprintf(f, "%s, %lld sockets, %lld cores, %lld PUs", model ? model : "?",
+                (long long)json_integer_value(json_object_get(c, "sockets")),
+                (long long)json_integer_value(json_object_get(c, "cores")),
+                (long long)json_integer_value(json_object_get(c, "pus")));
         break;
     }
     case 1:
-        snprintf(buf, len, "%.0f GiB in %zu NUMA nodes",
-                 (double)json_integer_value(json_object_get(n, "memory_bytes")) / (1 << 30),
-                 json_array_size(json_object_get(n, "numa")));
+        fprintf(f, "%.0f GiB in %zu NUMA nodes",
+                (double)json_integer_value(json_object_get(n, "memory_bytes")) / (1 << 30),
+                json_array_size(json_object_get(n, "numa")));
         break;
     case 2:
-        snprintf(buf, len, "%zu GPUs", json_array_size(json_object_get(n, "gpus")));
+        fprintf(f, "%zu GPUs", json_array_size(json_object_get(n, "gpus")));
         json_array_foreach(json_object_get(n, "gpus"), i, x) {
-            sig_append(buf, len, "; %s", json_string_value(json_object_get(x, "model")), 0);
-            sig_append(buf, len, "%s %.0f GiB", "",
-                       (double)json_integer_value(json_object_get(x, "memory_bytes")) / (1 << 30));
-            sig_append(buf, len, "%s %.0f NVLinks up", "",
-                       (double)json_integer_value(json_object_get(json_object_get(x, "nvlink"), "up")));
+            const char *model = json_string_value(json_object_get(x, "model"));
+            fprintf(f, "; %s %.0f GiB %.0f NVLinks up", model ? model : "?",
+                    (double)json_integer_value(json_object_get(x, "memory_bytes")) / (1 << 30),
+                    (double)json_integer_value(json_object_get(json_object_get(x, "nvlink"), "up")));
         }
         break;
     case 3:
-        snprintf(buf, len, "%zu NICs", json_array_size(json_object_get(n, "nics")));
+        fprintf(f, "%zu NICs", json_array_size(json_object_get(n, "nics")));
         json_array_foreach(json_object_get(n, "nics"), i, x) {
-            sig_append(buf, len, "; %s", json_string_value(json_object_get(x, "kind")), 0);
-            sig_append(buf, len, "%s %.0f Gb/s", "", json_number_value(json_object_get(x, "rate_gbps")));
+            const char *kind = json_string_value(json_object_get(x, "kind"));
+            fprintf(f, "; %s %.0f Gb/s", kind ? kind : "?",
+                    json_number_value(json_object_get(x, "rate_gbps")));
         }
         break;
     default: {
-        char *s = json_dumps(json_object_get(n, "paths"), JSON_COMPACT | JSON_SORT_KEYS);
-        snprintf(buf, len, "%s", s ? s : "");
+        json_t *paths = json_object_get(n, "paths");
+        char *s = paths ? json_dumps(paths, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        bad = paths && !s;
+        fputs(s ? s : "", f);
         free(s);
     }
     }
+    if (fclose(f) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 /* Strings grouped by sorting (a cluster of thousands of nodes is compared in n log n). */
@@ -85,44 +91,60 @@ static int *group_order(char *const *str, int n)
     return idx;
 }
 
-/* Index of the most common signature of `aspect` (the first node of it on ties). */
-static int majority(json_t *const *nodes, int n, int aspect)
+static void free_strs(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* The signatures of `aspect` of every node, or NULL when out of memory. */
+static char **signatures(json_t *const *nodes, int n, int aspect)
+{
+    char **sig = calloc((size_t)(n ? n : 1), sizeof *sig);
+    for (int i = 0; sig && i < n; i++)
+        if (!(sig[i] = signature(nodes[i], aspect))) {
+            free_strs(sig, n);
+            return NULL;
+        }
+    return sig;
+}
+
+/* Index of the most common signature (the first node of it on ties); -1 when out of memory. */
+static int majority(char *const *sig, int n)
 {
     int best = 0, bestc = 0;
-    char **sig = calloc((size_t)(n ? n : 1), sizeof *sig), buf[2048];
-    for (int i = 0; sig && i < n; i++) {
-        signature(nodes[i], aspect, buf, sizeof buf);
-        if (!(sig[i] = strdup(buf)))
-            goto done;
-    }
-    int *idx = sig ? group_order(sig, n) : NULL;
-    for (int a = 0, b; idx && a < n; a = b) {
+    int *idx = group_order(sig, n);
+    if (!idx)
+        return -1;
+    for (int a = 0, b; a < n; a = b) {
         for (b = a; b < n && strcmp(sig[idx[a]], sig[idx[b]]) == 0; b++)
             ;
         if (b - a > bestc || (b - a == bestc && idx[a] < best))
             best = idx[a], bestc = b - a;
     }
     free(idx);
-done:
-    for (int i = 0; sig && i < n; i++)
-        free(sig[i]);
-    free(sig);
     return best;
 }
 
+/* Per aspect, the hosts whose signature is not the majority's; NULL when out of memory. */
 static json_t *differences(json_t *const *nodes, int n)
 {
     json_t *d = json_array();
-    char a[2048], m[2048];
-    for (int k = 0; k < NASPECTS; k++) {
-        int maj = majority(nodes, n, k);
-        signature(nodes[maj], k, m, sizeof m);
-        for (int i = 0; i < n; i++) {
-            signature(nodes[i], k, a, sizeof a);
-            if (strcmp(a, m) != 0)
+    for (int k = 0; d && k < NASPECTS; k++) {
+        char **sig = signatures(nodes, n, k);
+        int maj = sig ? majority(sig, n) : -1;
+        for (int i = 0; maj >= 0 && i < n; i++)
+            if (strcmp(sig[i], sig[maj]) != 0 &&
                 json_array_append_new(d, json_pack("{s:O, s:s, s:s, s:s}", "hostname",
-                                                   json_object_get(nodes[i], "hostname"), "aspect",
-                                                   aspects[k], "value", a, "majority", m));
+                                                   json_object_get(nodes[i], "hostname"),
+                                                   "aspect", aspects[k], "value", sig[i],
+                                                   "majority", sig[maj])) != 0)
+                maj = -1;
+        free_strs(sig, n);
+        if (maj < 0) {
+            json_decref(d);
+            d = NULL;
         }
     }
     return d;
@@ -334,16 +356,21 @@ void cc_topo_print_summary(FILE *out, const json_t *topo)
     char **dumped = calloc((size_t)(n ? n : 1), sizeof *dumped);
     int *group = malloc((size_t)(n ? n : 1) * sizeof *group); /* group of node i: its first */
     for (int a = 0; dumped && group && a < n; a++) {
-        size_t len = NASPECTS * 2048;
-        if (!(dumped[a] = malloc(len)))
-            break;
-        dumped[a][0] = 0;
-        for (int k = 0; k < NASPECTS; k++) {
-            char sig[2048];
-            signature(json_array_get(nodes, (size_t)a), k, sig, sizeof sig);
-            strncat(dumped[a], sig, len - strlen(dumped[a]) - 2);
-            strcat(dumped[a], "\n");
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int bad = !f;
+        for (int k = 0; f && k < NASPECTS; k++) {
+            char *sig = signature(json_array_get(nodes, (size_t)a), k);
+            bad |= !sig;
+            fprintf(f, "%s\n", sig ? sig : "");
+            free(sig);
         }
+        if ((f && fclose(f) != 0) || bad) {
+            free(buf);
+            break; /* out of memory: every node is described on its own */
+        }
+        dumped[a] = buf;
     }
     int ok = dumped && group;
     for (int a = 0; ok && a < n; a++)

@@ -420,6 +420,65 @@ static void check_merge(void)
     json_decref(c);
 }
 
+/* A rows x cols matrix of path class c ("X" on the diagonal of a square one). */
+static json_t *matrix(int rows, int cols, const char *c)
+{
+    json_t *m = json_array();
+    for (int r = 0; r < rows; r++) {
+        json_t *row = json_array();
+        for (int k = 0; k < cols; k++)
+            json_array_append_new(row, json_string(rows == cols && r == k ? "X" : c));
+        json_array_append_new(m, row);
+    }
+    return m;
+}
+
+/* 16 GPUs and 16 NICs: the paths of a node are kilobytes of JSON. Nodes that differ only in
+ * the last GPU's last NIC are told apart (a 2,048-byte signature cut that off). */
+static void check_merge_big(void)
+{
+    json_t *base;
+    if (!probe_fixture("dgx-like", &base))
+        return;
+    json_t *gpus = json_array(), *nics = json_array();
+    for (int i = 0; i < 16; i++) {
+        json_array_append_new(gpus, json_deep_copy(json_array_get(json_object_get(base, "gpus"), 0)));
+        json_array_append_new(nics, json_deep_copy(json_array_get(json_object_get(base, "nics"), 0)));
+    }
+    json_object_set_new(base, "gpus", gpus);
+    json_object_set_new(base, "nics", nics);
+    json_object_set_new(base, "paths", json_pack("{s:o, s:o}", "gpu_gpu", matrix(16, 16, "NVL"),
+                                                 "gpu_nic", matrix(16, 16, "SYS")));
+    json_t *n[3] = {base, json_deep_copy(base), json_deep_copy(base)};
+    json_object_set_new(n[1], "hostname", json_string("big-2"));
+    json_object_set_new(n[2], "hostname", json_string("big-3"));
+    json_t *row = json_array_get(json_object_get(json_object_get(n[2], "paths"), "gpu_nic"), 15);
+    json_array_set_new(row, 15, json_string("PIX"));
+    char *dump = json_dumps(json_object_get(n[2], "paths"), JSON_COMPACT | JSON_SORT_KEYS);
+    ok(dump && strlen(dump) > 2048 && strstr(dump, "PIX") - dump > 2048,
+       "merge 16x16: paths of %zu bytes, the difference past byte 2048", dump ? strlen(dump) : 0);
+    free(dump);
+    json_t *t = cc_topo_merge(n, 3, "big");
+    char err[512];
+    ok(cc_topo_validate(t, "big", err, sizeof err) == CC_OK, "merge 16x16: passes the schema");
+    json_t *d = json_object_get(t, "differences");
+    ok(json_array_size(d) == 1 &&
+       !strcmp(json_string_value(json_object_get(json_array_get(d, 0), "hostname")), "big-3") &&
+       !strcmp(json_string_value(json_object_get(json_array_get(d, 0), "aspect")), "paths"),
+       "merge 16x16: big-3's paths differ from the majority (%zu differences)", json_array_size(d));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cc_topo_print_summary(mem, t);
+    fclose(mem);
+    ok(text && strstr(text, "same as this node: big-2\n") && strstr(text, "\nnode big-3\n"),
+       "merge 16x16: big-3 described on its own in the summary");
+    free(text);
+    json_decref(t);
+    for (int i = 0; i < 3; i++)
+        json_decref(n[i]);
+}
+
 static void check_bad_xml(void)
 {
     char err[512] = "", path[600];
@@ -478,6 +537,7 @@ int main(void)
     check_sysfs();
     check_loader();
     check_merge();
+    check_merge_big();
     check_bad_xml();
     check_text();
     check_gpulib();
