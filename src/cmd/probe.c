@@ -212,12 +212,16 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
     return 0;
 }
 
-/* Rank 0: merge the gathered node texts, save, summarize. Returns the exit code. */
+/* Rank 0: merge the gathered node texts, save, summarize. Returns the exit code. A node that
+ * could not be probed is named in the file's "missing" (with the reason) and makes the exit
+ * 3; when no node could be, nothing is saved and the exit is the failure's (2 for a bad
+ * --hwloc-xml, else 3). */
 static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
 {
     json_t **nodes = calloc((size_t)n + 1, sizeof *nodes);
-    int got = 0, rc = 0;
-    for (int i = 0; nodes && i < n; i++) {
+    json_t *missing = json_array();
+    int got = 0, rc = 0, failed = 0;
+    for (int i = 0; nodes && missing && i < n; i++) {
         if (!texts[i] || !texts[i][0])
             continue; /* not a probing rank */
         json_error_t je;
@@ -227,7 +231,11 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
             const char *h = json_string_value(json_object_get(o, "hostname"));
             int code = o ? cc_status_exit((cc_status)json_integer_value(json_object_get(o, "status"))) : 3;
             cc_err("cannot probe node '%s': %s", h ? h : "?", e ? e : je.text);
+            if (json_array_append_new(missing, json_pack("{s:s, s:s}", "hostname", h ? h : "?",
+                                                         "reason", e ? e : je.text)) != 0)
+                code = 3; /* out of memory: the file would not say so */
             json_decref(o);
+            failed++;
             if (code > rc)
                 rc = code;
             continue;
@@ -243,21 +251,36 @@ static int merge_and_report(const struct probe_cfg *cfg, char **texts, int n)
         }
         nodes[got++] = o;
     }
-    if (!nodes || got == 0) {
+    if (!nodes || !missing || got == 0) {
+        if (!nodes || !missing)
+            cc_err("cannot merge the node descriptions: out of memory");
+        for (int i = 0; nodes && i < got; i++)
+            json_decref(nodes[i]);
         free(nodes);
+        json_decref(missing);
         return rc ? rc : 3;
     }
+    if (failed)
+        rc = 3; /* described in part: the file says which nodes are missing */
     json_t *topo = cc_topo_merge(nodes, got, cfg->name);
+    if (topo && failed && json_object_set(topo, "missing", missing) != 0) {
+        json_decref(topo);
+        topo = NULL;
+    }
     char err[512];
-    if (cc_topo_validate(topo, "probed", err, sizeof err) != CC_OK) {
+    if (!topo) {
+        cc_err("cannot merge the node descriptions: out of memory");
+        rc = 3;
+    } else if (cc_topo_validate(topo, "probed", err, sizeof err) != CC_OK) {
         cc_err("%s", err); /* a defect of the probe: say so rather than save a bad file */
         rc = 3;
-    } else if (save(cfg, topo) != 0) {
+    } else if (save(cfg, topo) != 0 && rc < 2) {
         rc = 2; /* an output that cannot be written: the environment, as for bench */
     }
-    if (!cfg->quiet)
+    if (topo && !cfg->quiet)
         cc_topo_print_summary(stdout, topo);
     json_decref(topo);
+    json_decref(missing);
     for (int i = 0; i < got; i++)
         json_decref(nodes[i]);
     free(nodes);

@@ -170,6 +170,9 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     /* the same reader and checks as every other use of a topology file (docs/topology.md) */
     if ((st = cc_topo_load(path, &root, err, errlen)) != CC_OK)
         return st;
+    if (cc_topo_missing(root) > 0) /* a probe that failed on some nodes saved the others */
+        cc_warn("topology '%s': %d node(s) could not be probed and are not described (see "
+                "\"missing\"); planning with the nodes it describes", path, cc_topo_missing(root));
     st = CC_EINVAL;
     json_t *nodes = json_object_get(root, "nodes");
     size_t i;

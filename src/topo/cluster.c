@@ -350,6 +350,9 @@ void cc_topo_print_summary(FILE *out, const json_t *topo)
                     json_number_value(json_object_get(fab, "inter_allreduce_busbw_GBps")));
         fprintf(out, "\n");
     }
+    json_t *m;
+    json_array_foreach(json_object_get(topo, "missing"), i, m)
+        fprintf(out, "# not probed: %s: %s\n", jstr(m, "hostname"), jstr(m, "reason"));
     /* Describe each kind of node once (same signature in every aspect: GUIDs, MACs and
      * addresses differ by host and do not count); list the hosts of the same kind. */
     int n = nn > INT_MAX ? INT_MAX : (int)nn;

@@ -209,6 +209,17 @@ cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size
     size_t i;
     json_t *n;
     json_array_foreach(nodes, i, n) check_node(&v, n, i);
+    json_t *miss = opt_member(&v, topo, "top level", "missing", JSON_ARRAY);
+    json_array_foreach(miss, i, n) {
+        char place[48];
+        snprintf(place, sizeof place, "missing[%zu]", i);
+        if (!json_is_object(n)) {
+            fail(&v, place, "must be an object");
+            continue;
+        }
+        req_member(&v, n, place, "hostname", JSON_STRING);
+        opt_member(&v, n, place, "reason", JSON_STRING);
+    }
     json_t *fab = opt_member(&v, topo, "top level", "fabric", JSON_OBJECT);
     if (fab) {
         opt_member(&v, fab, "fabric", "kind", JSON_STRING);
@@ -240,6 +251,12 @@ cc_status cc_topo_load(const char *path, json_t **out, char *err, size_t errlen)
 int cc_topo_node_types(const json_t *topo)
 {
     return (int)json_array_size(json_object_get(topo, "nodes"));
+}
+
+int cc_topo_missing(const json_t *topo)
+{
+    size_t n = json_array_size(json_object_get(topo, "missing"));
+    return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 const json_t *cc_topo_node(const json_t *topo, int i)

@@ -36,6 +36,9 @@ cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size
 int cc_topo_node_types(const json_t *topo);
 /* Node object i, borrowed reference, or NULL. */
 const json_t *cc_topo_node(const json_t *topo, int i);
+/* Nodes a probe could not describe (the file's "missing": hostname and reason); 0 when the
+ * file describes every node. Readers warn: the cluster is larger than what is described. */
+int cc_topo_missing(const json_t *topo);
 /* Number of machines: the sum of "count" over node types. */
 int cc_topo_node_count(const json_t *topo);
 /* GPUs of node type i. */
@@ -97,8 +100,9 @@ void cc_probe_close(struct cc_probe *p);
  * majority. */
 json_t *cc_topo_merge(json_t *const *nodes, int n, const char *name);
 
-/* Compact human summary of a cluster topology: per node CPUs, GPUs, NICs with rates, the
- * affinity matrix (nvidia-smi topo -m style); then the hosts that differ from the majority. */
+/* Compact human summary of a cluster topology: the nodes that could not be probed, per node
+ * CPUs, GPUs, NICs with rates, the affinity matrix (nvidia-smi topo -m style); then the hosts
+ * that differ from the majority. */
 void cc_topo_print_summary(FILE *out, const json_t *topo);
 
 #endif

@@ -2,7 +2,7 @@
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
 # unnamed, a cpuset that allows part of the machine, bus ids against NUMA order, an export
-# probed without a sysfs tree. Every node is described whole or fails
+# probed without a sysfs tree; a topology that names nodes a probe could not describe. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -100,4 +100,14 @@ ok $? "path matrices in the same order" "$(grep -A5 affinity "$T/swap.sum")"
     [ "$(grep -c '"gen": -1' "$T/nosys.json")" = 4 ] && ! grep -q '"rate_gbps": [1-9]' "$T/nosys.json"
 ok $? "--hwloc-xml without --sysfs-root: no sysfs read, its values unknown" \
     "rc=$rc $(cat "$T/nosys.out"; grep -A3 '"netdevs"\|"gen"' "$T/nosys.json" | head -20)"
+
+# a saved topology with a node that could not be probed: shown, and layout warns
+sed '2a\  "missing": [{"hostname": "dgx-9", "reason": "cannot load topology"}],' \
+    "$CC_SRCDIR/topologies/dgx-a100-2.json" >"$T/missing.json"
+"$CCBENCH" probe --topology "$T/missing.json" >"$T/missing.out" 2>&1 &&
+    grep -q '^# not probed: dgx-9: cannot load topology$' "$T/missing.out"
+ok $? "--topology: a node listed as missing is shown" "$(head -5 "$T/missing.out")"
+"$CCBENCH" layout -m megatron-1.7b --topology "$T/missing.json" >"$T/lay.out" 2>"$T/lay.err" &&
+    grep -q "warning: topology '$T/missing.json': 1 node(s) could not be probed" "$T/lay.err"
+ok $? "layout --topology: warns of the node missing" "$(cat "$T/lay.err")"
 tap_done

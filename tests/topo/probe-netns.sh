@@ -1,6 +1,7 @@
 #!/bin/sh
 # probe-netns.sh - `ccbench probe` across 3 namespace "hosts" (tests/netns/cluster.sh): one
-# probe per host, three nodes merged in host order, every host named, none odd.
+# probe per host, three nodes merged in host order, every host named, none odd; a host whose
+# probe fails is named in the saved file's "missing", exit 3.
 . "$CC_SRCDIR/tests/tap.sh"
 [ -f "$CC_SRCDIR/tests/netns/cluster.sh" ] || skip_all "tests/netns/cluster.sh not in this tree"
 CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
@@ -27,4 +28,23 @@ rc=$?
 [ $rc -ne 0 ] && [ "$(grep -c 'error: --json and --nccl-topo name the same file' "$CL_DIR/out")" -eq 1 ] &&
     ! ls "$CL_DIR"/x-*.json >/dev/null 2>&1
 ok $? "--nccl-topo of one host is the --json file: one line, nothing written (rc $rc)" "$(cat "$CL_DIR/out"; ls "$CL_DIR")"
+
+# host 1 probes an export that is no hwloc XML: the other two are saved, host 1 is listed
+# under "missing" with the reason, the exit is 3 (a node could not be probed)
+: >"$CL_DIR/empty.xml"
+bad=$(cl_ns 1) m="$CL_DIR/missing.json"
+cl_mpirun -t 120 sh -c 'j=$3; if [ "$(hostname)" = "$1" ]; then set -- --hwloc-xml "$2"; else set --; fi
+    exec "$0" probe --no-gpu-libs --json "$j" "$@"' "$CCBENCH" "$bad" "$CL_DIR/empty.xml" "$m" \
+    >"$CL_DIR/out2" 2>&1; rc=$?
+[ $rc -eq 3 ]; ok $? "a host that cannot be probed: exit 3" "rc=$rc $(tail -5 "$CL_DIR/out2")"
+hosts=$(sed '/^  "missing"/,$d' "$m" | sed -n 's/^      "hostname": "\(.*\)",$/\1/p' | tr '\n' ' ')
+[ "$hosts" = "$(cl_ns 0) $(cl_ns 2) " ] && grep -q '^  "missing": \[$' "$m" &&
+    grep -A3 '^  "missing"' "$m" | grep -q "\"hostname\": \"$bad\"" &&
+    grep -A4 '^  "missing"' "$m" | grep -q '"reason": "cannot read hwloc XML .*not an hwloc XML export"'
+ok $? "the others saved, the failed host under \"missing\" with the reason" "$hosts $(grep -A5 '"missing"' "$m")"
+grep -q "^# not probed: $bad: cannot read hwloc XML" "$CL_DIR/out2" &&
+    [ "$(grep -c "cannot probe node '$bad'" "$CL_DIR/out2")" = 1 ]
+ok $? "the summary and one error line name the failed host" "$(grep -i 'probe' "$CL_DIR/out2")"
+"$CCBENCH" probe --topology "$m" >"$CL_DIR/out3" 2>&1 && grep -q "^# not probed: $bad: " "$CL_DIR/out3"
+ok $? "--topology: the file loads, the missing host shown" "$(head -5 "$CL_DIR/out3")"
 tap_done

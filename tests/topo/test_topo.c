@@ -364,6 +364,22 @@ static void check_loader(void)
        "dgx-a100-64: nearest NIC of GPU0 is mlx5_0, of GPU5 mlx5_4 (first on ties)");
     ok(cc_topo_expected(t, 0, "nosuch") == -1 && cc_topo_path(t, 0, "gpu_gpu", 0, 8) == NULL &&
        cc_topo_node(t, 5) == NULL, "accessors: absent things are -1 / NULL");
+    is_int(cc_topo_missing(t), 0, "dgx-a100-64: no node missing");
+
+    /* a probe that failed on a node names it in "missing" */
+    json_object_set_new(t, "missing", json_pack("[{s:s, s:s}]", "hostname", "dgx-9", "reason", "no hwloc"));
+    ok(cc_topo_validate(t, "m", err, sizeof err) == CC_OK && cc_topo_missing(t) == 1,
+       "missing: a host and its reason pass the schema and are counted");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cc_topo_print_summary(mem, t);
+    fclose(mem);
+    ok(text && strstr(text, "\n# not probed: dgx-9: no hwloc\n"), "missing: shown in the summary");
+    free(text);
+    json_object_set_new(t, "missing", json_pack("[{s:i}]", "hostname", 9));
+    cc_topo_validate(t, "m", err, sizeof err);
+    is_str(err, "topology 'm': missing[0]: 'hostname' must be a string", "missing: entries are checked");
     json_decref(t);
 }
 
