@@ -228,13 +228,13 @@ static int dev_numa(const struct xml_w *w, hwloc_obj_t o)
     return n >= 0 ? n : cc_hw_numa(o);
 }
 
-/* Is the PCI function a virtual one (SR-IOV)? NCCL's nets are the physical devices. */
+/* Is the PCI function a virtual one (SR-IOV)? NCCL's nets are the physical devices. (The
+ * probe leaves VFs out of its NICs already; a node from elsewhere may still list one.) */
 static int is_vf(const struct xml_w *w, hwloc_obj_t o)
 {
-    char bus[16], rel[96], buf[8];
+    char bus[16];
     cc_hw_busid(o, bus, sizeof bus);
-    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn/class", bus);
-    return cc_sysfs_read(cc_hw_sysfs(w->p), rel, buf, sizeof buf) == 0;
+    return cc_sysfs_pci_is_vf(cc_hw_sysfs(w->p), bus);
 }
 
 /* hwloc's architecture as NCCL names it (topo.cc kvDictCpuArch), NULL if NCCL has no name. */

@@ -387,7 +387,8 @@ static hwloc_obj_t *pci_sorted(struct cc_probe *p, int (*keep)(hwloc_obj_t), int
 
 /* The NICs in PCI bus id order: each RDMA device (OpenFabrics OS device) is one NIC; a PCI
  * network interface with no RDMA device is an Ethernet NIC. Virtual interfaces are only
- * netdevs. */
+ * netdevs; SR-IOV virtual functions (a physfn in sysfs) are no NICs (they share their
+ * physical function's port, and NCCL's nets are the physical devices). */
 static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
 {
     int n = 0, cap = 0, npci;
@@ -400,6 +401,7 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
     for (int i = 0; i < npci; i++) {
         hwloc_obj_t pci = all[i], net = NULL, ibs[8];
         int nib = 0;
+        char bus[16];
         for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
             if (c->type != HWLOC_OBJ_OS_DEVICE)
                 continue;
@@ -408,6 +410,9 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
             else if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && !net)
                 net = c;
         }
+        cc_hw_busid(pci, bus, sizeof bus);
+        if ((nib || net) && cc_sysfs_pci_is_vf(cc_hw_sysfs(p), bus))
+            continue;
         for (int k = 0; k < (nib ? nib : net ? 1 : 0); k++) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;

@@ -361,6 +361,13 @@ void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, 
     }
 }
 
+int cc_sysfs_pci_is_vf(const char *root, const char *busid)
+{
+    char rel[96], buf[16];
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn/class", busid);
+    return cc_sysfs_read(root, rel, buf, sizeof buf) == 0;
+}
+
 int cc_sysfs_pci_numa(const char *root, const char *busid)
 {
     char rel[96], buf[32];

@@ -38,6 +38,8 @@ int cc_sysfs_ib_netdev(const char *root, const char *dev, char *buf, size_t len)
  * link (max = 0; idle GPUs often train down to Gen1) or the most the device supports
  * (max = 1, what NCCL reads). -1 when unknown. */
 void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, int *width);
+/* Whether PCI function busid is an SR-IOV virtual function (it has a physfn): 1 or 0. */
+int cc_sysfs_pci_is_vf(const char *root, const char *busid);
 /* NUMA node of PCI function busid ("0000:07:00.0") from its sysfs numa_node, as NCCL reads it;
  * -1 when unknown (no file, or -1 in it). */
 int cc_sysfs_pci_numa(const char *root, const char *busid);

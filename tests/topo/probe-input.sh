@@ -2,7 +2,8 @@
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
 # unnamed, a cpuset that allows part of the machine, bus ids against NUMA order, an export
-# probed without a sysfs tree; a topology that names nodes a probe could not describe. Every node is described whole or fails
+# probed without a sysfs tree, an SR-IOV VF; a topology that names nodes a probe could not
+# describe. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -110,4 +111,17 @@ ok $? "--topology: a node listed as missing is shown" "$(head -5 "$T/missing.out
 "$CCBENCH" layout -m megatron-1.7b --topology "$T/missing.json" >"$T/lay.out" 2>"$T/lay.err" &&
     grep -q "warning: topology '$T/missing.json': 1 node(s) could not be probed" "$T/lay.err"
 ok $? "layout --topology: warns of the node missing" "$(cat "$T/lay.err")"
+
+# an SR-IOV virtual function (mlx5_2 at 0000:89:00.0 has a physfn): no NIC of its own, in
+# the JSON as in the NCCL XML
+Y=$T/sysfs-vf
+cp -R "$S/sysfs" "$Y" && chmod -R u+w "$Y" && mkdir -p "$Y/sys/bus/pci/devices/0000:89:00.0/physfn" &&
+    printf '0x020700\n' >"$Y/sys/bus/pci/devices/0000:89:00.0/physfn/class"
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$Y" --no-gpu-libs -q --json "$T/vf.json" \
+    --nccl-topo "$T/vf.xml" >"$T/vf.out" 2>&1; rc=$?
+summary vf
+[ $rc -eq 0 ] && grep -q '^  NICs: 2$' "$T/vf.sum" && ! grep -q mlx5_2 "$T/vf.sum" "$T/vf.xml" &&
+    grep -q '^  GPU0 .*PIX     SYS  0$' "$T/vf.sum" && grep -q 'netdevs: .*eth2(' "$T/vf.sum"
+ok $? "an SR-IOV VF is no NIC (JSON, matrix, NCCL XML); its interface stays a netdev" \
+    "rc=$rc $(cat "$T/vf.out"; sed -n '/NICs/,$p' "$T/vf.sum")"
 tap_done
