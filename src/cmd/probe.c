@@ -109,31 +109,56 @@ static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p
     return st;
 }
 
-/* Probe this node; returns its JSON text (malloc'd), or that of {"hostname", "error",
- * "status"} when the probe failed. With --hwloc-xml the node is named by the file. When only
- * the --nccl-topo file could not be written, the node is kept and "nccl_topo_error" says why. */
-static char *probe_here(const struct probe_cfg *cfg, const char *host)
+/* One node's probe, between describing the node and writing its NCCL XML. */
+struct node_probe {
+    struct cc_probe *p;
+    json_t *node;       /* the description, or NULL when the probe failed */
+    cc_status st;
+    char err[1536];
+};
+
+/* Probe this node. With --hwloc-xml the node is named by the file. */
+static void probe_node(const struct probe_cfg *cfg, const char *host, struct node_probe *np)
 {
     struct cc_probe_opts po = {cfg->hwloc_xml, cfg->sysfs_root, cfg->hwloc_xml ? NULL : host,
                                cfg->no_gpu_libs};
-    struct cc_probe *p = NULL;
-    json_t *node = NULL;
-    char err[1536] = "";
-    cc_status st = cc_probe_open(&p, &po, err, sizeof err);
-    if (st == CC_OK)
-        st = cc_probe_node(p, &node, err, sizeof err);
-    if (st == CC_OK && cfg->nccl_topo) {
+    np->err[0] = 0;
+    np->st = cc_probe_open(&np->p, &po, np->err, sizeof np->err);
+    if (np->st == CC_OK)
+        np->st = cc_probe_node(np->p, &np->node, np->err, sizeof np->err);
+}
+
+/* The name %h stands for in this node's --nccl-topo file ("" when the probe failed). */
+static const char *node_host(const struct node_probe *np)
+{
+    const char *h = json_string_value(json_object_get(np->node, "hostname"));
+    return h ? h : "";
+}
+
+/* Write the node's --nccl-topo file (unless write_xml is 0) and return its JSON text
+ * (malloc'd), or that of {"hostname", "error", "status"} when the probe failed. When only
+ * the --nccl-topo file could not be written, the node is kept and "nccl_topo_error" says why. */
+static char *finish_node(const struct probe_cfg *cfg, const char *host, struct node_probe *np,
+                         int write_xml)
+{
+    cc_status st = np->st;
+    json_t *node = np->node;
+    char *err = np->err;
+    size_t errlen = sizeof np->err;
+    if (st == CC_OK && cfg->nccl_topo && write_xml) {
         char xerr[1536];
-        cc_status xst = write_nccl_topo(cfg, p, node, xerr, sizeof xerr);
+        cc_status xst = write_nccl_topo(cfg, np->p, node, xerr, sizeof xerr);
         if (xst != CC_OK)
             json_object_set_new(node, "nccl_topo_error",
                                 json_pack("{s:o, s:i}", "error", cc_topo_jtext(xerr), "status", (int)xst));
     }
-    cc_probe_close(p);
+    cc_probe_close(np->p);
+    np->p = NULL;
+    np->node = NULL;
     char *s = st == CC_OK ? json_dumps(node, JSON_COMPACT) : NULL;
     if (st == CC_OK && !s) {
         st = CC_ENOMEM;
-        snprintf(err, sizeof err, "cannot describe node '%s': out of memory", host);
+        snprintf(err, errlen, "cannot describe node '%s': out of memory", host);
     }
     json_decref(node);
     if (st != CC_OK) { /* texts made valid UTF-8: a path or host name may be any bytes */
@@ -148,6 +173,32 @@ static char *probe_here(const struct probe_cfg *cfg, const char *host)
         s = strdup(fb);
     }
     return s;
+}
+
+/* Collective: whether two nodes would write one --nccl-topo file, their %h being one name
+ * (two machines of one hostname, or one --hwloc-xml export probed on several nodes). `host`
+ * is this rank's name for %h ("" when it writes none). Returns 1 with the name in dup, 0, or
+ * -1 when the names could not be gathered (then no node writes either). */
+static int host_clash(const struct cc_rte *rte, const char *host, char dup[CC_HOST_MAX])
+{
+    char mine[CC_HOST_MAX] = "";
+    char (*all)[CC_HOST_MAX] = calloc((size_t)rte->size, sizeof *all);
+    dup[0] = 0;
+    if (!all) {
+        cc_err("cannot compare node names for --nccl-topo: out of memory");
+        cc_rte_abort(rte, 3); /* never leave the others waiting in the collective */
+    }
+    snprintf(mine, sizeof mine, "%s", host);
+    if (cc_rte_allgather(rte, mine, all, sizeof mine) != CC_OK) {
+        free(all);
+        return -1;
+    }
+    for (int i = 0; i < rte->size && !dup[0]; i++)
+        for (int j = i + 1; all[i][0] && j < rte->size && !dup[0]; j++)
+            if (strcmp(all[i], all[j]) == 0)
+                memcpy(dup, all[i], CC_HOST_MAX);
+    free(all);
+    return dup[0] != 0;
 }
 
 static int mkdirs(const char *dir)
@@ -374,16 +425,30 @@ int cc_cmd_probe(int argc, char **argv)
     if (rte.rank != 0)
         cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
 
-    /* one probe per node: the node's first local rank */
-    char *mine = rte.local_rank == 0 ? probe_here(&cfg, rte.host) : NULL;
+    /* one probe per node: the node's first local rank; the NCCL XML files are written once
+     * every node is known to have a file of its own */
+    struct node_probe np = {0};
+    if (rte.local_rank == 0)
+        probe_node(&cfg, rte.host, &np);
+    char dup[CC_HOST_MAX] = "";
+    int clash = cfg.nccl_topo && strstr(cfg.nccl_topo, "%h") ? host_clash(&rte, node_host(&np), dup) : 0;
+    char *mine = rte.local_rank == 0 ? finish_node(&cfg, rte.host, &np, clash == 0) : NULL;
     char **all = NULL;
     rc = 0;
+    if (clash < 0 && rte.rank == 0)
+        cc_err("--nccl-topo '%s': cannot compare the node names: no NCCL topology written",
+               cfg.nccl_topo);
+    else if (clash && rte.rank == 0)
+        cc_err("--nccl-topo '%s': two nodes are named '%s' and would write one file: no NCCL "
+               "topology written", cfg.nccl_topo, dup);
     if (cc_rte_gather_str(&rte, mine ? mine : "", &all) != CC_OK) {
         cc_err("cannot gather the node descriptions");
         rc = 3;
     }
     if (rte.rank == 0 && all) {
         rc = merge_and_report(&cfg, all, rte.size);
+        if (clash && rc < (clash < 0 ? 3 : 2))
+            rc = clash < 0 ? 3 : 2; /* a refused output as one that cannot be written: 2 */
         for (int i = 0; i < rte.size; i++)
             free(all[i]);
         free(all);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # probe-netns.sh - `ccbench probe` across 3 namespace "hosts" (tests/netns/cluster.sh): one
 # probe per host, three nodes merged in host order, every host named, none odd; a host whose
-# probe fails is named in the saved file's "missing", exit 3.
+# probe fails is named in the saved file's "missing", exit 3; --nccl-topo with %h is refused
+# when two nodes have one name.
 . "$CC_SRCDIR/tests/tap.sh"
 [ -f "$CC_SRCDIR/tests/netns/cluster.sh" ] || skip_all "tests/netns/cluster.sh not in this tree"
 CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
@@ -47,4 +48,14 @@ grep -q "^# not probed: $bad: cannot read hwloc XML" "$CL_DIR/out2" &&
 ok $? "the summary and one error line name the failed host" "$(grep -i 'probe' "$CL_DIR/out2")"
 "$CCBENCH" probe --topology "$m" >"$CL_DIR/out3" 2>&1 && grep -q "^# not probed: $bad: " "$CL_DIR/out3"
 ok $? "--topology: the file loads, the missing host shown" "$(head -5 "$CL_DIR/out3")"
+
+# every host probes one export, so every node is named dgx-like: %h would give one file for
+# three nodes. Refused (exit 2, the name said once), no file written, the topology saved
+cl_mpirun -t 120 "$CCBENCH" probe --no-gpu-libs -q --hwloc-xml "$CC_SRCDIR/tests/topo/dgx-like.xml" \
+    --sysfs-root "$CC_SRCDIR/tests/topo/sysfs" --json "$CL_DIR/same.json" \
+    --nccl-topo "$CL_DIR/same-%h.xml" >"$CL_DIR/out4" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c "two nodes are named 'dgx-like'" "$CL_DIR/out4")" = 1 ] &&
+    ! ls "$CL_DIR"/same-* >/dev/null 2>&1 && "$CCBENCH" probe --topology "$CL_DIR/same.json" -q
+ok $? "--nccl-topo %h naming two nodes alike: exit 2, refused once, nothing written" \
+    "rc=$rc $(grep -v '^ *$' "$CL_DIR/out4" | head -5; ls "$CL_DIR")"
 tap_done
