@@ -441,8 +441,11 @@ int cc_cmd_probe(int argc, char **argv)
     else if (clash && rte.rank == 0)
         cc_err("--nccl-topo '%s': two nodes are named '%s' and would write one file: no NCCL "
                "topology written", cfg.nccl_topo, dup);
-    if (cc_rte_gather_str(&rte, mine ? mine : "", &all) != CC_OK) {
-        cc_err("cannot gather the node descriptions");
+    cc_status gs = cc_rte_gather_str(&rte, mine ? mine : "", &all);
+    if (gs != CC_OK) { /* every rank has the same status: one says it */
+        if (rte.rank == 0)
+            cc_err("cannot gather the node descriptions: %s",
+                   gs == CC_ETOOBIG ? "more than 2 GiB together" : cc_status_str(gs));
         rc = 3;
     }
     if (rte.rank == 0 && all) {

@@ -1,6 +1,7 @@
 #include "rte/rte.h"
 #include "rte/rte_mpi.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -135,47 +136,68 @@ cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, en
         MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG_LONG, rte_op(op), cc_rte_comm(r)));
 }
 
+cc_status cc_rte_gather_layout(const int *lens, int n, int *displ, size_t *total)
+{
+    long long sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (lens[i] < 1 || sum + lens[i] > INT_MAX)
+            return CC_ETOOBIG; /* MPI counts and displacements are ints */
+        displ[i] = (int)sum;
+        sum += lens[i];
+    }
+    *total = (size_t)sum;
+    return CC_OK;
+}
+
+/* Rank 0 tells every rank how the gather goes on (a status), so that all enter the next
+ * collective or all leave: none waits for one that never comes. */
+static cc_status agree(MPI_Comm c, int rank, cc_status st)
+{
+    int v = (int)st;
+    if (MPI_Bcast(&v, 1, MPI_INT, 0, c) != MPI_SUCCESS)
+        return CC_EPEER;
+    return rank == 0 ? st : (cc_status)v;
+}
+
 cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out)
 {
     MPI_Comm c = cc_rte_comm(r);
-    int len = (int)strlen(s) + 1, *lens = NULL, *displ = NULL;
-    char *all = NULL;
+    size_t slen = strlen(s);
+    int len = slen < INT_MAX ? (int)slen + 1 : -1, *lens = NULL, *displ = NULL;
+    size_t total = 0;
+    char *all = NULL, **v = NULL;
+    cc_status st = CC_OK;
     *out = NULL;
     if (r->rank == 0) {
         lens = calloc((size_t)r->size, sizeof *lens);
         displ = calloc((size_t)r->size, sizeof *displ);
-        if (!lens || !displ)
-            goto fail;
+        st = lens && displ ? CC_OK : CC_ENOMEM;
     }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, c);
-    size_t total = 0;
-    if (r->rank == 0) {
-        for (int i = 0; i < r->size; i++) {
-            displ[i] = (int)total;
-            total += (size_t)lens[i];
-        }
-        all = malloc(total ? total : 1);
-        if (!all)
-            goto fail;
-    }
-    MPI_Gatherv(s, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, c);
-    if (r->rank == 0) {
-        char **v = calloc((size_t)r->size, sizeof *v);
-        if (!v)
-            goto fail;
-        for (int i = 0; i < r->size; i++)
-            v[i] = strdup(all + displ[i]);
+    if ((st = agree(c, r->rank, st)) != CC_OK)
+        goto done;
+    st = mpi_st(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, c));
+    if (r->rank == 0 && st == CC_OK && (st = cc_rte_gather_layout(lens, r->size, displ, &total)) == CC_OK)
+        st = (all = malloc(total)) ? CC_OK : CC_ENOMEM;
+    if ((st = agree(c, r->rank, st)) != CC_OK)
+        goto done;
+    st = mpi_st(MPI_Gatherv(s, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, c));
+    if (r->rank == 0 && st == CC_OK) {
+        v = calloc((size_t)r->size, sizeof *v);
+        for (int i = 0; v && i < r->size; i++)
+            if (!(v[i] = strdup(all + displ[i]))) {
+                while (i-- > 0)
+                    free(v[i]);
+                free(v);
+                v = NULL;
+            }
+        st = v ? CC_OK : CC_ENOMEM;
         *out = v;
     }
+done:
     free(all);
     free(lens);
     free(displ);
-    return CC_OK;
-fail:
-    free(all);
-    free(lens);
-    free(displ);
-    return CC_ENOMEM;
+    return st;
 }
 
 void cc_rte_abort(const struct cc_rte *r, int code)

@@ -36,8 +36,15 @@ cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum c
 /* In-place element-wise reduction of n long longs across all ranks. */
 cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, enum cc_rte_op op);
 /* Gather variable-length byte strings to rank 0: on rank 0, *out is a malloc'd array of
- * size pointers (each malloc'd, NUL-terminated). Other ranks get NULL. */
+ * size pointers (each malloc'd, NUL-terminated). Other ranks get NULL. Every rank returns
+ * the same status, none is left waiting: CC_ETOOBIG when the strings together pass 2 GiB
+ * (MPI's int counts), CC_ENOMEM when rank 0 is out of memory, CC_EPEER on an MPI error (rank 0
+ * may also fail alone with CC_ENOMEM at the very end). */
 cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out);
+/* The gather's layout: displ[i] = where string i (lens[i] bytes with its NUL) starts, *total
+ * the sum. CC_ETOOBIG when a length is below 1 (a string too long to count) or the total
+ * passes INT_MAX. */
+cc_status cc_rte_gather_layout(const int *lens, int n, int *displ, size_t *total);
 /* Abort every rank with an exit code (never returns). */
 void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));
 /* This process's rank as its launcher tells it before MPI starts (Open MPI, PMIx, PMI,

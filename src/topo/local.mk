@@ -8,7 +8,11 @@ libcccore_a_SOURCES += src/topo/topo.h src/topo/hw.h src/topo/hw.c src/topo/prob
 check_PROGRAMS += tests/topo/test_topo
 tests_topo_test_topo_SOURCES = tests/topo/test_topo.c
 tests_topo_test_topo_LDADD = $(CC_UNIT_LIBS)
-TESTS += tests/topo/test_topo tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
+# the gather of the node descriptions (src/rte): an MPI singleton
+check_PROGRAMS += tests/topo/test_gather
+tests_topo_test_gather_SOURCES = tests/topo/test_gather.c
+tests_topo_test_gather_LDADD = $(CC_LIBS_ALL)
+TESTS += tests/topo/test_topo tests/topo/test_gather tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
 	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh \
 	tests/topo/probe-input.sh
