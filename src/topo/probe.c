@@ -5,6 +5,7 @@
 #include "topo/topo.h"
 
 #include <ifaddrs.h>
+#include <limits.h>
 #include <math.h>
 #include <netdb.h>
 #include <stdlib.h>
@@ -112,11 +113,21 @@ static const char *info(hwloc_obj_t o, const char *name)
     return v ? v : "";
 }
 
+/* Size of one cache of the type (-1 when hwloc shows none: unknown), and how many there are. */
 static long long cache_size(struct cc_probe *p, hwloc_obj_type_t type, int *count)
 {
     hwloc_obj_t c = hwloc_get_obj_by_type(p->t, type, 0);
     *count = hwloc_get_nbobjs_by_type(p->t, type);
-    return c ? (long long)c->attr->cache.size : 0;
+    return c && c->attr->cache.size ? (long long)c->attr->cache.size : -1;
+}
+
+/* A number hwloc keeps as text (CPUFamilyNumber); -1 when absent or not a number. */
+static int info_int(hwloc_obj_t o, const char *name)
+{
+    const char *v = info(o, name);
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end != v && *end == 0 && n >= 0 && n <= INT_MAX ? (int)n : -1;
 }
 
 static json_t *probe_cpu(struct cc_probe *p)
@@ -130,8 +141,8 @@ static json_t *probe_cpu(struct cc_probe *p)
                      "model", cc_topo_jtext(info(pkg, "CPUModel")),
                      "vendor", cc_topo_jtext(info(pkg, "CPUVendor")),
                      "arch", cc_topo_jtext(info(root, "Architecture")),
-                     "family", atoi(info(pkg, "CPUFamilyNumber")),
-                     "model_number", atoi(info(pkg, "CPUModelNumber")),
+                     "family", info_int(pkg, "CPUFamilyNumber"),
+                     "model_number", info_int(pkg, "CPUModelNumber"),
                      "sockets", sockets > 0 ? sockets : 1,
                      "cores", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_CORE),
                      "pus", hwloc_get_nbobjs_by_type(p->t, HWLOC_OBJ_PU));
@@ -283,8 +294,8 @@ static json_t *gpu_json(struct cc_probe *p, int idx, hwloc_obj_t g, const struct
                      "memory_bytes", (json_int_t)gi->memory_bytes, "sm", gi->sm,
                      "pcie", "gen", gi->pcie_gen, "width", gi->pcie_width, "max_gen",
                      gi->pcie_max_gen, "max_width", gi->pcie_max_width,
-                     "nvlink", "links", gi->nvlinks < 0 ? 0 : gi->nvlinks, "up",
-                     gi->nvlinks_up < 0 ? 0 : gi->nvlinks_up, "peers", links);
+                     "nvlink", "links", gi->nvlinks < 0 ? -1 : gi->nvlinks, "up",
+                     gi->nvlinks_up < 0 ? -1 : gi->nvlinks_up, "peers", links);
 }
 
 /* ---- NICs ------------------------------------------------------------------------------- */

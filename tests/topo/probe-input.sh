@@ -2,8 +2,8 @@
 # probe-input.sh - `ccbench probe` on awkward input, through edited copies of the hwloc XML
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
 # unnamed, a cpuset that allows part of the machine, bus ids against NUMA order, an export
-# probed without a sysfs tree, an SR-IOV VF; a topology that names nodes a probe could not
-# describe. Every node is described whole or fails
+# probed without a sysfs tree, an SR-IOV VF, facts hwloc does not give (unknown is -1); a
+# topology that names nodes a probe could not describe. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -124,4 +124,20 @@ summary vf
     grep -q '^  GPU0 .*PIX     SYS  0$' "$T/vf.sum" && grep -q 'netdevs: .*eth2(' "$T/vf.sum"
 ok $? "an SR-IOV VF is no NIC (JSON, matrix, NCCL XML); its interface stays a netdev" \
     "rc=$rc $(cat "$T/vf.out"; sed -n '/NICs/,$p' "$T/vf.sum")"
+
+# what hwloc does not say is -1, not 0: no NVLink matrix (and no NVML) leaves NVLinks unknown,
+# no CPU family or model number, no caches; a known zero stays 0 (GPU2 in the matrix, no link)
+sed -e '/<distances2/,/<\/distances2>/d' -e '/name="CPUFamilyNumber"/d' -e '/name="CPUModelNumber"/d' \
+    "$S/dgx-like.xml" >"$T/unknown.xml"
+probe "$T/unknown.xml" unknown --nccl-topo "$T/unknown-nccl.xml"; summary unknown
+[ $rc -eq 0 ] && [ "$(grep -c '"links": -1,' "$T/unknown.json")" = 4 ] &&
+    [ "$(grep -c '"up": -1,' "$T/unknown.json")" = 4 ] && grep -q '"family": -1,' "$T/unknown.json" &&
+    grep -q '"model_number": -1,' "$T/unknown.json" && [ "$(grep -c '"bytes": -1,' "$T/unknown.json")" = 2 ]
+ok $? "unknown NVLinks, CPU family/model and cache sizes are -1" "rc=$rc $(cat "$T/unknown.out"; grep -A3 '"nvlink"\|"family"\|"l[23]"' "$T/unknown.json" | head -30)"
+grep -q '^    GPU0 0000:03:00.0 NVIDIA H100 80GB HBM3, 79 GiB, NUMA 0, PCIe Gen5 x16, nearest NIC mlx5_0 (PIX)$' "$T/unknown.sum" &&
+    ! grep -q 'familyid\|modelid\|<nvlink' "$T/unknown-nccl.xml" && grep -q '<cpu numaid="0" arch="x86_64" vendor="GenuineIntel">' "$T/unknown-nccl.xml"
+ok $? "unknowns: the summary and the NCCL XML leave them out" "$(grep GPU0 "$T/unknown.sum"; grep '<cpu' "$T/unknown-nccl.xml")"
+probe "$S/dgx-like.xml" known
+[ "$(grep -c '"links": 0,' "$T/known.json")" = 2 ] && grep -q '"family": 6,' "$T/known.json"
+ok $? "a known zero stays 0 (GPUs in the NVLink matrix without a link)" "$(grep -A2 '"nvlink"' "$T/known.json")"
 tap_done
