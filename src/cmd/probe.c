@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,20 +86,88 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
     out[k] = 0;
 }
 
+/* ---- output files, written whole or not at all ------------------------------------------- */
+
+struct out_file {
+    FILE *f;
+    char path[PROBE_PATH_MAX + 320]; /* where the file ends up */
+    char tmp[PROBE_PATH_MAX + 340];  /* the temporary file beside it; "" writing path itself */
+};
+
+/* Open an output file: a temporary file in its directory, which out_close renames over it once
+ * everything is written, so that a write that fails (a full disk, a refused topology) leaves
+ * the old file or none, never a part. A path that exists and is no regular file (/dev/stdout,
+ * a FIFO) is written directly, and so is a file in a directory that refuses new files
+ * (EACCES, EPERM); a symbolic link is kept, its target replaced. 0, or -1 with errno set. */
+static int out_open(struct out_file *o, const char *path)
+{
+    struct stat sb;
+    char real[PATH_MAX];
+    o->f = NULL;
+    o->tmp[0] = 0;
+    snprintf(o->path, sizeof o->path, "%s", path);
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real))
+        snprintf(o->path, sizeof o->path, "%s", real);
+    int exists = stat(o->path, &sb) == 0;
+    if (exists && !S_ISREG(sb.st_mode))
+        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+    const char *slash = strrchr(o->path, '/');
+    snprintf(o->tmp, sizeof o->tmp, "%.*s.ccbench-XXXXXX", slash ? (int)(slash - o->path + 1) : 0,
+             o->path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        o->tmp[0] = 0;
+        if (exists && (errno == EACCES || errno == EPERM))
+            return (o->f = fopen(o->path, "w")) ? 0 : -1;
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        o->tmp[0] = 0;
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* Close the file and, when `keep`, put it in place; else remove what was written. 0, or -1
+ * with errno set when the file could not be completed (the temporary file is removed). */
+static int out_close(struct out_file *o, int keep)
+{
+    int e = 0;
+    if (o->f && keep && cc_report_flush(o->f) != 0)
+        e = errno;
+    if (o->f && fclose(o->f) != 0 && keep && !e)
+        e = errno;
+    o->f = NULL;
+    if (keep && !e && o->tmp[0] && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if ((!keep || e) && o->tmp[0])
+        unlink(o->tmp);
+    o->tmp[0] = 0;
+    errno = e;
+    return e ? -1 : 0;
+}
+
 /* Write this node's NCCL topology XML to the --nccl-topo file. */
 static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p, json_t *node,
                                  char *err, size_t errlen)
 {
     char path[PROBE_PATH_MAX + 256], why[512] = "";
     expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    struct out_file o;
+    if (out_open(&o, path) != 0) {
         cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
         return CC_EIO;
     }
-    cc_status st = cc_probe_nccl_xml(p, node, f, why, sizeof why);
+    errno = 0;
+    cc_status st = cc_probe_nccl_xml(p, node, o.f, why, sizeof why);
     int e = st == CC_OK ? 0 : errno;
-    if (fclose(f) != 0 && st == CC_OK) {
+    if (out_close(&o, st == CC_OK) != 0 && st == CC_OK) {
         e = errno;
         st = CC_EIO;
     }
@@ -216,15 +285,15 @@ static int mkdirs(const char *dir)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* Save the topology to --json, or to <out>/topology-<time>.json. Returns 0 or -1. */
+/* Save the topology to --json, or to <out>/topology-<time>.json (a new name, taken with
+ * O_EXCL, then filled). Written whole or not at all (out_open). Returns 0 or -1. */
 static int save(const struct probe_cfg *cfg, json_t *topo)
 {
     char path[PROBE_PATH_MAX + 64];
-    FILE *f = NULL;
+    int reserved = 0;
     errno = 0;
     if (cfg->json) {
         snprintf(path, sizeof path, "%s", cfg->json);
-        f = fopen(path, "w");
     } else {
         char when[32];
         time_t now = time(NULL);
@@ -236,26 +305,39 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
             return -1;
         }
         /* a new file: two probes in the same second each keep theirs */
-        for (int k = 1; k < 100 && !f; k++) {
+        for (int k = 1; k < 100 && !reserved; k++) {
             if (k == 1)
                 snprintf(path, sizeof path, "%s/topology-%s.json", cfg->out, when);
             else
                 snprintf(path, sizeof path, "%s/topology-%s-%d.json", cfg->out, when, k);
             int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (fd >= 0 && !(f = fdopen(fd, "w")))
+            if (fd >= 0) {
                 close(fd);
-            if (fd < 0 && errno != EEXIST)
+                reserved = 1;
+            } else if (errno != EEXIST) {
                 break;
+            }
+        }
+        if (!reserved) {
+            cc_err("cannot write topology '%s': %s", path, strerror(errno ? errno : EEXIST));
+            return -1;
         }
     }
-    int bad = !f || json_dumpf(topo, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-              fputc('\n', f) == EOF || cc_report_flush(f) != 0;
-    int e = bad ? (errno ? errno : EIO) : 0;
-    if (f && fclose(f) != 0 && !bad) {
+    struct out_file o;
+    int bad = out_open(&o, path) != 0, e = bad ? errno : 0;
+    if (!bad) {
+        errno = 0;
+        bad = json_dumpf(topo, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+              fputc('\n', o.f) == EOF;
+        e = bad ? (errno ? errno : EIO) : 0;
+    }
+    if (o.f && out_close(&o, !bad) != 0 && !bad) {
         bad = 1;
         e = errno;
     }
     if (bad) {
+        if (reserved)
+            unlink(path); /* the name taken for this file: nothing of it stays */
         cc_err("cannot write topology '%s': %s", path, strerror(e));
         return -1;
     }

@@ -3,7 +3,7 @@
 # fixtures: text that is not valid UTF-8 or is cut inside a character, objects hwloc left
 # unnamed, a cpuset that allows part of the machine, bus ids against NUMA order, an export
 # probed without a sysfs tree, an SR-IOV VF, facts hwloc does not give (unknown is -1); a
-# topology that names nodes a probe could not describe. Every node is described whole or fails
+# topology that names nodes a probe could not describe; outputs that cannot be written whole. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
 T=$(mktemp -d) || exit 1
@@ -140,4 +140,45 @@ ok $? "unknowns: the summary and the NCCL XML leave them out" "$(grep GPU0 "$T/u
 probe "$S/dgx-like.xml" known
 [ "$(grep -c '"links": 0,' "$T/known.json")" = 2 ] && grep -q '"family": 6,' "$T/known.json"
 ok $? "a known zero stays 0 (GPUs in the NVLink matrix without a link)" "$(grep -A2 '"nvlink"' "$T/known.json")"
+
+# an NCCL XML the writer refuses (33 more GPUs right under one host bridge: more than 32
+# children under one <cpu>) leaves no file, and an old one as it was; no temporary file stays
+i=0
+while [ $i -lt 33 ]; do
+    printf '        <object type="PCIDev" gp_index="%d" pci_busid="0000:80:%02x.0" pci_type="0302 [10de:2330] [10de:16c1] 00"/>\n' \
+        $((1000 + i)) $((i + 4))
+    i=$((i + 1))
+done >"$T/gpus.txt"
+sed '/bridge_pci="0000:\[80-8f\]"/r '"$T/gpus.txt" "$S/dgx-like.xml" >"$T/wide.xml"
+mkdir "$T/out" && echo old >"$T/out/old.xml"
+probe "$T/wide.xml" wide1 --nccl-topo "$T/out/new.xml"; rc1=$rc
+probe "$T/wide.xml" wide2 --nccl-topo "$T/out/old.xml"
+[ $rc1 -eq 2 ] && [ $rc -eq 2 ] && grep -q "36 children under one" "$T/wide2.out" &&
+    [ "$(ls -A "$T/out")" = old.xml ] && [ "$(cat "$T/out/old.xml")" = old ]
+ok $? "a refused NCCL XML: no file written, an old one kept, no temporary file" \
+    "rc=$rc1,$rc $(cat "$T/wide2.out"; ls -la "$T/out")"
+
+# a full disk (a 64 kB tmpfs, filled): --json and --nccl-topo keep the old files whole, exit 2
+cat >"$T/full.sh" <<'EOS'
+# full.sh DIR CCBENCH SRCDIR, in a mount namespace of its own
+mount -t tmpfs -o size=64k none "$1" || exit 77
+echo old >"$1/old.json" && echo old >"$1/old.xml" && dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null
+"$2" probe --hwloc-xml "$3/dgx-like.xml" --sysfs-root "$3/sysfs" --no-gpu-libs -q \
+    --json "$1/old.json" --nccl-topo "$1/old.xml"
+echo "rc=$?"
+ls -A "$1" | tr '\n' ' '; echo
+cat "$1/old.json" "$1/old.xml"
+EOS
+mkdir "$T/full"
+urc=77
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+    unshare -m sh "$T/full.sh" "$T/full" "$CCBENCH" "$S" >"$T/full.out" 2>&1; urc=$?
+fi
+if [ $urc -eq 77 ] || grep -q '^unshare: ' "$T/full.out"; then
+    skip "a full disk: old files kept whole" "needs root, unshare -m and tmpfs"
+else
+    grep -q '^rc=2$' "$T/full.out" && grep -q "cannot write topology '$T/full/old.json': No space left on device" "$T/full.out" &&
+        grep -q '^fill old.json old.xml $' "$T/full.out" && [ "$(grep -c '^old$' "$T/full.out")" = 2 ]
+    ok $? "a full disk: --json and --nccl-topo fail, the old files kept whole, exit 2" "$(cat "$T/full.out")"
+fi
 tap_done
