@@ -107,13 +107,23 @@ static int same_bus(const char *a, const char *b)
     return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
 }
 
+/* NVML's answers for a link that is not there: NVML_ERROR_INVALID_ARGUMENT (past the last
+ * link), NVML_ERROR_NOT_SUPPORTED (no NVLink on this GPU). */
+#define NVML_NO_SUCH_LINK(rc) ((rc) == 2 || (rc) == 3)
+
+/* Every link whose state NVML gives, as NCCL does (topo/xml.cc): a link NVML cannot say
+ * anything of is skipped, the links after it are still asked. When no link answered and some
+ * failed otherwise than "no such link", the NVLinks stay unknown (-1). */
 static void query_nvlinks(nvml_dev d, struct cc_gpu_info *gi)
 {
+    int failed = 0;
     gi->nvlinks = gi->nvlinks_up = 0;
     for (unsigned l = 0; l < CC_GPU_MAX_LINKS; l++) {
-        int on = 0;
-        if (L.link_state(d, l, &on) != 0)
-            break; /* past the last link, or NVLink not supported */
+        int on = 0, rc = L.link_state(d, l, &on);
+        if (rc != 0) {
+            failed |= !NVML_NO_SUCH_LINK(rc);
+            continue;
+        }
         gi->nvlinks++;
         if (!on)
             continue;
@@ -140,6 +150,8 @@ static void query_nvlinks(nvml_dev d, struct cc_gpu_info *gi)
         }
         gi->peers[k].count++;
     }
+    if (gi->nvlinks == 0 && failed)
+        gi->nvlinks = gi->nvlinks_up = -1;
 }
 
 void cc_gpulib_query(const char *busid, struct cc_gpu_info *gi)

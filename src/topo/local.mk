@@ -12,8 +12,15 @@ tests_topo_test_topo_LDADD = $(CC_UNIT_LIBS)
 check_PROGRAMS += tests/topo/test_gather
 tests_topo_test_gather_SOURCES = tests/topo/test_gather.c
 tests_topo_test_gather_LDADD = $(CC_LIBS_ALL)
-TESTS += tests/topo/test_topo tests/topo/test_gather tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
+# NVLink counting against a stand-in NVML library (built as a shared object)
+check_PROGRAMS += tests/topo/test_gpulib tests/topo/fake_nvml.so
+tests_topo_test_gpulib_SOURCES = tests/topo/test_gpulib.c
+tests_topo_test_gpulib_LDADD = $(CC_UNIT_LIBS)
+tests_topo_fake_nvml_so_SOURCES = tests/topo/fake_nvml.c
+tests_topo_fake_nvml_so_CFLAGS = $(AM_CFLAGS) -fPIC
+tests_topo_fake_nvml_so_LDFLAGS = -shared
+TESTS += tests/topo/test_topo tests/topo/test_gather tests/topo/gpulib.sh tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
 	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh \
-	tests/topo/probe-input.sh
+	tests/topo/probe-input.sh tests/topo/gpulib.sh
 dist_doc_DATA += docs/topology.md
