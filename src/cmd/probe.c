@@ -59,11 +59,33 @@ static void probe_help(FILE *o)
                "the topology is saved all the same), 3 a node could not be probed.\n");
 }
 
-/* Whether paths a and b name one file: the same text, or the same existing file. */
-static int same_file(const char *a, const char *b)
+/* path as a file to compare: its directory resolved (links, ".", "..") and its base name,
+ * whether or not the file exists; the text itself when the directory cannot be resolved. */
+static void resolve_path(const char *path, char *out, size_t len)
 {
+    char dir[PROBE_PATH_MAX + 256], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (realpath(dir, real))
+        snprintf(out, len, "%s/%s", strcmp(real, "/") == 0 ? "" : real, slash ? slash + 1 : path);
+    else
+        snprintf(out, len, "%s", path);
+}
+
+/* Whether paths a and b name one file, existing or not: the same resolved path, or the same
+ * existing file (a link to the other). a's resolved path goes to ra. */
+static int same_file(const char *a, const char *b, char *ra, size_t len)
+{
+    char rb[PROBE_PATH_MAX + PATH_MAX];
     struct stat sa, sb;
-    if (strcmp(a, b) == 0)
+    resolve_path(a, ra, len);
+    resolve_path(b, rb, sizeof rb);
+    if (strcmp(ra, rb) == 0)
         return 1;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
            sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
@@ -487,11 +509,6 @@ int cc_cmd_probe(int argc, char **argv)
             st = CC_EUSAGE;
         }
     }
-    if (st == CC_OK && cfg.json && cfg.nccl_topo && same_file(cfg.json, cfg.nccl_topo)) {
-        snprintf(err, sizeof err, "--json '%s' and --nccl-topo '%s' name the same file",
-                 cfg.json, cfg.nccl_topo);
-        st = CC_EUSAGE;
-    }
     if (st != CC_OK) {
         if (speak)
             cc_err("%s", err);
@@ -512,6 +529,25 @@ int cc_cmd_probe(int argc, char **argv)
     struct node_probe np = {0};
     if (rte.local_rank == 0)
         probe_node(&cfg, rte.host, &np);
+    /* a node whose --nccl-topo file (%h: its name, known once probed) is the --json file
+     * stops every rank before anything is written, said by the first such rank */
+    char xml[PROBE_PATH_MAX + 256], same[PROBE_PATH_MAX + PATH_MAX];
+    long long same_at = LLONG_MAX;
+    if (rte.local_rank == 0 && np.st == CC_OK && cfg.nccl_topo && cfg.json) {
+        expand_host(cfg.nccl_topo, node_host(&np), xml, sizeof xml);
+        if (same_file(xml, cfg.json, same, sizeof same))
+            same_at = rte.rank;
+    }
+    if (cfg.nccl_topo && cfg.json)
+        cc_rte_allreduce_ll(&rte, &same_at, 1, CC_RTE_MIN);
+    if (same_at != LLONG_MAX) {
+        if (same_at == rte.rank)
+            cc_err("--json and --nccl-topo name the same file '%s'", same);
+        cc_probe_close(np.p);
+        json_decref(np.node);
+        cc_rte_fini(&rte);
+        return 2;
+    }
     char dup[CC_HOST_MAX] = "";
     int clash = cfg.nccl_topo && strstr(cfg.nccl_topo, "%h") ? host_clash(&rte, node_host(&np), dup) : 0;
     char *mine = rte.local_rank == 0 ? finish_node(&cfg, rte.host, &np, clash == 0) : NULL;
