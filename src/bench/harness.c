@@ -530,6 +530,8 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
     row->root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : -1;
     row->bytes = bytes;
     row->count = bytes / cc_dtype_size(t);
+    if (coll->id == CC_ALLGATHER || coll->id == CC_REDUCESCATTER || coll->id == CC_ALLTOALL)
+        row->count /= (size_t)r->size; /* per rank, as nccl-tests' count column */
     row->nranks = r->size;
     for (int pl = 0; pl < 2; pl++) {
         struct cc_measure *m = &row->m[pl];

@@ -54,7 +54,9 @@ struct cc_summary {
     int rows;
     size_t largest_bytes;
     double busbw_largest;   /* busbw at the largest size (out-of-place if measured) */
-    double busbw_mean;      /* plain mean over rows, as nccl-tests' "Avg bus bandwidth" */
+    double busbw_mean;      /* plain mean over every placement of every row, as nccl-tests'
+                               "Avg bus bandwidth" */
+    int bw_samples;         /* placements behind busbw_mean */
     double busbw_weighted;  /* mean weighted by size: small sizes do not drag it down */
     long long wrong;        /* total wrong elements (-1: nothing checked) */
     double wall_s;

@@ -102,7 +102,7 @@ static void bench_help(FILE *o)
 {
     fprintf(o, "usage: mpirun -np N ccbench bench [options]\n\n"
                "Measure collectives over a size sweep; report time, algbw and busbw as nccl-tests\n"
-               "does, plus p50/p99 and the slowest rank; check every result.\n\noptions:\n");
+               "does, plus p50/p99 and the slowest rank; check the results of every size.\n\noptions:\n");
     cc_opt_help(o, bench_opts);
     fprintf(o, "\nExit status: 0 ok, 1 wrong results, 2 bad input or environment (an output file\n"
                "that cannot be written too), 3 runtime fault (timeout, peer lost), 130 interrupted\n"

@@ -61,9 +61,28 @@ static void probe_help(FILE *o)
 
 /* path as a file to compare: its directory resolved (links, ".", "..") and its base name,
  * whether or not the file exists; the text itself when the directory cannot be resolved. */
-static void resolve_path(const char *path, char *out, size_t len)
+static void resolve_path(const char *given, char *out, size_t len)
 {
-    char dir[PROBE_PATH_MAX + 256], real[PATH_MAX];
+    char dir[PROBE_PATH_MAX + 256], real[PATH_MAX], cur[PATH_MAX], link[PATH_MAX];
+    struct stat sb;
+    snprintf(cur, sizeof cur, "%s", given);
+    /* a symbolic link names its target, even one that does not exist yet */
+    for (int hop = 0; hop < 16 && lstat(cur, &sb) == 0 && S_ISLNK(sb.st_mode); hop++) {
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0)
+            break;
+        link[n] = 0;
+        const char *sl = strrchr(cur, '/');
+        if (link[0] == '/' || !sl)
+            snprintf(cur, sizeof cur, "%s", link);
+        else {
+            size_t keep = (size_t)(sl - cur + 1), ln = strlen(link);
+            if (keep + ln >= sizeof cur)
+                break;
+            memcpy(cur + keep, link, ln + 1); /* the link's directory, then its target */
+        }
+    }
+    const char *path = cur;
     const char *slash = strrchr(path, '/');
     if (!slash)
         snprintf(dir, sizeof dir, ".");
@@ -112,26 +131,50 @@ static void expand_host(const char *pat, const char *host, char *out, size_t len
 
 struct out_file {
     FILE *f;
+    int borrowed;                    /* f is stdout or stderr: flushed, never closed */
     char path[PROBE_PATH_MAX + 320]; /* where the file ends up */
     char tmp[PROBE_PATH_MAX + 340];  /* the temporary file beside it; "" writing path itself */
 };
 
 /* Open an output file: a temporary file in its directory, which out_close renames over it once
  * everything is written, so that a write that fails (a full disk, a refused topology) leaves
- * the old file or none, never a part. A path that exists and is no regular file (/dev/stdout,
- * a FIFO) is written directly, and so is a file in a directory that refuses new files
- * (EACCES, EPERM); a symbolic link is kept, its target replaced. 0, or -1 with errno set. */
+ * the old file or none, never a part. Written directly instead: /dev/stdout and /dev/stderr
+ * (through the process's own stream), other /dev and /proc paths and whatever is no regular
+ * file (a FIFO), another user's file (its owner kept), and a file in a directory that refuses
+ * new files (EACCES, EPERM). A file this user may not write is refused; a symbolic link is
+ * kept, its target replaced. 0, or -1 with errno set. */
 static int out_open(struct out_file *o, const char *path)
 {
     struct stat sb;
     char real[PATH_MAX];
     o->f = NULL;
+    o->borrowed = 0;
     o->tmp[0] = 0;
     snprintf(o->path, sizeof o->path, "%s", path);
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real))
+    /* the process's own streams share their offset with what else it prints there */
+    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
+        o->f = strcmp(path, "/dev/stdout") == 0 ? stdout : stderr;
+        o->borrowed = 1;
+        return 0;
+    }
+    /* the standard streams and other descriptors (/dev/stdout -> /proc/self/fd/1 -> a file
+     * the shell redirected to) are written where they point, never replaced */
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+        return (o->f = fopen(path, "w")) ? 0 : -1;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real)) {
+        if (strncmp(real, "/proc/", 6) == 0 || strncmp(real, "/dev/", 5) == 0)
+            return (o->f = fopen(path, "w")) ? 0 : -1;
         snprintf(o->path, sizeof o->path, "%s", real);
+    }
     int exists = stat(o->path, &sb) == 0;
     if (exists && !S_ISREG(sb.st_mode))
+        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+    /* a file this user may not write stays refused; another user's file is written in
+     * place: a new file would change its owner, and in a sticky directory (/tmp) could not
+     * be renamed over it */
+    if (exists && access(o->path, W_OK) != 0)
+        return -1;
+    if (exists && sb.st_uid != geteuid())
         return (o->f = fopen(o->path, "w")) ? 0 : -1;
     const char *slash = strrchr(o->path, '/');
     snprintf(o->tmp, sizeof o->tmp, "%.*s.ccbench-XXXXXX", slash ? (int)(slash - o->path + 1) : 0,
@@ -163,7 +206,7 @@ static int out_close(struct out_file *o, int keep)
     int e = 0;
     if (o->f && keep && cc_report_flush(o->f) != 0)
         e = errno;
-    if (o->f && fclose(o->f) != 0 && keep && !e)
+    if (o->f && !o->borrowed && fclose(o->f) != 0 && keep && !e)
         e = errno;
     o->f = NULL;
     if (keep && !e && o->tmp[0] && rename(o->tmp, o->path) != 0)

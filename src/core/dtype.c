@@ -355,6 +355,10 @@ int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double exp, int
     case CC_MAX:
         return 0; /* small integers and powers of two: exact in every order */
     case CC_AVG:
+        /* n a power of two whose 4n fits the significand: 1/n is exact, every term x/n and
+         * every partial sum is a multiple of 1/n within 4, so both orders below are exact */
+        if (nranks > 0 && !(nranks & (nranks - 1)) && 4.0 * n <= ldexp(1.0, bits))
+            return 0;
         /* sum then divide: the sum is exact, one rounding of the quotient; or each input
          * multiplied by 1/n rounded to the type (NCCL's floating-point avg), then summed:
          * two roundings of each term of at most 4/n, n-1 of partial sums of at most 4 */

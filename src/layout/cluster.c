@@ -680,7 +680,10 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                 k++;
             }
         struct cc_fit fit = {.nranks = key.n, .per_node = key.per_node};
-        snprintf(fit.from, sizeof fit.from, "%s", path + (plen > 95 ? plen - 95 : 0));
+        size_t from = plen > 95 ? plen - 95 : 0; /* the end of the path, whole characters */
+        while (from < plen && ((unsigned char)path[from] & 0xc0) == 0x80)
+            from++;
+        cc_topo_text(fit.from, sizeof fit.from, path + from);
         char group[96], why[192];
         snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
                  key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");

@@ -1,5 +1,6 @@
 /* report.c - text, arguments, JSON and Markdown output of `ccbench layout`. */
 #include "layout/report.h"
+#include "topo/topo.h"
 
 #include <math.h>
 #include <string.h>
@@ -405,7 +406,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
                 json_object_set_new(fo, "busbw_GBps", jnum(f->busbw_Bps / GB));
                 json_object_set_new(fo, "sizes", json_integer(f->sizes));
                 json_object_set_new(fo, "points", json_integer(f->points));
-                json_object_set_new(fo, "from", json_string(f->from));
+                json_object_set_new(fo, "from", cc_topo_jtext(f->from));
                 json_array_append_new(fits, fo);
             }
     json_object_set_new(co, "fits", fits);

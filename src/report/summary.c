@@ -1,5 +1,6 @@
 #include "bench/result.h"
 #include "report/report.h"
+#include "core/size.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
     s->coll = row->coll;
     s->dtype = row->dtype;
     s->op = row->op;
-    s->busbw_mean = (s->busbw_mean * s->rows + m->busbw) / (s->rows + 1);
     s->rows++;
     if (row->bytes >= s->largest_bytes) {
         s->largest_bytes = row->bytes;
@@ -27,6 +27,8 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
         if (!q->valid)
             continue;
         s->wall_s += q->wall_s;
+        s->busbw_mean = (s->busbw_mean * s->bw_samples + q->busbw) / (s->bw_samples + 1);
+        s->bw_samples++;
         if (q->wrong >= 0)
             s->wrong = (s->wrong < 0 ? 0 : s->wrong) + q->wrong;
     }
@@ -38,22 +40,20 @@ size_t cc_summary_line(char *buf, size_t len, const struct cc_summary *s)
         buf[0] = 0;
     if (!s->coll || !s->rows || !len)
         return 0;
-    char sz[32], label[64];
-    double l = (double)s->largest_bytes;
-    if (s->largest_bytes >= (1u << 20))
-        snprintf(sz, sizeof sz, "%.0fM", l / 1048576);
-    else if (s->largest_bytes >= 1024)
-        snprintf(sz, sizeof sz, "%.0fK", l / 1024);
+    char sz[32], label[64], wrong[32];
+    cc_size_format(s->largest_bytes, sz, sizeof sz);
+    if (s->wrong < 0)
+        snprintf(wrong, sizeof wrong, "N/A");
     else
-        snprintf(sz, sizeof sz, "%zu", s->largest_bytes);
+        snprintf(wrong, sizeof wrong, "%lld", s->wrong);
     snprintf(label, sizeof label, "%s %s%s%s", s->coll->name, cc_dtype_name(s->dtype),
              (s->coll->flags & CC_COLL_HAS_OP) ? " " : "",
              (s->coll->flags & CC_COLL_HAS_OP) ? cc_op_name(s->op) : "");
     int w = snprintf(buf, len,
                      "# %-27s busbw %8.3f GB/s at %s, size-weighted mean %8.3f GB/s, "
-                     "plain mean %8.3f GB/s, %d sizes, wrong %lld%s\n",
+                     "plain mean %8.3f GB/s, %d sizes, wrong %s%s\n",
                      label, s->busbw_largest, sz, s->busbw_weighted, s->busbw_mean, s->rows,
-                     s->wrong < 0 ? 0 : s->wrong, s->wrong > 0 ? "  <-- CORRUPTION" : "");
+                     wrong, s->wrong > 0 ? "  <-- CORRUPTION" : "");
     if (w < 0 || (size_t)w >= len) { /* never half a line */
         buf[0] = 0;
         return 0;

@@ -276,8 +276,10 @@ static void print_node(FILE *out, const json_t *n)
     fprintf(out, "  CPU: %s, %lld socket(s), %lld cores, %lld PUs", jstr(cpu, "model"),
             jint(cpu, "sockets"), jint(cpu, "cores"), jint(cpu, "pus"));
     json_t *l3 = json_object_get(cpu, "l3");
-    if (jint(l3, "count") > 0)
+    if (jint(l3, "count") > 0 && jint(l3, "bytes") > 0)
         fprintf(out, ", %lld x %.0f MiB L3", jint(l3, "count"), (double)jint(l3, "bytes") / (1 << 20));
+    else if (jint(l3, "count") > 0)
+        fprintf(out, ", %lld x L3 of unknown size", jint(l3, "count"));
     fprintf(out, ", %zu NUMA node(s), %.1f GiB\n", json_array_size(json_object_get(n, "numa")),
             (double)jint(n, "memory_bytes") / (1 << 30));
     fprintf(out, "  GPUs: %zu\n", json_array_size(json_object_get(n, "gpus")));

@@ -486,6 +486,12 @@ sed 's/"time_us": \([0-9.]*\)/"time_us": 1\1/' "$T/bench-intra.jsonl" >"$out/slo
 [ $rc -eq 0 ] && grep -q "slower.jsonl': allreduce of 8 ranks within a node was already read from '.*bench-intra.jsonl' (100.0 GB/s there" "$out/de" &&
     [ "$(grep -c '^#         fit ' "$out/d1")" -eq 1 ]
 ok $? "the same group in a second file: the first kept, warned (exit $rc)" "$(cat "$out/de")"
+# a long path of non-ASCII names: the fit names its end in whole characters, in text and JSON
+ed=$(printf '\303\251%.0s' $(seq 1 60))
+mkdir -p "$out/$ed" && cp "$T/bench-intra.jsonl" "$out/$ed/r.jsonl"
+"$CCBENCH" layout -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/$ed/r.jsonl" -j >"$out/fu" 2>&1
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1], encoding="utf-8"))["cluster"]["fits"][0]["from"]; sys.exit(not (f.endswith("/r.jsonl") and "\ufffd" not in f and "?" not in f and len(f.encode()) <= 95))' "$out/fu"
+ok $? "a fit's file named by its end, whole UTF-8 characters, in the JSON"
 python3 - "$T/dgx-a100x4.json" "$out/nofab.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))

@@ -291,11 +291,13 @@ static void test_fit_robust(void)
     if (sweep_file(tmp, 16, 2, ar_flat) != 0)
         {
             ok(0, "cannot write a results file in /tmp");
+            unlink(tmp);
             return;
         }
     is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_EINVAL, "latency only: refused");
     ok(strstr(err, "no measurement could be fitted") != NULL, "message: %s", err);
     is_int(c.nfits[CC_ALLREDUCE][CC_SCOPE_INTER], 0, "nothing kept");
+    unlink(tmp);
 
     /* a second file with the same group: the first is kept */
     strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
@@ -303,6 +305,7 @@ static void test_fit_robust(void)
     if (sweep_file(tmp, 16, 2, ar_clean) != 0 || sweep_file(tmp2, 16, 2, ar_protocols) != 0)
         {
             ok(0, "cannot write a results file in /tmp");
+            unlink(tmp);
             return;
         }
     cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
@@ -321,6 +324,7 @@ static void test_fit_robust(void)
     if (sweep_file(tmp, 16, 16, ar_clean) != 0) /* 16 nodes, one rank each: 50 GB/s */
         {
             ok(0, "cannot write a results file in /tmp");
+            unlink(tmp);
             return;
         }
     is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "one-per-node sweep");

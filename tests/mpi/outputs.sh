@@ -23,6 +23,13 @@ nj=$(grep -c '"type":"result"' "$tmp/r.jsonl"); nc=$(($(wc -l <"$tmp/r.csv") - 1
 grep -q '"type":"summary","collective":"broadcast"' "$tmp/r.jsonl"; ok $? "summary per collective"
 grep -q 'size-weighted mean' "$tmp/out"; ok $? "text summary with the size-weighted mean"
 
+# the count column is nccl-tests': per rank for allgather, reducescatter and alltoall
+$CC_MPIRUN -np 2 "$CCBENCH" bench --coll allgather,reducescatter,alltoall,allreduce -b 64 -e 64 -n 2 \
+    -w 0 --csv "$tmp/cnt.csv" >"$tmp/cout" 2>&1
+[ "$(awk -F, 'NR > 1 && $9 == "0" { printf "%s=%s ", $1, $8 }' "$tmp/cnt.csv")" = \
+  "allreduce=16 allgather=8 reducescatter=8 alltoall=8 " ]
+ok $? "count column: 64 bytes of float32 over 2 ranks is 8 per rank, 16 for allreduce" "$(cat "$tmp/cnt.csv")"
+
 # SIGINT in the middle of a sweep: the JSON keeps every finished size and gets a summary
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 4K -e 256M -f 2 -n 30 --json "$tmp/s.jsonl" >"$tmp/sout" 2>&1 &
 pid=$!

@@ -144,6 +144,8 @@ same "%h named by an --hwloc-xml file" "$T/n-dgx-like.xml" "$T/n-%h.xml" \
     --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs"
 mkdir "$T/real" && ln -s "$T/real" "$T/link"
 same "a directory reached through a link" "$T/link/s.json" "$T/real/../real/s.json"
+ln -s "$T/target.json" "$T/dangling.json"
+same "--json a link to the --nccl-topo file, which does not exist yet" "$T/dangling.json" "$T/target.json"
 printf 'kept\n' >"$T/real/kept.json"
 "$CCBENCH" probe --no-gpu-libs -q --json "$T/link/kept.json" --nccl-topo "$T/real/kept.json" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && [ "$(cat "$T/real/kept.json")" = kept ]
@@ -155,6 +157,32 @@ if command -v mpirun >/dev/null 2>&1; then
     ok $? "under mpirun: every rank stops, one line, nothing written (rc $rc)" "$(cat "$T/bad.out")"
 else
     skip "under mpirun: the same file refused" "no mpirun"
+fi
+# --json /dev/stdout into a redirected file: the topology and the summary share stdout
+"$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$S/sysfs" --no-gpu-libs \
+    --json /dev/stdout >"$T/stdout.txt" 2>/dev/null; rc=$?
+[ $rc -eq 0 ] && grep -q '^  "schema": "ccbench.topology.v1",$' "$T/stdout.txt" &&
+    grep -q '^node dgx-like' "$T/stdout.txt"
+ok $? "--json /dev/stdout redirected to a file: topology and summary both kept (rc $rc)" "$(head -3 "$T/stdout.txt")"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+    # another user's file in a sticky directory: written in place (a new file could not be
+    # renamed over it); a file this user may not write: refused and left as it was
+    mkdir "$T/sticky" && chmod 1777 "$T/sticky" && chmod 755 "$T" &&
+        printf 'old\n' >"$T/sticky/s.json" && chmod 666 "$T/sticky/s.json"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" \
+        --sysfs-root "$S/sysfs" --no-gpu-libs -q --json "$T/sticky/s.json" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -eq 0 ] && grep -q '"schema": "ccbench.topology.v1"' "$T/sticky/s.json" &&
+        [ "$(stat -c %U "$T/sticky/s.json")" = root ]
+    ok $? "root's file in a sticky directory, written by nobody: in place, owner kept (rc $rc)" "$(cat "$T/bad.out")"
+    mkdir "$T/wp" && chmod 777 "$T/wp" && printf 'keep\n' >"$T/wp/p.json" &&
+        chown nobody "$T/wp/p.json" && chmod 444 "$T/wp/p.json"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" \
+        --sysfs-root "$S/sysfs" --no-gpu-libs -q --json "$T/wp/p.json" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && [ "$(cat "$T/wp/p.json")" = keep ] && grep -q "Permission denied" "$T/bad.out"
+    ok $? "a read-only file of one's own: refused, left as it was (rc $rc)" "$(cat "$T/bad.out")"
+else
+    skip "files of other users and read-only files" "needs root and setpriv"
+    skip "a read-only file of one's own" "needs root and setpriv"
 fi
 long=$(printf 'd%.0s' $(seq 1 4100))
 "$CCBENCH" probe --no-gpu-libs -q --json "$T/$long.json" >"$T/bad.out" 2>&1; rc=$?

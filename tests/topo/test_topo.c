@@ -377,6 +377,15 @@ static void check_loader(void)
     fclose(mem);
     ok(text && strstr(text, "\n# not probed: dgx-9: no hwloc\n"), "missing: shown in the summary");
     free(text);
+    /* an L3 whose size is unknown (-1) is said so, not printed as "-0 MiB" */
+    json_t *cpu = json_object_get(json_array_get(json_object_get(t, "nodes"), 0), "cpu");
+    json_object_set_new(cpu, "l3", json_pack("{s:i, s:i}", "bytes", -1, "count", 2));
+    mem = open_memstream(&text, &len);
+    cc_topo_print_summary(mem, t);
+    fclose(mem);
+    ok(text && strstr(text, ", 2 x L3 of unknown size,") && !strstr(text, "-0 MiB"),
+       "summary: an L3 of unknown size");
+    free(text);
     json_object_set_new(t, "missing", json_pack("[{s:i}]", "hostname", 9));
     cc_topo_validate(t, "m", err, sizeof err);
     is_str(err, "topology 'm': missing[0]: 'hostname' must be a string", "missing: entries are checked");

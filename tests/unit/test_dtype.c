@@ -152,7 +152,10 @@ int main(void)
     } dropped[] = {
         {CC_BFLOAT16, CC_SUM, 16, 3, 0.2, "bf16 sum, 16 ranks, one missing"},
         {CC_FLOAT16, CC_SUM, 32, 31, 0.2, "float16 sum, 32 ranks, the last missing"},
-        {CC_BFLOAT16, CC_AVG, 8, 5, 0.4, "bf16 avg, 8 ranks, one missing"},
+        {CC_BFLOAT16, CC_AVG, 8, 5, 0.2, "bf16 avg, 8 ranks, one missing"},
+        {CC_BFLOAT16, CC_AVG, 16, 3, 0.2, "bf16 avg, 16 ranks (exact: a power of two), one missing"},
+        {CC_FLOAT16, CC_AVG, 64, 40, 0.2, "float16 avg, 64 ranks, one missing"},
+        {CC_FLOAT16, CC_AVG, 12, 7, 0.4, "float16 avg, 12 ranks (rounding allowed), one missing"},
         {CC_UINT32, CC_PROD, 8, 7, 0.9, "uint32 prod, 8 ranks, rank 7 missing"},
     };
     double sh;
@@ -206,7 +209,8 @@ int main(void)
     ok(!cc_value_matches(CC_FLOAT16, CC_SUM, NAN, 12, 4), "NaN poison is wrong");
     ok(!cc_value_matches(CC_INT8, CC_SUM, 90, 12, 4), "int8 off by 78 is wrong");
     ok(!cc_value_matches(CC_FLOAT32, CC_SUM, 12.0000005, 12, 4), "float32 sums are exact: no tolerance");
-    ok(cc_value_matches(CC_FLOAT32, CC_AVG, 1.5 + 1e-7, 1.5, 4), "float32 avg rounding within tolerance");
+    ok(cc_value_matches(CC_FLOAT32, CC_AVG, 1.5 + 1e-7, 1.5, 3), "float32 avg of 3 ranks: rounding within tolerance");
+    ok(!cc_value_matches(CC_FLOAT32, CC_AVG, 1.5 + 1e-7, 1.5, 4), "float32 avg of 4 ranks: exact, no tolerance");
     ok(!cc_value_matches(CC_BFLOAT16, CC_AVG, 12.0 / 7, 12.0 / 8, 8), "bf16 avg divided by n-1 is wrong");
     /* element access round trip */
     int64_t v64 = 0;

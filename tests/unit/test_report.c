@@ -59,6 +59,26 @@ int main(void)
     is_near(sum[slot].busbw_weighted, (1.0 * 1024 + 3.0 * 1048576) / (1024 + 1048576), 1e-12,
             "summary: size-weighted mean");
     is_int(sum[slot].wrong, 6, "summary: wrong summed over placements");
+    {
+        /* nccl-tests' "Avg bus bandwidth" averages every placement of every size; a size that
+         * is no whole number of K or M is printed as it is; nothing checked reads N/A */
+        static struct cc_summary one[CC_SUMMARY_SLOTS];
+        for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
+            one[i].wrong = -1;
+        struct cc_row a = make_row(1536 << 10, 2.0), b = make_row(4096, 1.0);
+        a.m[CC_INPLACE].busbw = 4.0;
+        a.m[CC_OOP].wrong = a.m[CC_INPLACE].wrong = b.m[CC_OOP].wrong = -1;
+        b.m[CC_INPLACE].valid = 0;
+        int k = cc_summary_slot(&a);
+        cc_summary_add(&one[k], &a);
+        cc_summary_add(&one[k], &b);
+        is_near(one[k].busbw_mean, (2.0 + 4.0 + 1.0) / 3, 1e-12,
+                "summary: plain mean over the placements measured, as nccl-tests");
+        char ln[512];
+        ok(cc_summary_line(ln, sizeof ln, &one[k]) && strstr(ln, " GB/s at 1.5M,") &&
+           strstr(ln, "wrong N/A") && !strstr(ln, "CORRUPTION"),
+           "summary line: 1.5M, and wrong N/A when nothing was checked: %s", ln);
+    }
 
     /* other types and operators are summaries of their own, never averaged in */
     struct cc_row r64 = make_row(1 << 20, 7.0), rmax = make_row(1 << 20, 5.0);
