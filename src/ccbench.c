@@ -15,7 +15,7 @@ const struct cc_cmd cc_cmds[] = {
     {"probe", "read every node's topology with hwloc and merge the cluster view", cc_cmd_probe},
     {"layout", "rank data/tensor/pipeline-parallel layouts by estimated step time", cc_cmd_layout},
     {"gpu", "GPU copy bandwidth: host<->device, device<->device, peer-to-peer matrix", cc_cmd_gpu},
-    {"backends", "list transports and whether this binary has them (ccbench version: usable here)", cc_cmd_backends},
+    {"backends", "list transports: built in, and usable on this machine (with the reason)", cc_cmd_backends},
     {NULL, NULL, NULL},
 };
 
