@@ -164,24 +164,29 @@ fi
 [ $rc -eq 0 ] && grep -q '^  "schema": "ccbench.topology.v1",$' "$T/stdout.txt" &&
     grep -q '^node dgx-like' "$T/stdout.txt"
 ok $? "--json /dev/stdout redirected to a file: topology and summary both kept (rc $rc)" "$(head -3 "$T/stdout.txt")"
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+# as user nobody, with a copy of ccbench and the fixtures it can reach (a build under /root
+# is out of its reach)
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && chmod 755 "$T" &&
+    cp -r "$S/dgx-like.xml" "$S/sysfs" "$CCBENCH" "$T/" && chmod -R a+rX "$T" &&
+    as_nobody "$T/ccbench" --version >/dev/null 2>&1; then
     # another user's file in a sticky directory: written in place (a new file could not be
     # renamed over it); a file this user may not write: refused and left as it was
-    mkdir "$T/sticky" && chmod 1777 "$T/sticky" && chmod 755 "$T" &&
+    mkdir "$T/sticky" && chmod 1777 "$T/sticky" &&
         printf 'old\n' >"$T/sticky/s.json" && chmod 666 "$T/sticky/s.json"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" \
-        --sysfs-root "$S/sysfs" --no-gpu-libs -q --json "$T/sticky/s.json" >"$T/bad.out" 2>&1; rc=$?
+    as_nobody "$T/ccbench" probe --hwloc-xml "$T/dgx-like.xml" \
+        --sysfs-root "$T/sysfs" --no-gpu-libs -q --json "$T/sticky/s.json" >"$T/bad.out" 2>&1; rc=$?
     [ $rc -eq 0 ] && grep -q '"schema": "ccbench.topology.v1"' "$T/sticky/s.json" &&
         [ "$(stat -c %U "$T/sticky/s.json")" = root ]
     ok $? "root's file in a sticky directory, written by nobody: in place, owner kept (rc $rc)" "$(cat "$T/bad.out")"
     mkdir "$T/wp" && chmod 777 "$T/wp" && printf 'keep\n' >"$T/wp/p.json" &&
         chown nobody "$T/wp/p.json" && chmod 444 "$T/wp/p.json"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" \
-        --sysfs-root "$S/sysfs" --no-gpu-libs -q --json "$T/wp/p.json" >"$T/bad.out" 2>&1; rc=$?
+    as_nobody "$T/ccbench" probe --hwloc-xml "$T/dgx-like.xml" \
+        --sysfs-root "$T/sysfs" --no-gpu-libs -q --json "$T/wp/p.json" >"$T/bad.out" 2>&1; rc=$?
     [ $rc -eq 2 ] && [ "$(cat "$T/wp/p.json")" = keep ] && grep -q "Permission denied" "$T/bad.out"
     ok $? "a read-only file of one's own: refused, left as it was (rc $rc)" "$(cat "$T/bad.out")"
 else
-    skip "files of other users and read-only files" "needs root and setpriv"
+    skip "root's file in a sticky directory, written by nobody" "needs root and setpriv"
     skip "a read-only file of one's own" "needs root and setpriv"
 fi
 long=$(printf 'd%.0s' $(seq 1 4100))
