@@ -138,43 +138,51 @@ struct out_file {
 
 /* Open an output file: a temporary file in its directory, which out_close renames over it once
  * everything is written, so that a write that fails (a full disk, a refused topology) leaves
- * the old file or none, never a part. Written directly instead: /dev/stdout and /dev/stderr
- * (through the process's own stream), other /dev and /proc paths and whatever is no regular
- * file (a FIFO), another user's file (its owner kept), and a file in a directory that refuses
- * new files (EACCES, EPERM). A file this user may not write is refused; a symbolic link is
- * kept, its target replaced. 0, or -1 with errno set. */
+ * the old file or none, never a part; the old file's mode and group are kept. Written directly
+ * instead: the process's stdout or stderr (through its own stream), whatever is no regular
+ * file (a device, a FIFO), another user's file (its owner kept), a file with hard links, one
+ * whose group cannot be kept, and a file in a directory that refuses new files (EACCES,
+ * EPERM). A file this user may not write is refused; a symbolic link is kept and its target
+ * written (ELOOP for a loop). 0, or -1 with errno set. */
+/* Whether the file at path is the one open on descriptor fd. */
+static int is_fd(const struct stat *sb, int fd)
+{
+    struct stat fs;
+    return fstat(fd, &fs) == 0 && fs.st_dev == sb->st_dev && fs.st_ino == sb->st_ino;
+}
+
 static int out_open(struct out_file *o, const char *path)
 {
     struct stat sb;
-    char real[PATH_MAX];
     o->f = NULL;
     o->borrowed = 0;
     o->tmp[0] = 0;
     snprintf(o->path, sizeof o->path, "%s", path);
-    /* the process's own streams share their offset with what else it prints there */
-    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
-        o->f = strcmp(path, "/dev/stdout") == 0 ? stdout : stderr;
+    /* the process's own stdout or stderr, however spelt (/dev/stdout, /dev/fd/1, a link to
+     * them, the file the shell redirected them to): written through its stream, whose offset
+     * the summary shares */
+    if (stat(path, &sb) == 0 && (is_fd(&sb, 1) || is_fd(&sb, 2))) {
+        o->f = is_fd(&sb, 1) ? stdout : stderr;
         o->borrowed = 1;
         return 0;
     }
-    /* the standard streams and other descriptors (/dev/stdout -> /proc/self/fd/1 -> a file
-     * the shell redirected to) are written where they point, never replaced */
-    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
-        return (o->f = fopen(path, "w")) ? 0 : -1;
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real)) {
-        if (strncmp(real, "/proc/", 6) == 0 || strncmp(real, "/dev/", 5) == 0)
-            return (o->f = fopen(path, "w")) ? 0 : -1;
-        snprintf(o->path, sizeof o->path, "%s", real);
+    /* a symbolic link is kept and its target written, even one not there yet */
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        resolve_path(path, o->path, sizeof o->path);
+        if (lstat(o->path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            errno = ELOOP;
+            return -1;
+        }
     }
     int exists = stat(o->path, &sb) == 0;
-    if (exists && !S_ISREG(sb.st_mode))
+    if (exists && !S_ISREG(sb.st_mode)) /* a device, a FIFO */
         return (o->f = fopen(o->path, "w")) ? 0 : -1;
-    /* a file this user may not write stays refused; another user's file is written in
-     * place: a new file would change its owner, and in a sticky directory (/tmp) could not
-     * be renamed over it */
+    /* a file this user may not write stays refused; another user's file, or one with other
+     * names (hard links), is written in place: a new file would change its owner (and in a
+     * sticky directory could not be renamed over it), or leave its other names behind */
     if (exists && access(o->path, W_OK) != 0)
         return -1;
-    if (exists && sb.st_uid != geteuid())
+    if (exists && (sb.st_uid != geteuid() || sb.st_nlink > 1))
         return (o->f = fopen(o->path, "w")) ? 0 : -1;
     const char *slash = strrchr(o->path, '/');
     snprintf(o->tmp, sizeof o->tmp, "%.*s.ccbench-XXXXXX", slash ? (int)(slash - o->path + 1) : 0,
@@ -188,6 +196,13 @@ static int out_open(struct out_file *o, const char *path)
     }
     mode_t mask = umask(0);
     umask(mask);
+    /* the replaced file's mode and group; a group this user cannot give: written in place */
+    if (exists && sb.st_gid != getegid() && fchown(fd, (uid_t)-1, sb.st_gid) != 0) {
+        close(fd);
+        unlink(o->tmp);
+        o->tmp[0] = 0;
+        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+    }
     if (fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);

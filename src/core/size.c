@@ -82,10 +82,28 @@ const char *cc_size_format(size_t b, char *buf, size_t len)
         v /= 1024;
         u++;
     }
-    if (v == (double)(size_t)v)
+    if (v == (double)(size_t)v) {
         snprintf(buf, len, "%zu%c", (size_t)v, units[u]);
-    else
-        snprintf(buf, len, "%.3g%c", v, units[u]);
+        return buf;
+    }
+    /* up to three decimals when they give the size exactly ("1.5M"); else the bytes */
+    double unit = (double)b / v;
+    for (int d = 1; d <= 3; d++) {
+        char t[48];
+        snprintf(t, sizeof t, "%.*f", d, v);
+        if (strtod(t, NULL) * unit == (double)b) {
+            snprintf(buf, len, "%s%c", t, units[u]);
+            return buf;
+        }
+    }
+    for (; u >= 0; u--) { /* a whole number of a smaller unit ("1025K") */
+        size_t un = (size_t)1 << (10 * (u + 1));
+        if (b % un == 0) {
+            snprintf(buf, len, "%zu%c", b / un, units[u]);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%zu", b);
     return buf;
 }
 

@@ -10,7 +10,8 @@
  * "iB"). Rejects empty strings, signs, unknown suffixes and overflow with a message in why. */
 cc_status cc_size_parse(const char *text, size_t *out, char *why, size_t whylen);
 
-/* Format a size compactly: "8", "4K", "1M", "1.5M" (exact multiples print without decimals). */
+/* Format a size compactly and exactly: "8", "4K", "1M", "1.5M", "1.125K", else a whole number
+ * of a smaller unit ("1025K"), else bytes ("1000500"). */
 const char *cc_size_format(size_t bytes, char *buf, size_t len);
 
 /* A sweep as nccl-tests defines it: from min to max, multiplying by `factor` (if > 1) or

@@ -10,7 +10,7 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
     const struct cc_measure *m = row->m[CC_OOP].valid ? &row->m[CC_OOP] : &row->m[CC_INPLACE];
     if (!m->valid)
         return;
-    /* running means: busbw_mean over rows, busbw_weighted over bytes */
+    /* running means: busbw_weighted over the rows' bytes (busbw_mean below, per placement) */
     double w = (double)row->bytes;
     s->busbw_weighted = (s->busbw_weighted * s->weight_bytes + m->busbw * w) / (s->weight_bytes + w);
     s->weight_bytes += w;

@@ -164,6 +164,31 @@ fi
 [ $rc -eq 0 ] && grep -q '^  "schema": "ccbench.topology.v1",$' "$T/stdout.txt" &&
     grep -q '^node dgx-like' "$T/stdout.txt"
 ok $? "--json /dev/stdout redirected to a file: topology and summary both kept (rc $rc)" "$(head -3 "$T/stdout.txt")"
+# other names of the file: hard links see the topology, a link not yet pointing at a file
+# creates its target and stays a link, a loop of links is refused, stdout by another name
+# keeps the summary after the topology, the group of a replaced file is kept
+PX="--hwloc-xml $S/dgx-like.xml --sysfs-root $S/sysfs --no-gpu-libs"
+printf 'old\n' >"$T/h1" && ln "$T/h1" "$T/h2"
+"$CCBENCH" probe $PX -q --json "$T/h1" >/dev/null 2>&1 && grep -q '"schema"' "$T/h2"
+ok $? "--json FILE with a hard link: both names hold the topology"
+ln -s "$T/tgt.json" "$T/dl"
+"$CCBENCH" probe $PX -q --json "$T/dl" >/dev/null 2>&1 && [ -L "$T/dl" ] && grep -q '"schema"' "$T/tgt.json"
+ok $? "--json LINK to a file not there yet: the target written, the link kept"
+ln -s "$T/loopb" "$T/loopa" && ln -s "$T/loopa" "$T/loopb"
+"$CCBENCH" probe $PX -q --json "$T/loopa" >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ -L "$T/loopa" ] && grep -q "symbolic links" "$T/bad.out"
+ok $? "--json on a loop of links: refused, the links left (rc $rc)" "$(cat "$T/bad.out")"
+"$CCBENCH" probe $PX --json /dev/fd/1 >"$T/fd1.txt" 2>/dev/null; rc=$?
+[ $rc -eq 0 ] && grep -q '^  "schema": "ccbench.topology.v1",$' "$T/fd1.txt" && grep -q '^node dgx-like' "$T/fd1.txt"
+ok $? "--json /dev/fd/1 redirected to a file: topology and summary both kept (rc $rc)"
+if [ "$(id -u)" = 0 ] && getent group nogroup >/dev/null 2>&1; then
+    printf 'x\n' >"$T/grp.json" && chgrp nogroup "$T/grp.json" && chmod 664 "$T/grp.json"
+    "$CCBENCH" probe $PX -q --json "$T/grp.json" >/dev/null 2>&1 &&
+        [ "$(stat -c '%G %a' "$T/grp.json")" = "nogroup 664" ] && grep -q '"schema"' "$T/grp.json"
+    ok $? "a replaced file keeps its group and mode"
+else
+    skip "a replaced file keeps its group and mode" "needs root and the group nogroup"
+fi
 # as user nobody, with a copy of ccbench and the fixtures it can reach (a build under /root
 # is out of its reach)
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }

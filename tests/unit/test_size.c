@@ -43,6 +43,9 @@ int main(void)
     is_str(cc_size_format(4096, buf, sizeof buf), "4K", "format 4K");
     is_str(cc_size_format(64 << 20, buf, sizeof buf), "64M", "format 64M");
     is_str(cc_size_format(1536 * 1024, buf, sizeof buf), "1.5M", "format 1.5M");
+    is_str(cc_size_format(1152, buf, sizeof buf), "1.125K", "format 1.125K");
+    is_str(cc_size_format(1049600, buf, sizeof buf), "1025K", "format 1025K, not 1M");
+    is_str(cc_size_format(1000500, buf, sizeof buf), "1000500", "format 1000500: bytes, never rounded");
 
     /* sweeps */
     size_t *s, n;
