@@ -575,7 +575,7 @@ int cc_cmd_bench(int argc, char **argv)
      * the same arguments, so only the first one speaks */
     st = cc_opt_parse(bench_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
     if (res.help) {
-        if (cc_rte_launcher_rank() <= 0)
+        if (cc_rte_launcher_speaks())
             bench_help(stdout);
         free(res.pos);
         return 0;
@@ -598,7 +598,7 @@ int cc_cmd_bench(int argc, char **argv)
         st = CC_EUSAGE;
     }
     if (st != CC_OK) {
-        if (cc_rte_launcher_rank() <= 0)
+        if (cc_rte_launcher_speaks())
             cc_err("%s", err);
         free(res.pos);
         return 2;

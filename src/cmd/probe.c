@@ -529,7 +529,7 @@ int cc_cmd_probe(int argc, char **argv)
     if (!res.pos)
         return 3;
     /* every rank parsed the same arguments: only the first one speaks */
-    int speak = cc_rte_launcher_rank() <= 0;
+    int speak = cc_rte_launcher_speaks();
     cc_status st = cc_opt_parse(probe_opts, argc - 1, argv + 1, &cfg, &res, err, sizeof err);
     if (res.help) {
         if (speak)

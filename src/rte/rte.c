@@ -31,6 +31,29 @@ int cc_rte_launcher_rank(void)
     return -1;
 }
 
+int cc_rte_launcher_speaks(void)
+{
+    int rank = cc_rte_launcher_rank();
+    if (rank <= 0)
+        return 1;
+    /* Open MPI's MPMD jobs (mpirun A : B): each app context has its own arguments, so the
+     * first rank of each one speaks for it (OMPI_APP_CTX_NUM_PROCS lists their sizes) */
+    const char *app = getenv("OMPI_MCA_orte_app_num"), *sizes = getenv("OMPI_APP_CTX_NUM_PROCS");
+    if (!app || !sizes)
+        return 0;
+    int k = atoi(app), first = 0;
+    const char *s = sizes;
+    for (int i = 0; i < k && *s; i++) {
+        char *end;
+        long n = strtol(s, &end, 10);
+        if (end == s || n < 0)
+            return 0;
+        first += (int)n;
+        s = end;
+    }
+    return k > 0 && rank == first;
+}
+
 MPI_Comm cc_rte_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->world; }
 MPI_Comm cc_rte_node_comm(const struct cc_rte *r) { return ((struct rte_impl *)r->impl)->node; }
 

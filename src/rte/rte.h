@@ -51,6 +51,10 @@ void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));
  * Slurm), or -1 when no launcher started it. Lets only the first rank print a usage error or
  * --help that every rank would print alike. */
 int cc_rte_launcher_rank(void);
+/* Whether this process speaks for its arguments before MPI starts: the first rank (or no
+ * launcher), and in an Open MPI MPMD job (mpirun A : B) the first rank of each app context,
+ * whose arguments may differ from the first one's. */
+int cc_rte_launcher_speaks(void);
 /* Seconds from a monotonic clock. */
 double cc_now(void);
 
