@@ -84,6 +84,18 @@ run "NCCL_IB_SL reaches the queue pairs" 0 $MPI -x NCCL_IB_SL=3 -x FAKEIBV_EXPEC
 run "without NCCL_IB_SL the fake's check refuses (the check can fail)" 3 $MPI -x FAKEIBV_EXPECT_SL=3 -np 2 \
     "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K -n 2 -w 1
 has "without NCCL_IB_SL: the queue pair connect is what fails" "cannot connect queue pair 0 of fake0:1"
+# RoCE: the global route carries the GID index and traffic class asked for (the fake refuses
+# RTR otherwise), and the header says so; without NCCL_IB_TC the fake's check refuses
+j=$dir/roce.jsonl
+run "RoCE: GID index 3 and traffic class 106 reach the queue pairs, checked" 0 $MPI -x FAKEIBV_ROCE=1 \
+    -x FAKEIBV_EXPECT_GID=3 -x FAKEIBV_EXPECT_TC=106 -x NCCL_IB_TC=106 -x NCCL_IB_GID_INDEX=3 -np 2 \
+    "$CCBENCH" bench --backend verbs --coll sendrecv,allreduce -e 64K -n 2 -w 1 --json "$j"
+has "RoCE: header" '"rdma_link_layer": *"Ethernet \(RoCE\)".*"rdma_gid_index": *3.*"rdma_traffic_class": *106' "$j"
+has "RoCE: no wrong elements" '"collective": *"allreduce".*"wrong": *0' "$j"
+run "RoCE without NCCL_IB_TC: the fake's traffic-class check refuses (the check can fail)" 3 \
+    $MPI -x FAKEIBV_ROCE=1 -x FAKEIBV_EXPECT_TC=106 -x NCCL_IB_GID_INDEX=3 -np 2 \
+    "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K -n 2 -w 1
+has "RoCE without NCCL_IB_TC: the queue pair connect is what fails" "cannot connect queue pair 0 of fake0:1"
 run "bad --gid-index" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --gid-index 3 -e 1K
 has "gid index named" "cannot read GID 3 of port fake0:1"
 if command -v setpriv >/dev/null 2>&1 && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then

@@ -8,7 +8,11 @@
  * destination QP's ring in the peer's mailbox (/dev/shm/fakeibv-<pid>, a shared mapping),
  * which the peer's ibv_poll_cq turns into a receive completion, consuming a posted receive
  * (no posted receive: the entry waits, as an RNR retry would). Signaled sends complete at
- * once. Environment: FAKEIBV_DEVICES=0 (no device), FAKEIBV_PORT_DOWN=1.
+ * once. Environment: FAKEIBV_DEVICES=0 (no device), FAKEIBV_PORT_DOWN=1; FAKEIBV_ROCE=1 makes
+ * the port Ethernet (RoCE) with GIDs at indices 0 (link-local) and 3 (IPv4-mapped), and then
+ * connecting a QP needs a global route to the peer's GID (FAKEIBV_EXPECT_GID and
+ * FAKEIBV_EXPECT_TC: its source GID index and traffic class); FAKEIBV_EXPECT_SL=N: the
+ * service level.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -267,18 +271,25 @@ EXPORT int (ibv_query_port)(struct ibv_context *c, uint8_t port, struct _compat_
     a->active_mtu = IBV_MTU_4096;
     a->max_mtu = IBV_MTU_4096;
     a->lid = (uint16_t)getpid();
-    a->link_layer = IBV_LINK_LAYER_INFINIBAND;
+    a->link_layer = getenv("FAKEIBV_ROCE") ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
     return 0;
 }
 
 EXPORT int ibv_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
 {
     (void)c;
-    if (port != 1 || index != 0)
+    int roce = getenv("FAKEIBV_ROCE") != NULL;
+    if (port != 1 || (index != 0 && !(roce && index == 3)))
         return EINVAL;
     memset(gid, 0, sizeof *gid);
-    gid->raw[0] = 0xfe;
-    gid->raw[1] = 0x80;
+    if (index == 3) { /* ::ffff:10.0.x.y, a RoCE v2 GID */
+        gid->raw[10] = gid->raw[11] = 0xff;
+        gid->raw[12] = 10;
+        gid->raw[14] = (uint8_t)(getpid() >> 8);
+    } else {
+        gid->raw[0] = 0xfe;
+        gid->raw[1] = 0x80;
+    }
     gid->raw[15] = (uint8_t)getpid();
     return 0;
 }
@@ -384,6 +395,16 @@ EXPORT int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *a, int mask)
         /* FAKEIBV_EXPECT_SL=N: the address vector must carry service level N (what a fabric
          * would use to pick the lane) */
         if (getenv("FAKEIBV_EXPECT_SL") && a->ah_attr.sl != atoi(getenv("FAKEIBV_EXPECT_SL")))
+            return EINVAL;
+        /* RoCE: no route without a global header naming the peer's GID (its last byte is the
+         * low byte of the peer's pid, the fake's LID), from the expected GID, in the expected
+         * traffic class */
+        if (getenv("FAKEIBV_ROCE") &&
+            (!a->ah_attr.is_global || a->ah_attr.grh.dgid.raw[15] != (uint8_t)a->ah_attr.dlid ||
+             (getenv("FAKEIBV_EXPECT_GID") &&
+              a->ah_attr.grh.sgid_index != atoi(getenv("FAKEIBV_EXPECT_GID"))) ||
+             (getenv("FAKEIBV_EXPECT_TC") &&
+              a->ah_attr.grh.traffic_class != atoi(getenv("FAKEIBV_EXPECT_TC")))))
             return EINVAL;
         f->rpid = a->ah_attr.dlid;
         f->rqpn = a->dest_qp_num;
