@@ -460,8 +460,12 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         free(all);
     }
 
-    /* checking, after timing so it never slows the timed run */
+    /* checking, after timing so it never slows the timed run; a collective of the check
+     * may wait on a peer still checking the previous one (a reduce root checks count x
+     * ranks elements): that host work is allowed time */
     long long wrong = 0;
+    size_t elems = cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount;
+    double check_s = (double)elems * r->size * 1e-7;
     for (int c = 0; c < p->check_iters; c++) {
         size_t poison_n = a->inplace ? (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount)
                                      : cx->recvcount;
@@ -471,7 +475,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         cc_watchdog_enter(wd_what);
         CC_TRY(be->copy_in(p->bctx, poison_at, B->hpoison, poison_n * es));
         CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
-        cc_watchdog_enter(wd_what);
+        cc_watchdog_enter_longer(wd_what, c > 0 ? check_s : 0);
         st = be->run(p->bctx, a);
         if (st == CC_OK)
             st = be->sync(p->bctx);
@@ -492,8 +496,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     }
     /* the ranks that checked little (not the root of a reduce) wait here for those that
      * check much: that host work (about count x ranks element operations) is no hang */
-    size_t elems = cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount;
-    cc_watchdog_enter_longer(wd_what, (double)p->check_iters * (double)elems * r->size * 1e-7);
+    cc_watchdog_enter_longer(wd_what, (double)p->check_iters * check_s);
     CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
     m->wrong = p->check_iters > 0 ? wrong : -1;
     m->wall_s = cc_now() - t_begin;
@@ -598,15 +601,23 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
     /* out of memory anywhere is the answer (a neighbour's failure that follows from it is
      * not), and the first rank that ran out is named */
     long long worst = st, oom = st == CC_ENOMEM;
-    if (cc_rte_allreduce_ll(r, &worst, 1, CC_RTE_MAX) != CC_OK ||
-        cc_rte_allreduce_ll(r, &oom, 1, CC_RTE_MAX) != CC_OK)
+    /* a peer may still be allocating (device memory, first touch): allowed time for it */
+    cc_watchdog_enter_longer("agreeing that the buffers were allocated", 3.0 * (double)maxb * 2e-9);
+    cc_status ag = cc_rte_allreduce_ll(r, &worst, 1, CC_RTE_MAX);
+    if (ag == CC_OK)
+        ag = cc_rte_allreduce_ll(r, &oom, 1, CC_RTE_MAX);
+    cc_watchdog_leave();
+    if (ag != CC_OK)
         return CC_EPEER;
     if (worst == CC_OK)
         return CC_OK;
     if (oom)
         worst = CC_ENOMEM;
     long long first = (oom ? st == CC_ENOMEM : st != CC_OK) ? r->rank : r->size;
-    if (cc_rte_allreduce_ll(r, &first, 1, CC_RTE_MIN) != CC_OK)
+    cc_watchdog_enter("naming the rank that could not allocate");
+    ag = cc_rte_allreduce_ll(r, &first, 1, CC_RTE_MIN);
+    cc_watchdog_leave();
+    if (ag != CC_OK)
         return CC_EPEER;
     char sz[32], e[32], need[128];
     cc_size_format(maxb, sz, sizeof sz);

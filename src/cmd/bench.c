@@ -77,7 +77,7 @@ static const struct cc_opt bench_opts[] = {
     {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "write JSON Lines (header, one object per measurement, summary)"},
     {"csv", 0, CC_OPT_STR, F(csv), NULL, "FILE", "write CSV, one line per measurement"},
     {"seed", 0, CC_OPT_LONG, F(seed), "42", "N", "seed of the generated inputs"},
-    {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after it", NULL, CC_OPT_RANGE, 0.1, 86400},
+    {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after 1.5 x it + 5 s", NULL, CC_OPT_RANGE, 0.1, 86400},
     {"iter-barrier", 0, CC_OPT_INT, F(iter_barrier), "1", "0|1", "barrier (untimed) between timed iterations", NULL, CC_OPT_RANGE, 0, 1},
     {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no table on stdout (files and summary only)"},
     {"progress", 0, CC_OPT_CHOICE, F(progress_mode), "auto", NULL, "progress line on stdout, erased before each row: auto (when stdout ends on a terminal), on, off", progress_modes},
@@ -617,8 +617,19 @@ int cc_cmd_bench(int argc, char **argv)
     run.rte = &rte;
     if (rte.rank != 0)
         cc_log_set_quiet(cc_log_get_level() < CC_LOG_DEBUG);
+    /* a launcher gone before us (a second ^C) closes the pipes behind stdout and stderr: a
+     * write then fails with EPIPE, said and handled, instead of killing rank 0 before its
+     * summary */
+    signal(SIGPIPE, SIG_IGN);
+    /* every collective from here on is watched: a rank stuck at start-up (allocating, a
+     * backend that never answers) is named instead of leaving the others waiting forever */
+    cc_watchdog_on_fire(on_watchdog);
+    cc_watchdog_start(&rte, cfg.timeout * 1.5 + 5);
 
-    if ((st = check_same_args(&rte, argc, argv)) != CC_OK) {
+    cc_watchdog_enter("comparing the ranks' arguments");
+    st = check_same_args(&rte, argc, argv);
+    cc_watchdog_leave();
+    if (st != CC_OK) {
         rc = 2;
         goto out;
     }
@@ -689,7 +700,9 @@ int cc_cmd_bench(int argc, char **argv)
         cc_err("%s", err);
         failed = 1;
     }
+    cc_watchdog_enter("agreeing on the output files");
     cc_rte_bcast(&rte, &failed, sizeof failed, 0);
+    cc_watchdog_leave();
     if (failed) {
         rc = 2;
         goto out;
@@ -704,13 +717,12 @@ int cc_cmd_bench(int argc, char **argv)
         .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
     };
     err[0] = 0;
-    cc_watchdog_on_fire(on_watchdog);
-    cc_watchdog_start(&rte, cfg.timeout * 1.5 + 5);
     cc_watchdog_enter("backend initialization");
     st = be->init(&bconf, &rte, &bctx, err, sizeof err);
-    cc_watchdog_leave();
     failed = st != CC_OK ? (long long)st : 0;
+    cc_watchdog_enter("agreeing that the backend started on every rank");
     cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
+    cc_watchdog_leave();
     if (failed) {
         report_init_failure(&rte, be, st, err);
         if (st == CC_OK)
