@@ -599,6 +599,21 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     c->stop_startup_rank = conf->tcp_stop_startup - 1;
     c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
     c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
+    /* every rank must cut the data alike (the hello compares streams, not chunks): ranks of
+     * binaries with another default chunk would exchange misplaced bytes */
+    long long lo = (long long)c->chunk, hi = lo;
+    if (cc_rte_allreduce_ll(rte, &lo, 1, CC_RTE_MIN) != CC_OK ||
+        cc_rte_allreduce_ll(rte, &hi, 1, CC_RTE_MAX) != CC_OK) {
+        free(c);
+        return CC_EPEER;
+    }
+    if (lo != hi) {
+        cc_errbuf(err, errlen, "the ranks cut data into different chunks (%lld and %lld bytes: "
+                  "ccbench binaries of different versions?): give every rank the same "
+                  "--tcp-chunk", lo, hi);
+        free(c);
+        return CC_EUSAGE;
+    }
     if (c->chunk % 8 || c->chunk < 4096) {
         cc_errbuf(err, errlen, "--tcp-chunk '%zu' must be a multiple of 8 bytes and at least 4K",
                   c->chunk);

@@ -475,7 +475,12 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         cc_watchdog_enter(wd_what);
         CC_TRY(be->copy_in(p->bctx, poison_at, B->hpoison, poison_n * es));
         CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
+        /* every rank done with the previous check first: a transport with its own deadline
+         * (tcp) would take a root busy checking for a lost peer */
         cc_watchdog_enter_longer(wd_what, c > 0 ? check_s : 0);
+        if (c > 0 && (st = cc_rte_barrier(r)) != CC_OK)
+            goto done;
+        cc_watchdog_enter(wd_what);
         st = be->run(p->bctx, a);
         if (st == CC_OK)
             st = be->sync(p->bctx);
