@@ -720,7 +720,13 @@ int cc_cmd_bench(int argc, char **argv)
     cc_watchdog_enter("backend initialization");
     st = be->init(&bconf, &rte, &bctx, err, sizeof err);
     failed = st != CC_OK ? (long long)st : 0;
-    cc_watchdog_enter("agreeing that the backend started on every rank");
+    /* a rank whose start-up failed waits here for the others; if one of them is stuck, this
+     * rank's own reason (often naming it) goes with the watchdog's message */
+    static char agree[512];
+    snprintf(agree, sizeof agree, "agreeing that the backend started on every rank%s%s%s",
+             st != CC_OK ? " (here it did not: " : "", st != CC_OK ? (err[0] ? err : cc_status_str(st)) : "",
+             st != CC_OK ? ")" : "");
+    cc_watchdog_enter(agree);
     cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
     cc_watchdog_leave();
     if (failed) {
