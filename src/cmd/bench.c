@@ -722,7 +722,7 @@ int cc_cmd_bench(int argc, char **argv)
     failed = st != CC_OK ? (long long)st : 0;
     /* a rank whose start-up failed waits here for the others; if one of them is stuck, this
      * rank's own reason (often naming it) goes with the watchdog's message */
-    static char agree[512];
+    static char agree[640]; /* the text below and the whole of err */
     snprintf(agree, sizeof agree, "agreeing that the backend started on every rank%s%s%s",
              st != CC_OK ? " (here it did not: " : "", st != CC_OK ? (err[0] ? err : cc_status_str(st)) : "",
              st != CC_OK ? ")" : "");
