@@ -330,6 +330,19 @@ static void check_bad(const char *file, cc_status want, const char *msg)
     is_str(err, expect, "load %s: error names the file and the place", file);
 }
 
+
+/* cc_topo_print_summary's text for t (malloc'd; NULL if it could not be captured). */
+static char *summary_text(const json_t *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return NULL;
+    cc_topo_print_summary(mem, t);
+    fclose(mem);
+    return text;
+}
 static void check_loader(void)
 {
     check_bad("malformed.json", CC_EPARSE,
@@ -370,19 +383,13 @@ static void check_loader(void)
     json_object_set_new(t, "missing", json_pack("[{s:s, s:s}]", "hostname", "dgx-9", "reason", "no hwloc"));
     ok(cc_topo_validate(t, "m", err, sizeof err) == CC_OK && cc_topo_missing(t) == 1,
        "missing: a host and its reason pass the schema and are counted");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cc_topo_print_summary(mem, t);
-    fclose(mem);
+    char *text = summary_text(t);
     ok(text && strstr(text, "\n# not probed: dgx-9: no hwloc\n"), "missing: shown in the summary");
     free(text);
     /* an L3 whose size is unknown (-1) is said so, not printed as "-0 MiB" */
     json_t *cpu = json_object_get(json_array_get(json_object_get(t, "nodes"), 0), "cpu");
     json_object_set_new(cpu, "l3", json_pack("{s:i, s:i}", "bytes", -1, "count", 2));
-    mem = open_memstream(&text, &len);
-    cc_topo_print_summary(mem, t);
-    fclose(mem);
+    text = summary_text(t);
     ok(text && strstr(text, ", 2 x L3 of unknown size,") && !strstr(text, "-0 MiB"),
        "summary: an L3 of unknown size");
     free(text);
@@ -430,11 +437,7 @@ static void check_merge(void)
     is_str(json_string_value(json_object_get(json_object_get(t, "fabric"), "kind")), "infiniband", "merge: fabric kind");
     is_int(json_integer_value(json_object_get(json_object_get(t, "fabric"), "nics_per_node")), 2, "merge: 2 IB NICs per node");
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cc_topo_print_summary(mem, t);
-    fclose(mem);
+    char *text = summary_text(t);
     ok(text && strstr(text, "same as this node: dgx-2") && strstr(text, "differs from the majority: dgx-3 nics"),
        "summary: identical hosts grouped, the odd one reported");
     ok(text && strstr(text, "GPU1         NVL       X     SYS     SYS     PXB"), "summary: affinity matrix row");
@@ -491,11 +494,7 @@ static void check_merge_big(void)
        !strcmp(json_string_value(json_object_get(json_array_get(d, 0), "hostname")), "big-3") &&
        !strcmp(json_string_value(json_object_get(json_array_get(d, 0), "aspect")), "paths"),
        "merge 16x16: big-3's paths differ from the majority (%zu differences)", json_array_size(d));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cc_topo_print_summary(mem, t);
-    fclose(mem);
+    char *text = summary_text(t);
     ok(text && strstr(text, "same as this node: big-2\n") && strstr(text, "\nnode big-3\n"),
        "merge 16x16: big-3 described on its own in the summary");
     free(text);
