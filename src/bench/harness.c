@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,11 @@ static struct {
     int running;
     double timeout_s;
     const struct cc_rte *rte;
-    volatile double since;       /* start of the current operation, 0 when idle */
-    volatile double extra;       /* seconds the current operation may take on top */
-    const char *volatile what;   /* description of the current operation */
+    /* written by the main thread (or a signal handler on it), read by the watchdog: `since`
+     * is stored last with release order, so a reader that sees it sees its what and extra */
+    _Atomic double since;        /* start of the current operation, 0 when idle */
+    _Atomic double extra;        /* seconds the current operation may take on top */
+    const char *_Atomic what;    /* description of the current operation */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stop;
@@ -43,11 +46,13 @@ static void *watchdog_main(void *arg)
             ts.tv_nsec -= 1000000000;
         }
         pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
-        double since = wd.since;
-        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s + wd.extra) {
+        double since = atomic_load_explicit(&wd.since, memory_order_acquire);
+        double extra = atomic_load_explicit(&wd.extra, memory_order_relaxed);
+        const char *what = atomic_load_explicit(&wd.what, memory_order_relaxed);
+        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s + extra) {
             cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
                    "(raise --timeout if this operation is legitimately slow)",
-                   wd.rte->rank, wd.rte->host, cc_now() - since, wd.what ? wd.what : "?");
+                   wd.rte->rank, wd.rte->host, cc_now() - since, what ? what : "?");
             if (wd.on_fire)
                 wd.on_fire();
             _exit(cc_status_exit(CC_ETIMEOUT));
@@ -64,7 +69,7 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     wd.rte = rte;
     wd.timeout_s = timeout_s;
     wd.stop = 0;
-    wd.since = 0;
+    atomic_store(&wd.since, 0.0);
     /* signals go to the main thread: the thread's own summary and a handler's never meet on
      * one thread */
     sigset_t all, old;
@@ -82,12 +87,12 @@ void cc_watchdog_enter(const char *what)
 
 void cc_watchdog_enter_longer(const char *what, double extra_s)
 {
-    wd.what = what;
-    wd.extra = extra_s > 0 ? extra_s : 0;
-    wd.since = cc_now();
+    atomic_store_explicit(&wd.what, what, memory_order_relaxed);
+    atomic_store_explicit(&wd.extra, extra_s > 0 ? extra_s : 0, memory_order_relaxed);
+    atomic_store_explicit(&wd.since, cc_now(), memory_order_release);
 }
 
-void cc_watchdog_leave(void) { wd.since = 0; }
+void cc_watchdog_leave(void) { atomic_store_explicit(&wd.since, 0.0, memory_order_release); }
 
 void cc_watchdog_on_fire(void (*fn)(void)) { wd.on_fire = fn; }
 

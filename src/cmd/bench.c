@@ -127,7 +127,10 @@ static struct sig_summary {
     char json[3][SIG_JSON_MAX]; /* the summary lines after SIGINT, SIGTERM, the watchdog */
     size_t json_len[3];
 } sig_sum[2];
-static volatile sig_atomic_t sig_pub = -1; /* the copy a handler may write; -1: none yet */
+/* the copy a handler may write; -1: none yet. Published with release order after the copy
+ * is complete, read with acquire order by a handler or the watchdog's thread. */
+static atomic_int sig_pub = -1;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler reads sig_pub");
 /* the summary is written once: by a signal handler or by the watchdog, whichever comes first */
 static atomic_int sig_claimed;
 static int sig_json_fd = -1;
@@ -142,7 +145,7 @@ static void write_summary(int t, const char *msg, size_t len)
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, NULL);
-    int k = sig_pub;
+    int k = atomic_load_explicit(&sig_pub, memory_order_acquire);
     const struct sig_summary *p = k >= 0 ? &sig_sum[k] : NULL;
     if (p && sig_json_fd >= 0 && p->json_len[t])
         w = write(sig_json_fd, p->json[t], p->json_len[t]);
@@ -178,7 +181,7 @@ static void on_watchdog(void)
 {
     static const char msg[] = "\n# stopped by the watchdog (an operation hung): summary of the "
                               "sizes measured so far\n";
-    if (sig_pub < 0 || atomic_exchange(&sig_claimed, 1))
+    if (atomic_load(&sig_pub) < 0 || atomic_exchange(&sig_claimed, 1))
         return; /* not rank 0, nothing measured yet, or a signal's handler has written it */
     write_summary(2, msg, sizeof msg - 1);
 }
@@ -190,6 +193,7 @@ static void on_signal_later(int sig)
 {
     struct timespec pause = {0, 500000000};
     (void)sig;
+    cc_watchdog_leave(); /* the wait is no hang: no watchdog line while it lasts */
     nanosleep(&pause, NULL);
     _exit(143);
 }
@@ -262,7 +266,7 @@ static void refresh_signal_summary(struct run *r, int slot)
         r->lines[slot].json[t] = json_dumps(o, JSON_COMPACT);
         json_decref(o);
     }
-    int k = sig_pub == 0 ? 1 : 0;
+    int k = atomic_load_explicit(&sig_pub, memory_order_relaxed) == 0 ? 1 : 0;
     struct sig_summary *p = &sig_sum[k];
     p->text_len = 0;
     for (int t = 0; t < 3; t++)
@@ -274,7 +278,7 @@ static void refresh_signal_summary(struct run *r, int slot)
         for (int t = 0; t < 3; t++)
             append_line(p->json[t], sizeof p->json[t], &p->json_len[t], r->lines[i].json[t], 1);
     }
-    sig_pub = k;
+    atomic_store_explicit(&sig_pub, k, memory_order_release);
 }
 
 /* The buffers are there: truncate the files, write the header (rank 0). */
