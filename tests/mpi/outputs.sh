@@ -202,6 +202,13 @@ for q in "" "-q"; do
         grep -q "cannot write standard output: Broken pipe$" "$tmp/e"
     ok $? "bench $q into a closed pipe: exit 2, one line, the reason ($rc)" "$(cat "$tmp/e")"
 done
+# the same with SIGPIPE at its default (it kills unless ccbench ignores it itself; a
+# launcher or shell that ignores it already would hide that)
+(env --default-signal=PIPE "$CCBENCH" bench -e 64 -n 2 -w 0 2>"$tmp/e"; echo $? >"$tmp/rc") | true
+rc=$(cat "$tmp/rc")
+[ "$rc" -eq 2 ] && grep -q "cannot write standard output: Broken pipe$" "$tmp/e"
+ok $? "bench into a closed pipe, SIGPIPE not ignored by its parent: exit 2, not killed ($rc)" \
+    "$(cat "$tmp/e")"
 $CC_MPIRUN -np 2 "$CCBENCH" bench --help >"$tmp/h" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^usage:' "$tmp/h")" -eq 1 ]; ok $? "bench --help under mpirun: printed once" "$(grep usage "$tmp/h")"
 tap_done
