@@ -198,6 +198,21 @@ static void on_signal_later(int sig)
     _exit(143);
 }
 
+/* Rank 0 holds SIGINT and SIGTERM while it writes a header or a row: stdio may pass a long
+ * line to the kernel in pieces, and a handler's summary written between two pieces would
+ * tear that line in the file (and the table on stdout). A signal held arrives when the
+ * writing is done. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
 /* ---- per-run state --------------------------------------------------------------------- */
 
 enum { OUT_JSON, OUT_CSV, OUT_COUNT };
@@ -312,11 +327,17 @@ static cc_status on_start(void *user)
         r->outs[i].f = NULL; /* the sink owns it now */
         r->outs[i].fd = -1;
     }
+    sigset_t old;
+    hold_signals(&old);
     for (int i = 0; i < r->nsinks; i++) {
-        if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0)
-            return sink_failed(r, i);
+        if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0) {
+            cc_status st = sink_failed(r, i);
+            release_signals(&old);
+            return st;
+        }
         r->begun[i] = 1;
     }
+    release_signals(&old);
     return CC_OK;
 }
 
@@ -327,13 +348,19 @@ static cc_status on_row(const struct cc_row *row, void *user)
     cc_summary_add(&r->sums[slot], row);
     if (r->rte->rank != 0)
         return CC_OK;
+    sigset_t old;
+    hold_signals(&old);
     if (r->progress)
         fputs("\r\033[K", stdout);
     for (int i = 0; i < r->nsinks; i++)
-        if (r->sinks[i].row(r->sinks[i].state, row) != 0)
-            return sink_failed(r, i);
+        if (r->sinks[i].row(r->sinks[i].state, row) != 0) {
+            cc_status st = sink_failed(r, i);
+            release_signals(&old);
+            return st;
+        }
     if (r->sums[slot].rows) /* a row of n/a only adds nothing */
         refresh_signal_summary(r, slot);
+    release_signals(&old);
     return CC_OK;
 }
 
