@@ -4,6 +4,13 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +19,27 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "net/wdwire.h"
 
-/* ---- watchdog ---------------------------------------------------------------------- */
+/* ---- watchdog ----------------------------------------------------------------------
+ * A thread per rank that ends the process when the current operation runs past the timeout.
+ * It also keeps a UDP socket (the side channel of net/wdwire.h): when a watchdog fires, it
+ * asks every rank's watchdog what that rank is doing and names the rank most likely holding
+ * the others up. Rank 0 reports at once; the others wait WD_GRACE_S first, answering, so that
+ * rank 0's verdict comes first and no rank is gone before it is asked. */
+
+#define WD_GRACE_S 3.0     /* a rank other than 0 waits this long before it reports */
+#define WD_ASK_S 1.0       /* how long a firing rank collects answers */
+#define WD_ADDRS 4         /* IPv4 addresses a rank publishes besides loopback */
+#define WD_LIST 8          /* culprits named in the verdict */
+
+/* What every rank publishes at wd_connect (packed by hand: the same bytes on every rank). */
+#define WD_CARD_BYTES (4 + 2 + 2 + 4 * WD_ADDRS)
+struct wd_card {
+    uint16_t port;           /* 0: no side channel on that rank */
+    int naddr;
+    uint32_t addr[WD_ADDRS]; /* network byte order */
+};
 
 static struct {
     pthread_t thread;
@@ -22,43 +48,242 @@ static struct {
     const struct cc_rte *rte;
     /* written by the main thread (or a signal handler on it), read by the watchdog: `since`
      * is stored last with release order, so a reader that sees it sees its what and extra */
-    _Atomic double since;        /* start of the current operation, 0 when idle */
-    _Atomic double extra;        /* seconds the current operation may take on top */
-    const char *_Atomic what;    /* description of the current operation */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int stop;
+    _Atomic double since;         /* start of the current operation, 0 when idle */
+    _Atomic double extra;         /* seconds the current operation may take on top */
+    const char *_Atomic what;     /* description of the current operation */
+    _Atomic double idle_since;    /* when the last operation ended */
+    _Atomic uint64_t seq;         /* operations entered (only the main thread adds) */
+    atomic_int stop;
+    int wake[2];                  /* pipe: cc_watchdog_stop wakes the thread */
     void (*on_fire)(void);
-} wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    /* the side channel: the socket is the thread's once it runs; the table is complete when
+     * `ready` is set (release) and read-only after */
+    int sock;
+    atomic_int ready;
+    uint64_t job;
+    struct wd_card *cards;        /* [size] */
+    struct cc_wd_peer *peers;     /* [size], the thread's */
+    const char **hostp;           /* [size] */
+    uint32_t round;               /* the thread's current round of questions */
+    double asked_start;           /* the thread asked at start-up (0: not yet) */
+    int asked_again;              /* and once more, those that had not answered */
+    int fired;
+} wd = {.wake = {-1, -1}, .sock = -1};
 
+/* The description of a measurement changes per size; the thread reads it to answer, so it
+ * is written under a sequence lock (odd: being written). */
 static char wd_what[256];
+static atomic_uint wd_what_gen;
+
+static void wd_describe(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void wd_describe(const char *fmt, ...)
+{
+    va_list ap;
+    atomic_fetch_add_explicit(&wd_what_gen, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    va_start(ap, fmt);
+    vsnprintf(wd_what, sizeof wd_what, fmt, ap);
+    va_end(ap);
+    atomic_fetch_add_explicit(&wd_what_gen, 1, memory_order_release);
+}
+
+/* The thread: a copy of the current description (whole or "?"). */
+static void wd_copy_what(char *out, size_t len)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        const char *w = atomic_load_explicit(&wd.what, memory_order_acquire);
+        if (w != wd_what) {
+            snprintf(out, len, "%s", w ? w : "");
+            return;
+        }
+        unsigned g = atomic_load_explicit(&wd_what_gen, memory_order_acquire);
+        if (g & 1u)
+            continue;
+        size_t i = 0;
+        for (; i + 1 < len && i < sizeof wd_what - 1 && wd_what[i]; i++)
+            out[i] = wd_what[i];
+        out[i] = 0;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&wd_what_gen, memory_order_relaxed) == g)
+            return;
+    }
+    snprintf(out, len, "?");
+}
+
+/* This rank's state, as an answer. */
+static void wd_state(struct cc_wd_answer *a)
+{
+    double since = atomic_load_explicit(&wd.since, memory_order_acquire);
+    double now = cc_now();
+    memset(a, 0, sizeof *a);
+    a->job = wd.job;
+    a->rank = (uint32_t)wd.rte->rank;
+    a->seq = atomic_load_explicit(&wd.seq, memory_order_relaxed);
+    a->in_op = since > 0;
+    a->fired = wd.fired;
+    double idle = atomic_load_explicit(&wd.idle_since, memory_order_relaxed);
+    a->secs = since > 0 ? now - since : idle > 0 ? now - idle : 0;
+    wd_copy_what(a->what, sizeof a->what);
+}
+
+static void wd_send_to(const struct sockaddr_in *sa, const void *msg, size_t len)
+{
+    ssize_t w = sendto(wd.sock, msg, len, MSG_DONTWAIT, (const struct sockaddr *)sa, sizeof *sa);
+    (void)w; /* best effort: a question unanswered is itself the evidence */
+}
+
+/* Ask rank r (every address it published; loopback too when it shares this node, or when
+ * it published none). */
+static void wd_ask(int r, uint32_t round)
+{
+    const struct wd_card *c = &wd.cards[r];
+    struct cc_wd_query q = {wd.job, (uint32_t)wd.rte->rank, round};
+    uint8_t msg[CC_WD_QUERY_BYTES];
+    struct sockaddr_in sa;
+    if (!c->port)
+        return;
+    cc_wd_query_pack(&q, msg);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(c->port);
+    for (int i = 0; i < c->naddr; i++) {
+        sa.sin_addr.s_addr = c->addr[i];
+        wd_send_to(&sa, msg, sizeof msg);
+    }
+    if (!c->naddr || wd.rte->node_of[r] == wd.rte->node_of[wd.rte->rank]) {
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        wd_send_to(&sa, msg, sizeof msg);
+    }
+}
+
+/* Read what came in: answer questions of this job, record answers to this rank's. */
+static void wd_serve(void)
+{
+    uint8_t buf[CC_WD_ANSWER_MAX + 1];
+    for (;;) {
+        struct sockaddr_in from;
+        socklen_t fl = sizeof from;
+        ssize_t n = recvfrom(wd.sock, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+        if (n <= 0)
+            return;
+        struct cc_wd_query q;
+        struct cc_wd_answer a;
+        if (cc_wd_query_unpack(buf, (size_t)n, &q) == CC_OK) {
+            if (q.job != wd.job || fl != sizeof from)
+                continue; /* another job's, or a stranger's */
+            wd_state(&a);
+            a.round = q.round;
+            uint8_t out[CC_WD_ANSWER_MAX];
+            wd_send_to(&from, out, cc_wd_answer_pack(&a, out));
+        } else if (cc_wd_answer_unpack(buf, (size_t)n, &a) == CC_OK) {
+            if (a.job != wd.job || a.rank >= (uint32_t)wd.rte->size)
+                continue;
+            struct cc_wd_peer *p = &wd.peers[a.rank];
+            if (a.round == 0)
+                p->reached = 1;
+            else if (a.round == wd.round && !p->answered) {
+                p->answered = 1;
+                p->a = a;
+            }
+        }
+    }
+}
+
+/* Wait up to `secs` for the socket or the stop pipe, serving what comes in. */
+static void wd_wait(double secs)
+{
+    struct pollfd pf[2] = {{wd.wake[0], POLLIN, 0}, {wd.sock, POLLIN, 0}};
+    int n = wd.sock >= 0 && atomic_load_explicit(&wd.ready, memory_order_acquire) ? 2 : 1;
+    if (poll(pf, (nfds_t)n, (int)(secs * 1000)) <= 0)
+        return;
+    if (pf[0].revents & POLLIN) {
+        char b[16];
+        ssize_t r = read(wd.wake[0], b, sizeof b);
+        (void)r;
+    }
+    if (n == 2 && (pf[1].revents & POLLIN))
+        wd_serve();
+}
+
+/* The firing rank: ask every rank, collect for WD_ASK_S, print the verdict. */
+static void wd_investigate(void)
+{
+    const struct cc_rte *r = wd.rte;
+    char line[1024];
+    if (wd.sock < 0 || !atomic_load_explicit(&wd.ready, memory_order_acquire) || r->size < 2)
+        return;
+    wd.round = wd.round < 1 ? 1 : wd.round + 1;
+    for (int i = 0; i < r->size; i++)
+        wd.peers[i].answered = 0;
+    wd.peers[r->rank].answered = 1;
+    double t0 = cc_now();
+    for (int attempt = 0; attempt < 4; attempt++) {
+        int missing = 0;
+        for (int i = 0; i < r->size; i++)
+            if (!wd.peers[i].answered) {
+                missing = 1;
+                wd_ask(i, wd.round);
+            }
+        if (!missing)
+            break;
+        while (cc_now() - t0 < WD_ASK_S * (attempt + 1) / 4)
+            wd_wait(WD_ASK_S / 16);
+    }
+    wd_state(&wd.peers[r->rank].a);
+    cc_wd_verdict(wd.peers, r->size, r->rank, wd.hostp, WD_LIST, line, sizeof line);
+    if (line[0])
+        cc_err("watchdog: %s", line);
+}
 
 static void *watchdog_main(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&wd.lock);
-    while (!wd.stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 250000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
+    while (!atomic_load(&wd.stop)) {
+        wd_wait(0.25);
+        if (atomic_load(&wd.stop))
+            break;
+        /* rank 0 asks everyone once at start-up: an answer then and none later tells a
+         * stopped rank from a firewall; the others ask rank 0 */
+        if (!wd.asked_start && atomic_load_explicit(&wd.ready, memory_order_acquire) &&
+            wd.sock >= 0) {
+            wd.asked_start = cc_now();
+            if (wd.rte->rank == 0)
+                for (int i = 1; i < wd.rte->size; i++)
+                    wd_ask(i, 0);
+            else
+                wd_ask(0, 0);
+        } else if (wd.asked_start > 0 && !wd.asked_again && cc_now() - wd.asked_start > 1.0) {
+            wd.asked_again = 1; /* once more to those silent: a datagram may have been lost */
+            for (int i = 0; i < wd.rte->size; i++)
+                if (wd.peers[i].reached == 0)
+                    wd_ask(i, 0);
         }
-        pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
         double since = atomic_load_explicit(&wd.since, memory_order_acquire);
         double extra = atomic_load_explicit(&wd.extra, memory_order_relaxed);
-        const char *what = atomic_load_explicit(&wd.what, memory_order_relaxed);
-        if (!wd.stop && since > 0 && cc_now() - since > wd.timeout_s + extra) {
-            cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
-                   "(raise --timeout if this operation is legitimately slow)",
-                   wd.rte->rank, wd.rte->host, cc_now() - since, what ? what : "?");
-            if (wd.on_fire)
-                wd.on_fire();
-            _exit(cc_status_exit(CC_ETIMEOUT));
+        if (since <= 0 || cc_now() - since <= wd.timeout_s + extra)
+            continue;
+        wd.fired = 1;
+        if (wd.rte->rank != 0) {
+            /* rank 0 speaks first: keep answering it, and leave only if still stuck */
+            double t0 = cc_now();
+            while (cc_now() - t0 < WD_GRACE_S && !atomic_load(&wd.stop))
+                wd_wait(0.1);
+            if (atomic_load(&wd.stop) ||
+                atomic_load_explicit(&wd.since, memory_order_acquire) != since) {
+                wd.fired = 0;
+                continue;
+            }
         }
+        char what[CC_WD_WHAT_MAX + 1];
+        wd_copy_what(what, sizeof what);
+        cc_err("watchdog: rank %d (%s) made no progress for %.0f s in %s; aborting the job "
+               "(raise --timeout if this operation is legitimately slow)",
+               wd.rte->rank, wd.rte->host, cc_now() - since, what[0] ? what : "?");
+        wd_investigate();
+        if (wd.on_fire)
+            wd.on_fire();
+        _exit(cc_status_exit(CC_ETIMEOUT));
     }
-    pthread_mutex_unlock(&wd.lock);
     return NULL;
 }
 
@@ -68,8 +293,28 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
         return;
     wd.rte = rte;
     wd.timeout_s = timeout_s;
-    wd.stop = 0;
+    atomic_store(&wd.stop, 0);
     atomic_store(&wd.since, 0.0);
+    if (pipe(wd.wake) != 0)
+        return;
+    for (int i = 0; i < 2; i++) {
+        fcntl(wd.wake[i], F_SETFD, FD_CLOEXEC);
+        fcntl(wd.wake[i], F_SETFL, O_NONBLOCK);
+    }
+    /* the side channel's socket now, so that its port can be published at connect */
+    wd.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (wd.sock >= 0) {
+        struct sockaddr_in sa;
+        int big = 1 << 20;
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_addr.s_addr = htonl(INADDR_ANY);
+        setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+        if (bind(wd.sock, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(wd.sock);
+            wd.sock = -1;
+        }
+    }
     /* signals go to the main thread: the thread's own summary and a handler's never meet on
      * one thread */
     sigset_t all, old;
@@ -78,6 +323,84 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) == 0)
         wd.running = 1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void card_pack(const struct wd_card *c, uint8_t *out)
+{
+    memset(out, 0, WD_CARD_BYTES);
+    out[0] = (uint8_t)(c->port >> 8);
+    out[1] = (uint8_t)c->port;
+    out[2] = (uint8_t)c->naddr;
+    for (int i = 0; i < c->naddr; i++)
+        memcpy(out + 8 + 4 * i, &c->addr[i], 4); /* already in network order */
+}
+
+static void card_unpack(const uint8_t *in, struct wd_card *c)
+{
+    c->port = (uint16_t)(in[0] << 8 | in[1]);
+    c->naddr = in[2] <= WD_ADDRS ? in[2] : WD_ADDRS;
+    for (int i = 0; i < c->naddr; i++)
+        memcpy(&c->addr[i], in + 8 + 4 * i, 4);
+}
+
+cc_status cc_watchdog_connect(const struct cc_rte *rte)
+{
+    struct wd_card mine = {0};
+    uint8_t *all = NULL, card[WD_CARD_BYTES];
+    uint64_t job = 0;
+    cc_status st;
+    /* every rank takes part, watchdog or not: the exchange is a collective */
+    if (wd.running && wd.sock >= 0) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        struct ifaddrs *ifs = NULL, *i;
+        if (getsockname(wd.sock, (struct sockaddr *)&sa, &sl) == 0)
+            mine.port = ntohs(sa.sin_port);
+        if (getifaddrs(&ifs) == 0) {
+            for (i = ifs; i && mine.naddr < WD_ADDRS; i = i->ifa_next)
+                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+                    !(i->ifa_flags & IFF_LOOPBACK))
+                    mine.addr[mine.naddr++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+            freeifaddrs(ifs);
+        }
+    }
+    if (rte->rank == 0)
+        job = ((uint64_t)getpid() << 32) ^ (uint64_t)(cc_now() * 1e9) ^ (uint64_t)(uintptr_t)&job;
+    card_pack(&mine, card);
+    all = malloc((size_t)rte->size * WD_CARD_BYTES);
+    int ok = all != NULL;
+    long long okall = ok;
+    if ((st = cc_rte_allreduce_ll(rte, &okall, 1, CC_RTE_MIN)) != CC_OK)
+        goto out;
+    if (!okall) {
+        st = CC_OK; /* no side channel anywhere; the watchdog itself still works */
+        goto out;
+    }
+    if ((st = cc_rte_bcast(rte, &job, sizeof job, 0)) != CC_OK ||
+        (st = cc_rte_allgather(rte, card, all, WD_CARD_BYTES)) != CC_OK)
+        goto out;
+    if (!wd.running || wd.sock < 0)
+        goto out;
+    wd.cards = calloc((size_t)rte->size, sizeof *wd.cards);
+    wd.peers = calloc((size_t)rte->size, sizeof *wd.peers);
+    wd.hostp = calloc((size_t)rte->size, sizeof *wd.hostp);
+    if (!wd.cards || !wd.peers || !wd.hostp)
+        goto out; /* not ready: the watchdog works without the side channel */
+    for (int r = 0; r < rte->size; r++) {
+        card_unpack(all + (size_t)r * WD_CARD_BYTES, &wd.cards[r]);
+        wd.peers[r].reached = rte->rank == 0 || r == 0 ? 0 : -1;
+        wd.hostp[r] = rte->hosts[r];
+    }
+    wd.peers[rte->rank].reached = 1;
+    wd.job = job;
+    atomic_store_explicit(&wd.ready, 1, memory_order_release);
+    /* the thread asks at start-up now, not at its next tick: a rank stopped early must have
+     * been asked before */
+    ssize_t w = write(wd.wake[1], "r", 1);
+    (void)w;
+out:
+    free(all);
+    return st;
 }
 
 void cc_watchdog_enter(const char *what)
@@ -89,10 +412,16 @@ void cc_watchdog_enter_longer(const char *what, double extra_s)
 {
     atomic_store_explicit(&wd.what, what, memory_order_relaxed);
     atomic_store_explicit(&wd.extra, extra_s > 0 ? extra_s : 0, memory_order_relaxed);
+    atomic_store_explicit(&wd.seq, atomic_load_explicit(&wd.seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     atomic_store_explicit(&wd.since, cc_now(), memory_order_release);
 }
 
-void cc_watchdog_leave(void) { atomic_store_explicit(&wd.since, 0.0, memory_order_release); }
+void cc_watchdog_leave(void)
+{
+    atomic_store_explicit(&wd.idle_since, cc_now(), memory_order_relaxed);
+    atomic_store_explicit(&wd.since, 0.0, memory_order_release);
+}
 
 void cc_watchdog_on_fire(void (*fn)(void)) { wd.on_fire = fn; }
 
@@ -100,12 +429,24 @@ void cc_watchdog_stop(void)
 {
     if (!wd.running)
         return;
-    pthread_mutex_lock(&wd.lock);
-    wd.stop = 1;
-    pthread_cond_signal(&wd.cond);
-    pthread_mutex_unlock(&wd.lock);
+    atomic_store(&wd.stop, 1);
+    ssize_t w = write(wd.wake[1], "x", 1);
+    (void)w;
     pthread_join(wd.thread, NULL);
     wd.running = 0;
+    close(wd.wake[0]);
+    close(wd.wake[1]);
+    wd.wake[0] = wd.wake[1] = -1;
+    if (wd.sock >= 0)
+        close(wd.sock);
+    wd.sock = -1;
+    atomic_store(&wd.ready, 0);
+    free(wd.cards);
+    free(wd.peers);
+    free(wd.hostp);
+    wd.cards = NULL;
+    wd.peers = NULL;
+    wd.hostp = NULL;
 }
 
 /* ---- validation -------------------------------------------------------------------- */
@@ -334,7 +675,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     cc_status st = CC_OK;
     char szb[32];
 
-    snprintf(wd_what, sizeof wd_what, "%s %s %s (%s, backend %s)", coll->name,
+    wd_describe("%s %s %s (%s, backend %s)", coll->name,
              cc_size_format(bytes, szb, sizeof szb), a->inplace ? "in-place" : "out-of-place",
              cc_dtype_name(cx->dtype), be->name);
 
@@ -476,6 +817,8 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
                                      : cx->recvcount;
         void *poison_at = a->inplace ? B->a : a->recvbuf;
         cc_watchdog_leave(); /* host work: filling and checking large buffers is no hang */
+        while (p->busy_rank1 == r->rank + 1) /* debug: a rank stuck in host work */
+            sleep(1);
         cc_fill_poison(B->hpoison, cx->dtype, poison_n);
         cc_watchdog_enter(wd_what);
         CC_TRY(be->copy_in(p->bctx, poison_at, B->hpoison, poison_n * es));

@@ -43,6 +43,8 @@ struct cc_bench_params {
     int iter_barrier;           /* barrier between timed iterations (default 1) */
     uint64_t seed;
     int corrupt_rank;           /* debug: corrupt one output element on this rank; -1 off */
+    int busy_rank1;             /* debug: 1 + the rank that stays in host work when it first
+                                 * checks a result; 0 off */
     double timeout_s;           /* watchdog: an operation longer than this aborts the job */
     /* Called on every rank once the buffers are allocated, before the first measurement
      * (write the header now: a run that cannot start leaves its files alone). CC_OK goes on;
@@ -77,8 +79,16 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
 size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t len);
 
 /* Watchdog: a thread that aborts the process with a message naming what hung when the
- * current operation (set by cc_watchdog_enter) runs longer than the timeout. */
+ * current operation (set by cc_watchdog_enter) runs longer than the timeout, followed by a
+ * line naming the rank most likely holding the job up (from every rank's answer over the
+ * side channel; rank 0 reports first, the other ranks after a grace of a few seconds). */
 void cc_watchdog_start(const struct cc_rte *rte, double timeout_s);
+/* Collective, after cc_watchdog_start on every rank (with the timeout or not): publish each
+ * rank's side-channel address, so that a watchdog that fires can ask every rank what it is
+ * doing and name the likely culprit (net/wdwire.h). Without it, or when a rank has no
+ * socket, the watchdog still ends a hung run, naming only its own rank. CC_EPEER on an MPI
+ * error. */
+cc_status cc_watchdog_connect(const struct cc_rte *rte);
 void cc_watchdog_enter(const char *what);
 /* The same, for an operation allowed extra_s seconds more than the timeout (a wait on peers
  * busy with host work proportional to the data). */

@@ -46,7 +46,7 @@ struct bench_cfg {
     int cuda_graph;
     const char *ib_dev;
     int gid_index, ib_qps;
-    int corrupt, stop, stop_startup;
+    int corrupt, stop, stop_startup, busy;
 };
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
@@ -92,6 +92,7 @@ static const struct cc_opt bench_opts[] = {
     {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index, 0 to 255 (-1: a routable RoCE v2 GID)", NULL, CC_OPT_RANGE, -1, 255},
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
+    {"debug-busy", 0, CC_OPT_INT, F(busy), "-1", "RANK", "RANK stays in host work, outside any operation, when it first checks a result (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop", 0, CC_OPT_INT, F(stop), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) in its 50th collective (tests)", NULL, CC_OPT_HIDDEN},
     CC_OPT_END,
@@ -660,6 +661,13 @@ int cc_cmd_bench(int argc, char **argv)
     cc_watchdog_enter("comparing the ranks' arguments");
     st = check_same_args(&rte, argc, argv);
     cc_watchdog_leave();
+    if (st == CC_OK) {
+        cc_watchdog_enter("exchanging the watchdogs' addresses");
+        st = cc_watchdog_connect(&rte);
+        cc_watchdog_leave();
+        if (st != CC_OK)
+            cc_err("could not exchange the watchdogs' addresses: %s", cc_status_str(st));
+    }
     if (st != CC_OK) {
         rc = 2;
         goto out;
@@ -696,6 +704,7 @@ int cc_cmd_bench(int argc, char **argv)
         p.iter_barrier = cfg.iter_barrier;
         p.seed = (uint64_t)cfg.seed;
         p.corrupt_rank = cfg.corrupt;
+        p.busy_rank1 = cfg.busy + 1;
         p.timeout_s = cfg.timeout;
         p.on_row = on_row;
         p.on_progress = on_progress;

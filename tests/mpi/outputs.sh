@@ -135,6 +135,8 @@ n=$(grep -c '"type":"result"' "$tmp/w.jsonl")
 [ $rc -eq 3 ] && grep -q 'watchdog: rank 0 .* made no progress' "$tmp/wout" &&
     grep -q '# stopped by the watchdog (an operation hung)' "$tmp/wout" && grep -q '^# allreduce .*busbw' "$tmp/wout"
 ok $? "hung peer: the watchdog ends the run, exit 3, summary printed (exit $rc)" "$(tail -4 "$tmp/wout")"
+grep -q 'watchdog: likely culprit: rank 1 ([^)]*) no longer answers the watchdog (it answered at start-up)' "$tmp/wout"
+ok $? "hung peer: the watchdog names rank 1, which it asked, as the likely culprit" "$(grep watchdog "$tmp/wout")"
 [ "$n" -ge 4 ] && tail -1 "$tmp/w.jsonl" | grep -q '"type":"summary".*"interrupted":false,"stopped":"error"'
 ok $? "hung peer: JSON keeps $n measurements and ends with a summary stopped \"error\"" "$(tail -1 "$tmp/w.jsonl")"
 

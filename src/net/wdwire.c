@@ -1,0 +1,235 @@
+#include "net/wdwire.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)(v >> 32));
+    put32(p + 4, (uint32_t)v);
+}
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+
+void cc_wd_query_pack(const struct cc_wd_query *q, uint8_t out[CC_WD_QUERY_BYTES])
+{
+    memcpy(out, "CCWQ", 4);
+    put16(out + 4, CC_WD_VERSION);
+    put16(out + 6, 0);
+    put64(out + 8, q->job);
+    put32(out + 16, q->from);
+    put32(out + 20, q->round);
+}
+
+cc_status cc_wd_query_unpack(const uint8_t *in, size_t len, struct cc_wd_query *q)
+{
+    if (len != CC_WD_QUERY_BYTES || memcmp(in, "CCWQ", 4) || get16(in + 4) != CC_WD_VERSION)
+        return CC_EPARSE;
+    q->job = get64(in + 8);
+    q->from = get32(in + 16);
+    q->round = get32(in + 20);
+    return CC_OK;
+}
+
+size_t cc_wd_answer_pack(const struct cc_wd_answer *a, uint8_t out[CC_WD_ANSWER_MAX])
+{
+    size_t n = strnlen(a->what, CC_WD_WHAT_MAX);
+    double ms = a->secs * 1000.0;
+    memcpy(out, "CCWA", 4);
+    put16(out + 4, CC_WD_VERSION);
+    put16(out + 6, (uint16_t)n);
+    put64(out + 8, a->job);
+    put32(out + 16, a->rank);
+    put32(out + 20, a->round);
+    put64(out + 24, a->seq);
+    put32(out + 32, ms <= 0 ? 0 : ms >= 4294967295.0 ? 0xffffffffu : (uint32_t)ms);
+    put32(out + 36, (a->in_op ? 1u : 0u) | (a->fired ? 2u : 0u));
+    memcpy(out + CC_WD_ANSWER_MIN, a->what, n);
+    return CC_WD_ANSWER_MIN + n;
+}
+
+cc_status cc_wd_answer_unpack(const uint8_t *in, size_t len, struct cc_wd_answer *a)
+{
+    if (len < CC_WD_ANSWER_MIN || memcmp(in, "CCWA", 4) || get16(in + 4) != CC_WD_VERSION)
+        return CC_EPARSE;
+    size_t n = get16(in + 6);
+    if (n > CC_WD_WHAT_MAX || len != CC_WD_ANSWER_MIN + n)
+        return CC_EPARSE;
+    a->job = get64(in + 8);
+    a->rank = get32(in + 16);
+    a->round = get32(in + 20);
+    a->seq = get64(in + 24);
+    a->secs = get32(in + 32) / 1000.0;
+    uint32_t flags = get32(in + 36);
+    a->in_op = (flags & 1u) != 0;
+    a->fired = (flags & 2u) != 0;
+    memcpy(a->what, in + CC_WD_ANSWER_MIN, n);
+    a->what[n] = 0;
+    /* a description is printed: no control characters from the wire */
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)a->what[i] < 0x20 || a->what[i] == 0x7f)
+            a->what[i] = '?';
+    return CC_OK;
+}
+
+/* ---- verdict --------------------------------------------------------------------------- */
+
+struct out {
+    char *buf;
+    size_t len, used;
+};
+
+static void say(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct out *o, const char *fmt, ...)
+{
+    if (!o->len || o->used >= o->len - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        o->used += (size_t)k < o->len - o->used ? (size_t)k : o->len - o->used - 1;
+}
+
+static const struct cc_wd_peer *sort_base;
+
+/* furthest behind first (fewest operations entered), then by rank */
+static int by_seq(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    uint64_t a = sort_base[i].a.seq, b = sort_base[j].a.seq;
+    return a < b ? -1 : a > b ? 1 : i - j;
+}
+
+static int same_state(const struct cc_wd_answer *a, const struct cc_wd_answer *b)
+{
+    return a->in_op == b->in_op && strcmp(a->what, b->what) == 0;
+}
+
+static void name(struct out *o, const char *const *hosts, int r)
+{
+    say(o, "rank %d (%s)", r, hosts && hosts[r] ? hosts[r] : "?");
+}
+
+int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *const *hosts,
+                  int list, char *buf, size_t len)
+{
+    struct out o = {buf, len, 0};
+    const struct cc_wd_answer *me = &peers[self].a;
+    int *silent = malloc((size_t)n * sizeof *silent), *away = malloc((size_t)n * sizeof *away);
+    int ns = 0, na = 0, nsame = 0, nreached = 0, nanswered = 0, named;
+    double lo = me->secs, hi = me->secs;
+    if (len)
+        buf[0] = 0;
+    if (!silent || !away) {
+        free(silent);
+        free(away);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == self) {
+            nsame++;
+            continue;
+        }
+        if (!peers[i].answered) {
+            silent[ns++] = i;
+            nreached += peers[i].reached == 1;
+        } else if (same_state(&peers[i].a, me)) {
+            nsame++;
+            nanswered++;
+            lo = peers[i].a.secs < lo ? peers[i].a.secs : lo;
+            hi = peers[i].a.secs > hi ? peers[i].a.secs : hi;
+        } else {
+            away[na++] = i;
+            nanswered++;
+        }
+    }
+    if (list < 1)
+        list = 1;
+
+    if (ns && !nanswered) {
+        /* nobody answered: the side channel may be blocked; only a rank that answered at
+         * start-up and no longer does is evidence */
+        int k = 0;
+        for (int i = 0; i < ns; i++)
+            if (peers[silent[i]].reached == 1)
+                silent[k++] = silent[i];
+        ns = k;
+        if (!ns) {
+            say(&o, "no other rank's watchdog answered, nor at start-up: cannot tell which rank "
+                    "holds the job up (is UDP between the ranks blocked?)");
+            free(silent);
+            free(away);
+            return -1;
+        }
+    }
+    if (ns) {
+        named = ns;
+        say(&o, "likely culprit%s: ", ns > 1 ? "s" : "");
+        for (int i = 0; i < ns && i < list; i++) {
+            say(&o, "%s", i ? ", " : "");
+            name(&o, hosts, silent[i]);
+        }
+        if (ns > list)
+            say(&o, " and %d more", ns - list);
+        if (nreached == ns)
+            say(&o, " no longer answer%s the watchdog (%s at start-up): stopped, dead, or the "
+                    "host is down", ns > 1 ? "" : "s", ns > 1 ? "all answered" : "it answered");
+        else if (nreached == 0)
+            say(&o, " do%s not answer the watchdog: stopped, dead, or unreachable over UDP",
+                ns > 1 ? "" : "es");
+        else
+            say(&o, " do not answer the watchdog: stopped, dead, or unreachable over UDP (%d of "
+                    "them answered at start-up)", nreached);
+    } else if (na) {
+        named = na;
+        sort_base = peers;
+        qsort(away, (size_t)na, sizeof *away, by_seq);
+        say(&o, "likely culprit%s: ", na > 1 ? "s" : "");
+        for (int i = 0; i < na && i < list; i++) {
+            const struct cc_wd_answer *a = &peers[away[i]].a;
+            say(&o, "%s", i ? "; " : "");
+            name(&o, hosts, away[i]);
+            if (a->in_op)
+                say(&o, " is in %s for %.0f s", a->what, a->secs);
+            else
+                say(&o, " is between operations (host work) for %.0f s, after %s", a->secs,
+                    a->what[0] ? a->what : "none yet");
+        }
+        if (na > list)
+            say(&o, " (and %d more ranks elsewhere)", na - list);
+    } else {
+        say(&o, "no rank is missing: all %d answered and are in %s (%.0f-%.0f s); the operation "
+                "itself does not finish (transport, network or device)",
+            n, me->what, lo, hi);
+        free(silent);
+        free(away);
+        return 0;
+    }
+    say(&o, "; %d of %d ranks wait in %s", nsame, n, me->what);
+    free(silent);
+    free(away);
+    return named;
+}

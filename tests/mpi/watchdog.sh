@@ -1,0 +1,54 @@
+#!/bin/sh
+# The watchdog names the rank holding the job up, not only the rank that waited longest:
+# the firing rank asks every rank's watchdog over UDP what it is doing. Two cases with real
+# ranks: one stopped (SIGSTOP) inside a collective, one busy in host work outside any.
+. "$CC_SRCDIR/tests/tap.sh"
+command -v mpirun >/dev/null || skip_all "mpirun not installed"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
+rank_pid() {
+    for p in $(pgrep -f "$2"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+# 4 ranks, rank 2 stopped in the middle of the sweep: rank 0's watchdog (0.5 x 1.5 + 5 s)
+# names rank 2, which answered at start-up and no longer does, and not itself
+$CC_MPIRUN -np 4 "$CCBENCH" bench -b 8 -e 1M -n 2999 --timeout 0.5 --json "$tmp/s.jsonl" \
+    >"$tmp/sout" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ]; do
+    n=$(grep -c '"type":"result"' "$tmp/s.jsonl" 2>/dev/null)
+    [ "${n:-0}" -ge 3 ] && break
+    sleep 0.1; i=$((i + 1))
+done
+victim=$(rank_pid 2 "ccbench bench -b 8 -e 1M -n 2999")
+[ -n "$victim" ]; ok $? "found rank 2 of the running job"
+kill -STOP ${victim:-0}
+( sleep 60; kill -KILL ${victim:-0} $pid 2>/dev/null ) &
+guard=$!
+wait $pid; rc=$?
+kill $guard 2>/dev/null
+kill -KILL ${victim:-0} 2>/dev/null
+[ $rc -eq 3 ] && grep -q 'watchdog: rank 0 ([^)]*) made no progress' "$tmp/sout"
+ok $? "stopped rank: rank 0's watchdog ends the run (exit $rc)" "$(grep watchdog "$tmp/sout")"
+grep -q 'watchdog: likely culprit: rank 2 ([^)]*) no longer answers the watchdog (it answered at start-up): stopped, dead, or the host is down; 3 of 4 ranks wait in ' "$tmp/sout"
+ok $? "stopped rank: rank 2 named, the three others waiting" "$(grep watchdog "$tmp/sout")"
+[ "$(grep -c 'likely culprit' "$tmp/sout")" -eq 1 ]
+ok $? "one verdict: rank 0 speaks first, the others are ended before their grace runs out"
+
+# 3 ranks, rank 1 stays in host work when it checks its first result: the others wait for it
+# in the check's exchange; rank 1 is named as between operations, after that measurement
+timeout -k 5 60 $CC_MPIRUN -np 3 "$CCBENCH" bench -b 8 -e 64 -n 5 --timeout 0.5 --debug-busy 1 \
+    >"$tmp/bout" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q 'watchdog: rank 0 ([^)]*) made no progress' "$tmp/bout"
+ok $? "busy rank: the watchdog ends the run (exit $rc)" "$(grep watchdog "$tmp/bout")"
+grep -q 'watchdog: likely culprit: rank 1 ([^)]*) is between operations (host work) for [0-9]* s, after allreduce 8 out-of-place (float32, backend mpi); 2 of 3 ranks wait in allreduce 8 out-of-place' "$tmp/bout"
+ok $? "busy rank: rank 1 named, in host work after the measurement the others wait in" \
+    "$(grep watchdog "$tmp/bout")"
+tap_done

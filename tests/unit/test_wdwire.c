@@ -1,0 +1,181 @@
+/* Unit tests of the watchdog's side channel (net/wdwire.h): the query and answer datagrams
+ * byte for byte, their validation, and the verdict drawn from every rank's answer. */
+#include <stdint.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "core/status.h"
+#include "net/wdwire.h"
+
+static void test_query(void)
+{
+    struct cc_wd_query q = {0x0102030405060708ull, 7, 3}, g;
+    uint8_t b[CC_WD_QUERY_BYTES];
+    static const uint8_t want[CC_WD_QUERY_BYTES] = {'C', 'C', 'W', 'Q', 0, 1, 0, 0, 1, 2, 3, 4,
+                                                    5, 6, 7, 8, 0, 0, 0, 7, 0, 0, 0, 3};
+    cc_wd_query_pack(&q, b);
+    ok(memcmp(b, want, sizeof b) == 0, "query: magic, version, job, rank, round big-endian");
+    is_int(cc_wd_query_unpack(b, sizeof b, &g), CC_OK, "query decodes");
+    ok(g.job == q.job && g.from == 7 && g.round == 3, "query round trip");
+    is_int(cc_wd_query_unpack(b, sizeof b - 1, &g), CC_EPARSE, "short query refused");
+    b[4] = 9;
+    is_int(cc_wd_query_unpack(b, sizeof b, &g), CC_EPARSE, "other version refused");
+    b[4] = 0;
+    b[3] = 'A';
+    is_int(cc_wd_query_unpack(b, sizeof b, &g), CC_EPARSE, "an answer is no query");
+}
+
+static void test_answer(void)
+{
+    struct cc_wd_answer a = {.job = 42, .rank = 5, .round = 2, .seq = 1ull << 40, .in_op = 1,
+                             .fired = 0, .secs = 12.3456},
+                        g;
+    uint8_t b[CC_WD_ANSWER_MAX + 8];
+    strcpy(a.what, "allreduce 1M");
+    size_t n = cc_wd_answer_pack(&a, b);
+    is_int(n, CC_WD_ANSWER_MIN + 12, "answer length: header and the description");
+    is_int(b[6] << 8 | b[7], 12, "description length at offset 6");
+    is_int((uint32_t)b[32] << 24 | b[33] << 16 | b[34] << 8 | b[35], 12345, "milliseconds at 32");
+    is_int(b[39], 1, "flags: inside an operation");
+    is_int(cc_wd_answer_unpack(b, n, &g), CC_OK, "answer decodes");
+    ok(g.job == 42 && g.rank == 5 && g.round == 2 && g.seq == 1ull << 40 && g.in_op && !g.fired,
+       "answer round trip");
+    is_near(g.secs, 12.345, 1e-9, "seconds kept to the millisecond");
+    is_str(g.what, "allreduce 1M", "description round trip");
+    is_int(cc_wd_answer_unpack(b, n + 1, &g), CC_EPARSE, "length disagreeing with the header refused");
+    is_int(cc_wd_answer_unpack(b, CC_WD_ANSWER_MIN - 1, &g), CC_EPARSE, "short answer refused");
+    b[7] = 0xff;
+    b[6] = 0xff;
+    is_int(cc_wd_answer_unpack(b, n, &g), CC_EPARSE, "description longer than the maximum refused");
+
+    memset(a.what, 'x', sizeof a.what - 1);
+    a.what[sizeof a.what - 1] = 0;
+    a.secs = 1e12;
+    a.fired = 1;
+    a.in_op = 0;
+    n = cc_wd_answer_pack(&a, b);
+    is_int(n, CC_WD_ANSWER_MAX, "a long description is cut to the maximum");
+    is_int(cc_wd_answer_unpack(b, n, &g), CC_OK, "the longest answer decodes");
+    ok(g.fired && !g.in_op, "flags: fired, between operations");
+    is_near(g.secs, 4294967.295, 1e-6, "seconds saturate");
+
+    strcpy(a.what, "evil\033[2J\n");
+    n = cc_wd_answer_pack(&a, b);
+    cc_wd_answer_unpack(b, n, &g);
+    is_str(g.what, "evil?[2J?", "control characters from the wire are not printed");
+}
+
+/* n ranks, all answered and waiting in "allreduce 1M" for 10 s unless changed */
+static void setup(struct cc_wd_peer *p, int n)
+{
+    memset(p, 0, (size_t)n * sizeof *p);
+    for (int i = 0; i < n; i++) {
+        p[i].answered = 1;
+        p[i].reached = 1;
+        p[i].a.rank = (uint32_t)i;
+        p[i].a.seq = 100;
+        p[i].a.in_op = 1;
+        p[i].a.secs = 10;
+        strcpy(p[i].a.what, "allreduce 1M");
+    }
+}
+
+static void test_verdict(void)
+{
+    enum { N = 12 };
+    struct cc_wd_peer p[N];
+    const char *hosts[N] = {"n0", "n0", "n1", "n1", "n2", "n2", "n3", "n3", "n4", "n4", "n5", "n5"};
+    char line[1024];
+
+    setup(p, 4);
+    p[2].answered = 0;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1, "one silent rank named");
+    is_str(line, "likely culprit: rank 2 (n1) no longer answers the watchdog (it answered at "
+                 "start-up): stopped, dead, or the host is down; 3 of 4 ranks wait in allreduce 1M",
+           "a stopped rank");
+
+    p[2].reached = -1;
+    cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line);
+    is_str(line, "likely culprit: rank 2 (n1) does not answer the watchdog: stopped, dead, or "
+                 "unreachable over UDP; 3 of 4 ranks wait in allreduce 1M",
+           "not asked at start-up: the wording does not claim more");
+
+    setup(p, 4);
+    p[1].answered = p[2].answered = p[3].answered = 0;
+    p[1].reached = p[2].reached = p[3].reached = 0;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), -1,
+           "nobody answered, now or at start-up: cannot tell");
+    ok(strstr(line, "cannot tell") && strstr(line, "UDP"), "says why: %s", line);
+    p[3].reached = 1;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1,
+           "nobody answered, one did at start-up: that one is named");
+    ok(strstr(line, "rank 3 (n1)") && !strstr(line, "rank 1"), "only rank 3: %s", line);
+
+    setup(p, 4);
+    p[3].a.in_op = 0;
+    p[3].a.secs = 41;
+    strcpy(p[3].a.what, "allreduce 512K");
+    p[3].a.seq = 99;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1, "a rank elsewhere is named");
+    is_str(line, "likely culprit: rank 3 (n1) is between operations (host work) for 41 s, after "
+                 "allreduce 512K; 3 of 4 ranks wait in allreduce 1M",
+           "a rank in host work");
+
+    setup(p, 4);
+    strcpy(p[1].a.what, "reduce 8M");
+    p[1].a.seq = 80;
+    p[1].a.secs = 3;
+    strcpy(p[2].a.what, "reduce 4M");
+    p[2].a.seq = 70;
+    p[2].a.secs = 5;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 2, "two ranks elsewhere");
+    is_str(line, "likely culprits: rank 2 (n1) is in reduce 4M for 5 s; rank 1 (n0) is in reduce "
+                 "8M for 3 s; 2 of 4 ranks wait in allreduce 1M",
+           "the furthest behind first");
+
+    setup(p, 4);
+    p[1].answered = 0;
+    strcpy(p[2].a.what, "reduce 4M");
+    cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
+    ok(strstr(line, "rank 1 (n0)") && !strstr(line, "rank 2"),
+       "a silent rank outweighs one elsewhere: %s", line);
+
+    setup(p, 4);
+    p[1].a.secs = 12;
+    p[3].a.secs = 9;
+    is_int(cc_wd_verdict(p, 4, 2, hosts, 8, line, sizeof line), 0, "all in the same operation");
+    is_str(line, "no rank is missing: all 4 answered and are in allreduce 1M (9-12 s); the "
+                 "operation itself does not finish (transport, network or device)",
+           "the operation itself is stuck");
+
+    setup(p, N);
+    for (int i = 1; i < N; i++)
+        p[i].answered = (i % 2) == 0;
+    is_int(cc_wd_verdict(p, N, 0, hosts, 3, line, sizeof line), 6, "six silent ranks counted");
+    ok(strstr(line, "likely culprits: rank 1 (n0), rank 3 (n1), rank 5 (n2) and 3 more no longer "
+                    "answer the watchdog (all answered at start-up)") != NULL,
+       "at most `list` named, then how many more: %s", line);
+
+    setup(p, 4);
+    p[1].answered = 0;
+    p[1].reached = 1;
+    p[2].answered = 0;
+    p[2].reached = 0;
+    cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
+    ok(strstr(line, "rank 1 (n0), rank 2 (n1) do not answer") && strstr(line, "1 of them answered"),
+       "mixed start-up evidence said: %s", line);
+
+    char tiny[24];
+    setup(p, 4);
+    p[1].answered = 0;
+    cc_wd_verdict(p, 4, 0, hosts, 8, tiny, sizeof tiny);
+    is_int(strlen(tiny), sizeof tiny - 1, "a short buffer is filled, not overrun");
+}
+
+int main(void)
+{
+    test_query();
+    test_answer();
+    test_verdict();
+    return tap_done();
+}
