@@ -3,7 +3,8 @@
 # foreign connection with a bad token is rejected while a bench runs and during start-up, over
 # IPv4 and IPv6; a link cut in the middle
 # of an all-reduce is reported within the deadline, naming the host, with a non-zero exit and
-# the sizes measured before the cut kept.
+# the sizes measured before the cut kept; with the MPI backend, the watchdog names the host
+# cut off.
 . "$CC_SRCDIR/tests/tap.sh"
 CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
 command -v jq >/dev/null 2>&1 || skip_all "jq not found (needed to read the JSON results)"
@@ -168,7 +169,27 @@ grep "error" "$tmp/out" | grep -q "allreduce of 64M bytes" && grep "error" "$tmp
 ok $? "the error names the collective, the size and the host's address" "$(grep error "$tmp/out")"
 [ "$(jq -s '[.[] | select(.type == "result" and .wrong == 0) | .bytes] | unique | join(",")' "$j" 2>/dev/null)" = '"4194304,16777216"' ]
 ok $? "the sizes measured before the cut are kept in the JSON" "$(cat "$j" | cut -c1-200)"
-# 4. a host with nothing but loopback: the default interface choice falls back to lo
+# 4. the watchdog's verdict across hosts: the MPI backend (no deadline of its own) over the 4
+# hosts, host 2's link cut in the middle of a sweep. Rank 0's watchdog asks the other hosts'
+# watchdogs at their published addresses (not loopback): hosts 1 and 3 answer, host 2 does not
+j="$tmp/wd.json"
+cl_mpirun -t 120 "$CCBENCH" bench -b 8 -e 1M -n 2999 -q --timeout 1 --json "$j" \
+    >"$tmp/out" 2>&1 &
+bench=$!
+if wait_for 60 grep -q '"bytes":64,' "$j"; then
+    cl_cut 2
+    wait_for 30 grep -q "likely culprit" "$tmp/out"
+    grep -q "watchdog: likely culprit: rank 2 ($(cl_ns 2)) no longer answers the watchdog (it answered at start-up): stopped, dead, or the host is down; 3 of 4 ranks wait in " "$tmp/out"
+    ok $? "a host cut off: rank 0's watchdog names rank 2 on $(cl_ns 2); ranks 1 and 3 answered from their hosts" "$(grep watchdog "$tmp/out")"
+    cl_restore 2 # let mpirun reach the host's daemon to finish the abort
+else
+    ok 1 "the MPI bench measured before the cut" "$(tail -5 "$tmp/out")"
+fi
+wait_for 40 sh -c "! kill -0 $bench 2>/dev/null" || kill $bench 2>/dev/null
+wait $bench; rc=$?
+[ "$rc" = 3 ]; ok $? "the run ends with the watchdog's status 3 ($rc)" "$(tail -5 "$tmp/out")"
+
+# 5. a host with nothing but loopback: the default interface choice falls back to lo
 lo_ns="${CL_P}lo"
 if ip netns add "$lo_ns" 2>/dev/null; then
     ip -n "$lo_ns" link set lo up
