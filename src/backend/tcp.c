@@ -597,6 +597,7 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     c->nstreams = conf->tcp_streams > 0 ? conf->tcp_streams : 1;
     c->stop_rank = conf->tcp_stop - 1;
     c->stop_startup_rank = conf->tcp_stop_startup - 1;
+    c->fail_startup_rank = conf->tcp_fail_startup - 1;
     c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
     c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
     /* every rank must cut the data alike (the hello compares streams, not chunks): ranks of

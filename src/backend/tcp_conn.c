@@ -199,8 +199,27 @@ static int ms_until(double deadline)
     return left <= 0 ? 0 : (int)(left * 1000) + 1;
 }
 
-/* Move exactly len bytes on a non-blocking socket before the deadline. */
-static cc_status io_full(int fd, void *buf, size_t len, int out, double deadline, int *err)
+/* poll(2) for at most ms. During start-up (c->alarm set) the wait is cut into slices of
+ * ALARM_SLICE_MS so that a rank that gave up is seen at once: then -2. */
+#define ALARM_SLICE_MS 20
+static int poll_watch(struct tcp_ctx *c, struct pollfd *p, nfds_t n, int ms)
+{
+    while (c && c->alarm) {
+        if (cc_rte_alarm_test(c->alarm) >= 0)
+            return -2;
+        int slice = ms < ALARM_SLICE_MS ? ms : ALARM_SLICE_MS;
+        int r = poll(p, n, slice);
+        if (r != 0 || slice == ms)
+            return r;
+        ms -= slice;
+    }
+    return poll(p, n, ms);
+}
+
+/* Move exactly len bytes on a non-blocking socket before the deadline (c: for the alarm;
+ * may be NULL). ECANCELED in *err when another rank gave up meanwhile. */
+static cc_status io_full(struct tcp_ctx *c, int fd, void *buf, size_t len, int out,
+                         double deadline, int *err)
 {
     size_t done = 0;
     *err = 0;
@@ -220,8 +239,12 @@ static cc_status io_full(int fd, void *buf, size_t len, int out, double deadline
             return CC_EPEER;
         }
         struct pollfd p = {fd, out ? POLLOUT : POLLIN, 0};
-        int ms = ms_until(deadline);
-        if (ms == 0 || poll(&p, 1, ms) == 0) {
+        int ms = ms_until(deadline), pr = ms ? poll_watch(c, &p, 1, ms) : 0;
+        if (pr == -2) {
+            *err = ECANCELED;
+            return CC_EPEER;
+        }
+        if (pr == 0) {
             *err = ETIMEDOUT;
             return CC_ETIMEOUT;
         }
@@ -339,7 +362,7 @@ static void pend_judge(struct tcp_ctx *c, int i)
     int e;
     mine.stream = got.stream;
     cc_wire_hello_pack(&mine, ack);
-    if (io_full(p->fd, ack, sizeof ack, 1, cc_now() + c->timeout_s, &e) != CC_OK) {
+    if (io_full(c, p->fd, ack, sizeof ack, 1, cc_now() + c->timeout_s, &e) != CC_OK) {
         snprintf(why, sizeof why, "cannot answer rank %u: %s", (unsigned)got.rank, strerror(e));
         return pend_drop(c, i, why);
     }
@@ -450,6 +473,15 @@ static cc_status make_token(struct tcp_ctx *c, char *err, size_t errlen)
 }
 
 /* Connect to every lower rank and send one hello per stream. */
+/* This rank stops waiting: another one raised the alarm (it says why itself). */
+static cc_status gave_up(struct tcp_ctx *c, char *err, size_t errlen)
+{
+    char pd[128];
+    cc_errbuf(err, errlen, "stopped waiting: %s gave up during start-up",
+              cc_tcp_peer_desc(c, cc_rte_alarm_test(c->alarm), pd, sizeof pd));
+    return CC_EPEER;
+}
+
 static cc_status connect_lower(struct tcp_ctx *c, double deadline, char *err, size_t errlen)
 {
     char pd[128];
@@ -476,9 +508,9 @@ static cc_status connect_lower(struct tcp_ctx *c, double deadline, char *err, si
             struct tcp_sock *s = tcp_sock_of(c, j, k);
             struct pollfd p = {s->fd, POLLOUT, 0};
             socklen_t el = sizeof e;
-            int ms = ms_until(deadline);
-            if (ms == 0 || poll(&p, 1, ms) == 0) {
-                e = ETIMEDOUT;
+            int ms = ms_until(deadline), pr = ms ? poll_watch(c, &p, 1, ms) : 0;
+            if (pr == -2 || pr == 0) {
+                e = pr ? ECANCELED : ETIMEDOUT;
                 goto fail;
             }
             if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
@@ -487,11 +519,13 @@ static cc_status connect_lower(struct tcp_ctx *c, double deadline, char *err, si
             struct cc_wire_hello mine = c->me;
             mine.stream = (uint32_t)k;
             cc_wire_hello_pack(&mine, h);
-            if (io_full(s->fd, h, sizeof h, 1, deadline, &e) != CC_OK)
+            if (io_full(c, s->fd, h, sizeof h, 1, deadline, &e) != CC_OK)
                 goto fail;
         }
     return CC_OK;
 fail:
+    if (e == ECANCELED)
+        return gave_up(c, err, errlen);
     cc_errbuf(err, errlen, "cannot connect to %s: %s", cc_tcp_peer_desc(c, j, pd, sizeof pd),
               strerror(e));
     return e == ETIMEDOUT ? CC_ETIMEOUT : CC_EPEER;
@@ -516,7 +550,12 @@ static cc_status accept_higher(struct tcp_ctx *c, double deadline, char *err, si
             return CC_ETIMEOUT;
         }
         int n = cc_tcp_strangers_poll(c, c->pfds);
-        if (poll(c->pfds, (nfds_t)n, cc_tcp_strangers_wait_ms(c, ms)) > 0 || c->npend)
+        int pr = poll_watch(c, c->pfds, (nfds_t)n, cc_tcp_strangers_wait_ms(c, ms));
+        if (pr == -2) {
+            c->accepting = 0;
+            return gave_up(c, err, errlen);
+        }
+        if (pr > 0 || c->npend)
             cc_tcp_strangers_serve(c, c->pfds, n);
         if (c->accept_errno) {
             c->accepting = 0;
@@ -540,7 +579,9 @@ static cc_status read_answers(struct tcp_ctx *c, double deadline, char *err, siz
             uint8_t h[CC_WIRE_HELLO_BYTES];
             struct cc_wire_hello got;
             int e;
-            cc_status st = io_full(tcp_sock_of(c, j, k)->fd, h, sizeof h, 0, deadline, &e);
+            cc_status st = io_full(c, tcp_sock_of(c, j, k)->fd, h, sizeof h, 0, deadline, &e);
+            if (st != CC_OK && e == ECANCELED)
+                return gave_up(c, err, errlen);
             if (st != CC_OK) {
                 cc_errbuf(err, errlen, "no handshake answer from %s: %s",
                           cc_tcp_peer_desc(c, j, pd, sizeof pd), strerror(e));
@@ -601,17 +642,35 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
         cc_errbuf(err, errlen, "another rank could not set up its listener");
         st = (cc_status)ok;
     }
+    /* a rank that gives up from here on tells the others, which stop waiting for it at once
+     * instead of at the deadline (every rank reaches here, or none: st is agreed so far) */
+    if (st == CC_OK && cc_rte_alarm_arm(c->rte, &c->alarm) == CC_EPEER) {
+        cc_errbuf(err, errlen, "cannot set up the start-up alarm over MPI");
+        st = CC_EPEER;
+    }
+    int armed = st == CC_OK;
     if (st == CC_OK)
         st = make_token(c, err, errlen);
     if (st == CC_OK && c->stop_startup_rank == c->rank)
         raise(SIGSTOP); /* tests: strangers reach the lower ranks while they wait for us */
     double deadline = cc_now() + c->timeout_s;
+    int own = st == CC_OK; /* a failure from here on is this rank's alone (not agreed) */
+    if (st == CC_OK && c->fail_startup_rank == c->rank) {
+        cc_errbuf(err, errlen, "gave up on purpose (--debug-fail-startup)");
+        st = CC_ESYS;
+    }
     if (st == CC_OK)
         st = connect_lower(c, deadline, err, errlen);
     if (st == CC_OK)
         st = accept_higher(c, deadline, err, errlen);
     if (st == CC_OK)
         st = read_answers(c, deadline, err, errlen);
+    if (armed) {
+        if (own && st != CC_OK && cc_rte_alarm_test(c->alarm) < 0)
+            cc_rte_alarm_raise(c->alarm);
+        cc_rte_alarm_disarm(c->rte, c->alarm);
+        c->alarm = NULL;
+    }
     if (st != CC_OK)
         cc_tcp_close_all(c);
     return st;

@@ -55,6 +55,7 @@ struct tcp_ctx {
     int rank, size, nstreams;
     int stop_rank;                 /* --debug-stop (tests), -1 off */
     int stop_startup_rank;         /* --debug-stop-startup (tests), -1 off */
+    int fail_startup_rank;         /* --debug-fail-startup (tests), -1 off */
     double timeout_s;
     size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
     struct cc_wire_hello me;       /* token, job id, rank and counts of this job */
@@ -62,6 +63,7 @@ struct tcp_ctx {
     struct tcp_addr *addrs;        /* [size] */
     struct tcp_sock *socks;        /* [size * nstreams]; entries of this rank unused */
     int accepting;                 /* start-up: hellos from higher ranks are adopted */
+    struct cc_rte_alarm *alarm;    /* start-up: raised by a rank that gave up (NULL: none) */
     struct tcp_pending *pend;      /* [pend_alloc], grown as connections arrive */
     int npend, pend_alloc, pend_cap; /* pend_cap: TCP_MAX_PENDING + connections from higher
                                         ranks */

@@ -46,7 +46,7 @@ struct bench_cfg {
     int cuda_graph;
     const char *ib_dev;
     int gid_index, ib_qps;
-    int corrupt, stop, stop_startup, busy;
+    int corrupt, stop, stop_startup, fail_startup, busy;
 };
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
@@ -77,7 +77,7 @@ static const struct cc_opt bench_opts[] = {
     {"json", 0, CC_OPT_STR, F(json), NULL, "FILE", "write JSON Lines (header, one object per measurement, summary)"},
     {"csv", 0, CC_OPT_STR, F(csv), NULL, "FILE", "write CSV, one line per measurement"},
     {"seed", 0, CC_OPT_LONG, F(seed), "42", "N", "seed of the generated inputs"},
-    {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after 1.5 x it + 5 s", NULL, CC_OPT_RANGE, 0.1, 86400},
+    {"timeout", 0, CC_OPT_DOUBLE, F(timeout), "60", "SEC", "deadline of any single operation; the watchdog aborts after 1.5 x it + 5 s, naming the rank likely to blame", NULL, CC_OPT_RANGE, 0.1, 86400},
     {"iter-barrier", 0, CC_OPT_INT, F(iter_barrier), "1", "0|1", "barrier (untimed) between timed iterations", NULL, CC_OPT_RANGE, 0, 1},
     {"quiet", 'q', CC_OPT_FLAG, F(quiet), NULL, NULL, "no table on stdout (files and summary only)"},
     {"progress", 0, CC_OPT_CHOICE, F(progress_mode), "auto", NULL, "progress line on stdout, erased before each row: auto (when stdout ends on a terminal), on, off", progress_modes},
@@ -93,6 +93,7 @@ static const struct cc_opt bench_opts[] = {
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-busy", 0, CC_OPT_INT, F(busy), "-1", "RANK", "RANK stays in host work, outside any operation, when it first checks a result (tests)", NULL, CC_OPT_HIDDEN},
+    {"debug-fail-startup", 0, CC_OPT_INT, F(fail_startup), "-1", "RANK", "tcp: RANK gives up as its connections start (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop", 0, CC_OPT_INT, F(stop), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) in its 50th collective (tests)", NULL, CC_OPT_HIDDEN},
     CC_OPT_END,
@@ -753,6 +754,7 @@ int cc_cmd_bench(int argc, char **argv)
         .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
         .tcp_if = cfg.tcp_if, .tcp_family = cfg.tcp_family == 1 ? 4 : cfg.tcp_family == 2 ? 6 : 0,
         .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk, .tcp_stop = cfg.stop + 1, .tcp_stop_startup = cfg.stop_startup + 1,
+        .tcp_fail_startup = cfg.fail_startup + 1,
         .gpu = cfg.gpu, .nccl_path = cfg.nccl_path, .cuda_graph = cfg.cuda_graph,
         .ib_dev = cfg.ib_dev, .gid_index = cfg.gid_index, .ib_qps = cfg.ib_qps,
     };

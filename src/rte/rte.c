@@ -159,6 +159,103 @@ cc_status cc_rte_allreduce_ll(const struct cc_rte *r, long long *v, size_t n, en
         MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG_LONG, rte_op(op), cc_rte_comm(r)));
 }
 
+/* ---- alarm ----------------------------------------------------------------------------- */
+
+/* A rank that gives up tells rank 0, and rank 0 tells every rank (once, naming the first
+ * that gave up): at most 2 x size notices however many ranks give up together (every rank
+ * out of file descriptors at once), not size squared. A rank 0 that is itself stuck leaves
+ * the others to their deadlines, as without the alarm. */
+struct cc_rte_alarm {
+    MPI_Comm comm;        /* its own, so notices never meet another message */
+    MPI_Request rreq;     /* the receive of the first notice */
+    MPI_Request *sreq;    /* [size]: this rank's notices (rank 0: to every rank) */
+    int in, out;          /* the notice received and sent: the rank that gave up */
+    int from, sent, size, rank;
+};
+
+static void alarm_send(struct cc_rte_alarm *a, int who)
+{
+    if (a->sent)
+        return;
+    a->sent = 1;
+    a->out = who;
+    a->sreq = malloc((size_t)a->size * sizeof *a->sreq);
+    for (int i = 0; a->sreq && i < a->size; i++) {
+        a->sreq[i] = MPI_REQUEST_NULL;
+        if (i != a->rank && (a->rank == 0 || i == 0))
+            MPI_Isend(&a->out, 1, MPI_INT, i, 0, a->comm, &a->sreq[i]);
+    }
+}
+
+cc_status cc_rte_alarm_arm(const struct cc_rte *r, struct cc_rte_alarm **out)
+{
+    struct cc_rte_alarm *a = calloc(1, sizeof *a);
+    MPI_Comm comm;
+    *out = NULL;
+    if (MPI_Comm_dup(cc_rte_comm(r), &comm) != MPI_SUCCESS) {
+        free(a);
+        return CC_EPEER;
+    }
+    long long ok = a != NULL;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_LONG_LONG, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS || !ok) {
+        /* on every rank alike: nobody waits for a notice that cannot come */
+        MPI_Comm_free(&comm);
+        free(a);
+        return rc != MPI_SUCCESS ? CC_EPEER : CC_ENOMEM;
+    }
+    a->comm = comm;
+    a->size = r->size;
+    a->rank = r->rank;
+    a->from = -1;
+    if (MPI_Irecv(&a->in, 1, MPI_INT, MPI_ANY_SOURCE, 0, a->comm, &a->rreq) != MPI_SUCCESS)
+        a->rreq = MPI_REQUEST_NULL;
+    *out = a;
+    return CC_OK;
+}
+
+void cc_rte_alarm_raise(struct cc_rte_alarm *a)
+{
+    if (a && a->from < 0)
+        alarm_send(a, a->rank);
+}
+
+int cc_rte_alarm_test(struct cc_rte_alarm *a)
+{
+    int flag = 0;
+    if (!a)
+        return -1;
+    if (a->from < 0 && a->rreq != MPI_REQUEST_NULL &&
+        MPI_Test(&a->rreq, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
+        a->from = a->in >= 0 && a->in < a->size ? a->in : 0;
+        if (a->rank == 0)
+            alarm_send(a, a->from); /* pass it on to every rank */
+    }
+    return a->from;
+}
+
+cc_status cc_rte_alarm_disarm(const struct cc_rte *r, struct cc_rte_alarm *a)
+{
+    (void)r;
+    if (!a)
+        return CC_OK;
+    /* Local, so that a rank that gave up never waits here for one that is stuck (the ranks
+     * agree on the outcome afterwards, watched). The receive is cancelled, this rank's
+     * notices complete on their own, and the communicator stays until MPI_Finalize: a notice
+     * still on its way must find it, not a later communicator that reused its id. */
+    cc_rte_alarm_test(a); /* rank 0: passes on a notice that came in meanwhile */
+    if (a->rreq != MPI_REQUEST_NULL && a->from < 0) {
+        MPI_Cancel(&a->rreq);
+        MPI_Wait(&a->rreq, MPI_STATUS_IGNORE);
+    }
+    for (int i = 0; a->sreq && i < a->size; i++)
+        if (a->sreq[i] != MPI_REQUEST_NULL)
+            MPI_Request_free(&a->sreq[i]);
+    free(a->sreq);
+    free(a);
+    return CC_OK;
+}
+
 cc_status cc_rte_gather_layout(const int *lens, int n, int *displ, size_t *total)
 {
     long long sum = 0;

@@ -45,6 +45,21 @@ cc_status cc_rte_gather_str(const struct cc_rte *r, const char *s, char ***out);
  * the sum. CC_ETOOBIG when a length is below 1 (a string too long to count) or the total
  * passes INT_MAX. */
 cc_status cc_rte_gather_layout(const int *lens, int n, int *displ, size_t *total);
+/* An alarm for a phase in which ranks wait on each other outside MPI (sockets): a rank that
+ * gives up raises it, and the others, polling it, stop waiting at once instead of at their
+ * deadline. Every rank arms it before the phase (collective) and disarms it after (local);
+ * the ranks agree on the phase's outcome afterwards by other means. */
+struct cc_rte_alarm;
+/* Collective. CC_ENOMEM (some rank out of memory; every rank returns it) or CC_EPEER (an MPI
+ * error) leave *a NULL: the phase then runs without the alarm, as if never raised. */
+cc_status cc_rte_alarm_arm(const struct cc_rte *r, struct cc_rte_alarm **a);
+/* Tell every other rank (once; later calls do nothing). NULL: nothing. */
+void cc_rte_alarm_raise(struct cc_rte_alarm *a);
+/* The first rank seen to raise the alarm, or -1 (never blocks). NULL: -1. */
+int cc_rte_alarm_test(struct cc_rte_alarm *a);
+/* Local: stop listening and free (the alarm's communicator is kept until MPI_Finalize, for
+ * notices still on their way). NULL: nothing. Returns CC_OK. */
+cc_status cc_rte_alarm_disarm(const struct cc_rte *r, struct cc_rte_alarm *a);
 /* Abort every rank with an exit code (never returns). */
 void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));
 /* This process's rank as its launcher tells it before MPI starts (Open MPI, PMIx, PMI,
