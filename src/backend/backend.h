@@ -35,8 +35,8 @@ struct cc_backend_conf {
     int tcp_stop;            /* tests (--debug-stop): 1 + the rank that stops itself (SIGSTOP)
                                 at the start of its 50th tcp collective, as a hung peer would;
                                 0 off (so a zeroed conf stops nobody) */
-    int tcp_fail_startup;    /* tests (--debug-fail-startup): 1 + the rank that gives up at the
-                              * start of the connections (a local failure); 0 off */
+    int tcp_fail_startup;    /* tests (--debug-fail-startup): 1 + the rank that gives up (a local
+                              * failure) 1 s after connecting to the lower ranks; 0 off */
     int tcp_stop_startup;    /* tests (--debug-stop-startup): 1 + the rank that stops itself
                                 during start-up, before it connects to the lower ranks; 0 off */
     /* nccl / cuda */

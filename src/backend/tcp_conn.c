@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -655,12 +656,15 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
         raise(SIGSTOP); /* tests: strangers reach the lower ranks while they wait for us */
     double deadline = cc_now() + c->timeout_s;
     int own = st == CC_OK; /* a failure from here on is this rank's alone (not agreed) */
+    if (st == CC_OK)
+        st = connect_lower(c, deadline, err, errlen);
     if (st == CC_OK && c->fail_startup_rank == c->rank) {
+        /* tests: a second later, when the ranks that need nothing more from this one are done */
+        struct timespec one = {1, 0};
+        nanosleep(&one, NULL);
         cc_errbuf(err, errlen, "gave up on purpose (--debug-fail-startup)");
         st = CC_ESYS;
     }
-    if (st == CC_OK)
-        st = connect_lower(c, deadline, err, errlen);
     if (st == CC_OK)
         st = accept_higher(c, deadline, err, errlen);
     if (st == CC_OK)
@@ -668,6 +672,7 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
     if (armed) {
         if (own && st != CC_OK && cc_rte_alarm_test(c->alarm) < 0)
             cc_rte_alarm_raise(c->alarm);
+        cc_rte_alarm_settle(c->alarm, deadline + 1.0);
         cc_rte_alarm_disarm(c->rte, c->alarm);
         c->alarm = NULL;
     }

@@ -63,6 +63,8 @@ static struct {
     uint64_t job;
     struct wd_card *cards;        /* [size] */
     struct cc_wd_peer *peers;     /* [size], the thread's */
+    struct sockaddr_in *via;      /* [size], the thread's: the address a rank answered from at
+                                   * start-up (port 0: none yet), the only one asked later */
     const char **hostp;           /* [size] */
     uint32_t round;               /* the thread's current round of questions */
     double asked_start;           /* the thread asked at start-up (0: not yet) */
@@ -132,17 +134,21 @@ static void wd_send_to(const struct sockaddr_in *sa, const void *msg, size_t len
     (void)w; /* best effort: a question unanswered is itself the evidence */
 }
 
-/* Ask rank r (every address it published; loopback too when it shares this node, or when
- * it published none). */
+/* Ask rank r: at the address it answered from at start-up, else at every address it
+ * published (and loopback when it shares this node). */
 static void wd_ask(int r, uint32_t round)
 {
     const struct wd_card *c = &wd.cards[r];
     struct cc_wd_query q = {wd.job, (uint32_t)wd.rte->rank, round};
     uint8_t msg[CC_WD_QUERY_BYTES];
     struct sockaddr_in sa;
-    if (!c->port)
+    if (!wd.peers[r].channel || r == wd.rte->rank)
         return;
     cc_wd_query_pack(&q, msg);
+    if (wd.via[r].sin_port) {
+        wd_send_to(&wd.via[r], msg, sizeof msg);
+        return;
+    }
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons(c->port);
@@ -157,6 +163,24 @@ static void wd_ask(int r, uint32_t round)
 }
 
 /* Read what came in: answer questions of this job, record answers to this rank's. */
+static void wd_serve(void);
+
+/* Ask every other rank: in a round of questions (round > 0) those that have not answered
+ * it; at start-up (round 0, only_unreached) those that have not answered then. The socket is
+ * read between batches: thousands of answers must not overflow its buffer. */
+static void wd_ask_all(uint32_t round, int only_unreached)
+{
+    int sent = 0;
+    for (int i = 0; i < wd.rte->size; i++) {
+        const struct cc_wd_peer *p = &wd.peers[i];
+        if (i == wd.rte->rank || (round && p->answered) || (only_unreached && p->reached == 1))
+            continue;
+        wd_ask(i, round);
+        if (++sent % 32 == 0)
+            wd_serve();
+    }
+}
+
 static void wd_serve(void)
 {
     uint8_t buf[CC_WD_ANSWER_MAX + 1];
@@ -179,8 +203,11 @@ static void wd_serve(void)
             if (a.job != wd.job || a.rank >= (uint32_t)wd.rte->size)
                 continue;
             struct cc_wd_peer *p = &wd.peers[a.rank];
-            if (a.round == 0)
+            if (a.round == 0) {
                 p->reached = 1;
+                if (fl == sizeof from && !wd.via[a.rank].sin_port)
+                    wd.via[a.rank] = from;
+            }
             else if (a.round == wd.round && !p->answered) {
                 p->answered = 1;
                 p->a = a;
@@ -220,12 +247,10 @@ static void wd_investigate(void)
     for (int attempt = 0; attempt < 4; attempt++) {
         int missing = 0;
         for (int i = 0; i < r->size; i++)
-            if (!wd.peers[i].answered) {
-                missing = 1;
-                wd_ask(i, wd.round);
-            }
+            missing |= !wd.peers[i].answered && wd.peers[i].channel;
         if (!missing)
             break;
+        wd_ask_all(wd.round, 0);
         while (cc_now() - t0 < WD_ASK_S * (attempt + 1) / 4)
             wd_wait(WD_ASK_S / 16);
     }
@@ -248,15 +273,16 @@ static void *watchdog_main(void *arg)
             wd.sock >= 0) {
             wd.asked_start = cc_now();
             if (wd.rte->rank == 0)
-                for (int i = 1; i < wd.rte->size; i++)
-                    wd_ask(i, 0);
+                wd_ask_all(0, 1);
             else
                 wd_ask(0, 0);
-        } else if (wd.asked_start > 0 && !wd.asked_again && cc_now() - wd.asked_start > 1.0) {
-            wd.asked_again = 1; /* once more to those silent: a datagram may have been lost */
-            for (int i = 0; i < wd.rte->size; i++)
-                if (wd.peers[i].reached == 0)
-                    wd_ask(i, 0);
+        } else if (wd.asked_start > 0 && wd.asked_again < 3 &&
+                   cc_now() - wd.asked_start > 1.0 + wd.asked_again) {
+            wd.asked_again++; /* again to those silent: a datagram may have been lost */
+            if (wd.rte->rank == 0)
+                wd_ask_all(0, 1);
+            else if (wd.peers[0].reached != 1)
+                wd_ask(0, 0);
         }
         double since = atomic_load_explicit(&wd.since, memory_order_acquire);
         double extra = atomic_load_explicit(&wd.extra, memory_order_relaxed);
@@ -264,9 +290,12 @@ static void *watchdog_main(void *arg)
             continue;
         wd.fired = 1;
         if (wd.rte->rank != 0) {
-            /* rank 0 speaks first: keep answering it, and leave only if still stuck */
+            /* rank 0 speaks first: keep answering it, and leave only if still stuck; the others
+             * in rank order, so that without rank 0 one verdict comes before the launcher
+             * ends the job, not thousands */
             double t0 = cc_now();
-            while (cc_now() - t0 < WD_GRACE_S && !atomic_load(&wd.stop))
+            double grace = WD_GRACE_S + 0.05 * (wd.rte->rank < 100 ? wd.rte->rank : 100);
+            while (cc_now() - t0 < grace && !atomic_load(&wd.stop))
                 wd_wait(0.1);
             if (atomic_load(&wd.stop) ||
                 atomic_load_explicit(&wd.since, memory_order_acquire) != since) {
@@ -295,9 +324,10 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     wd.timeout_s = timeout_s;
     atomic_store(&wd.stop, 0);
     atomic_store(&wd.since, 0.0);
+    /* without the pipe (out of descriptors) the thread still ticks; it only ends later */
     if (pipe(wd.wake) != 0)
-        return;
-    for (int i = 0; i < 2; i++) {
+        wd.wake[0] = wd.wake[1] = -1;
+    for (int i = 0; i < 2 && wd.wake[i] >= 0; i++) {
         fcntl(wd.wake[i], F_SETFD, FD_CLOEXEC);
         fcntl(wd.wake[i], F_SETFL, O_NONBLOCK);
     }
@@ -305,11 +335,13 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     wd.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (wd.sock >= 0) {
         struct sockaddr_in sa;
-        int big = 1 << 20;
+        int big = 4 << 20;
         memset(&sa, 0, sizeof sa);
         sa.sin_family = AF_INET;
         sa.sin_addr.s_addr = htonl(INADDR_ANY);
-        setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+        /* room for many answers at once (past net.core.rmem_max only as root) */
+        if (setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
+            setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
         if (bind(wd.sock, (struct sockaddr *)&sa, sizeof sa) != 0) {
             close(wd.sock);
             wd.sock = -1;
@@ -320,8 +352,17 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) == 0)
+    if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) == 0) {
         wd.running = 1;
+    } else {
+        cc_warn("watchdog: cannot start its thread: a hang will not be ended or named");
+        for (int i = 0; i < 2; i++)
+            if (wd.wake[i] >= 0)
+                close(wd.wake[i]);
+        if (wd.sock >= 0)
+            close(wd.sock);
+        wd.wake[0] = wd.wake[1] = wd.sock = -1;
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -384,20 +425,28 @@ cc_status cc_watchdog_connect(const struct cc_rte *rte)
     wd.cards = calloc((size_t)rte->size, sizeof *wd.cards);
     wd.peers = calloc((size_t)rte->size, sizeof *wd.peers);
     wd.hostp = calloc((size_t)rte->size, sizeof *wd.hostp);
-    if (!wd.cards || !wd.peers || !wd.hostp)
+    wd.via = calloc((size_t)rte->size, sizeof *wd.via);
+    if (!wd.cards || !wd.peers || !wd.hostp || !wd.via)
         goto out; /* not ready: the watchdog works without the side channel */
     for (int r = 0; r < rte->size; r++) {
-        card_unpack(all + (size_t)r * WD_CARD_BYTES, &wd.cards[r]);
+        struct wd_card *c = &wd.cards[r];
+        card_unpack(all + (size_t)r * WD_CARD_BYTES, c);
+        /* askable: a port, and an address this rank can use (loopback only on its node) */
+        wd.peers[r].channel =
+            c->port && (c->naddr > 0 || rte->node_of[r] == rte->node_of[rte->rank]);
         wd.peers[r].reached = rte->rank == 0 || r == 0 ? 0 : -1;
         wd.hostp[r] = rte->hosts[r];
     }
+    wd.peers[rte->rank].channel = 1;
     wd.peers[rte->rank].reached = 1;
     wd.job = job;
     atomic_store_explicit(&wd.ready, 1, memory_order_release);
     /* the thread asks at start-up now, not at its next tick: a rank stopped early must have
      * been asked before */
-    ssize_t w = write(wd.wake[1], "r", 1);
-    (void)w;
+    if (wd.wake[1] >= 0) {
+        ssize_t w = write(wd.wake[1], "r", 1);
+        (void)w;
+    }
 out:
     free(all);
     return st;
@@ -410,7 +459,7 @@ void cc_watchdog_enter(const char *what)
 
 void cc_watchdog_enter_longer(const char *what, double extra_s)
 {
-    atomic_store_explicit(&wd.what, what, memory_order_relaxed);
+    atomic_store_explicit(&wd.what, what, memory_order_release); /* its text before it */
     atomic_store_explicit(&wd.extra, extra_s > 0 ? extra_s : 0, memory_order_relaxed);
     atomic_store_explicit(&wd.seq, atomic_load_explicit(&wd.seq, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -430,12 +479,15 @@ void cc_watchdog_stop(void)
     if (!wd.running)
         return;
     atomic_store(&wd.stop, 1);
-    ssize_t w = write(wd.wake[1], "x", 1);
-    (void)w;
+    if (wd.wake[1] >= 0) {
+        ssize_t w = write(wd.wake[1], "x", 1);
+        (void)w;
+    }
     pthread_join(wd.thread, NULL);
     wd.running = 0;
-    close(wd.wake[0]);
-    close(wd.wake[1]);
+    for (int i = 0; i < 2; i++)
+        if (wd.wake[i] >= 0)
+            close(wd.wake[i]);
     wd.wake[0] = wd.wake[1] = -1;
     if (wd.sock >= 0)
         close(wd.sock);
@@ -444,6 +496,8 @@ void cc_watchdog_stop(void)
     free(wd.cards);
     free(wd.peers);
     free(wd.hostp);
+    free(wd.via);
+    wd.via = NULL;
     wd.cards = NULL;
     wd.peers = NULL;
     wd.hostp = NULL;

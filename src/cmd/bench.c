@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +95,7 @@ static const struct cc_opt bench_opts[] = {
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-busy", 0, CC_OPT_INT, F(busy), "-1", "RANK", "RANK stays in host work, outside any operation, when it first checks a result (tests)", NULL, CC_OPT_HIDDEN},
-    {"debug-fail-startup", 0, CC_OPT_INT, F(fail_startup), "-1", "RANK", "tcp: RANK gives up as its connections start (tests)", NULL, CC_OPT_HIDDEN},
+    {"debug-fail-startup", 0, CC_OPT_INT, F(fail_startup), "-1", "RANK", "tcp: RANK gives up at start-up 1 s after connecting to the lower ranks (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop", 0, CC_OPT_INT, F(stop), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) in its 50th collective (tests)", NULL, CC_OPT_HIDDEN},
     CC_OPT_END,
@@ -157,6 +159,14 @@ static void write_summary(int t, const char *msg, size_t len)
     (void)w;
 }
 
+/* Rank 0's main thread is writing a header or a row (stdio may pass a long line to the kernel
+ * in pieces: a summary written between two would tear it). A signal then waits: on another
+ * thread (MPI's own may take a process-directed signal) until the line is done; on the main
+ * thread it is left pending and handled right after the line. Blocking the signals instead
+ * would only steer them to those other threads. */
+static atomic_int sig_writing, sig_pending;
+static pid_t sig_main_tid;
+
 static void on_signal(int sig)
 {
     static const char intr[] = "\n# interrupted (SIGINT): summary of the sizes measured so far\n";
@@ -164,6 +174,15 @@ static void on_signal(int sig)
                                "died, mpirun was interrupted, or a time limit): summary of the "
                                "sizes measured so far\n";
     int t = sig == SIGTERM;
+    if (atomic_load(&sig_writing)) {
+        if ((pid_t)syscall(SYS_gettid) == sig_main_tid) {
+            atomic_store(&sig_pending, sig); /* the line is finished first, then this */
+            return;
+        }
+        struct timespec ms = {0, 1000000};
+        while (atomic_load(&sig_writing)) /* another thread: wait for the line */
+            nanosleep(&ms, NULL);
+    }
     if (atomic_exchange(&sig_claimed, 1)) {
         /* the watchdog is writing its summary and ends the process (status 3) */
         struct timespec pause = {1, 0};
@@ -200,20 +219,15 @@ static void on_signal_later(int sig)
     _exit(143);
 }
 
-/* Rank 0 holds SIGINT and SIGTERM while it writes a header or a row: stdio may pass a long
- * line to the kernel in pieces, and a handler's summary written between two pieces would
- * tear that line in the file (and the table on stdout). A signal held arrives when the
- * writing is done. */
-static void hold_signals(sigset_t *old)
-{
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGINT);
-    sigaddset(&s, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &s, old);
-}
+static void writing_begin(void) { atomic_store(&sig_writing, 1); }
 
-static void release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+static void writing_end(void)
+{
+    atomic_store(&sig_writing, 0);
+    int sig = atomic_exchange(&sig_pending, 0);
+    if (sig)
+        on_signal(sig);
+}
 
 /* ---- per-run state --------------------------------------------------------------------- */
 
@@ -329,17 +343,16 @@ static cc_status on_start(void *user)
         r->outs[i].f = NULL; /* the sink owns it now */
         r->outs[i].fd = -1;
     }
-    sigset_t old;
-    hold_signals(&old);
+    writing_begin();
     for (int i = 0; i < r->nsinks; i++) {
         if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0) {
             cc_status st = sink_failed(r, i);
-            release_signals(&old);
+            writing_end();
             return st;
         }
         r->begun[i] = 1;
     }
-    release_signals(&old);
+    writing_end();
     return CC_OK;
 }
 
@@ -350,19 +363,18 @@ static cc_status on_row(const struct cc_row *row, void *user)
     cc_summary_add(&r->sums[slot], row);
     if (r->rte->rank != 0)
         return CC_OK;
-    sigset_t old;
-    hold_signals(&old);
+    writing_begin();
     if (r->progress)
         fputs("\r\033[K", stdout);
     for (int i = 0; i < r->nsinks; i++)
         if (r->sinks[i].row(r->sinks[i].state, row) != 0) {
             cc_status st = sink_failed(r, i);
-            release_signals(&old);
+            writing_end();
             return st;
         }
     if (r->sums[slot].rows) /* a row of n/a only adds nothing */
         refresh_signal_summary(r, slot);
-    release_signals(&old);
+    writing_end();
     return CC_OK;
 }
 
@@ -795,7 +807,10 @@ int cc_cmd_bench(int argc, char **argv)
                         stdout_on_terminal());
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
+        sig_main_tid = (pid_t)syscall(SYS_gettid);
         sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART; /* a handler that returns (a signal left pending while the
+                                   * main thread writes) must not fail that write with EINTR */
         /* ^C reaches mpirun too, which then sends SIGTERM: one handler runs, whole */
         sigemptyset(&sa.sa_mask);
         sigaddset(&sa.sa_mask, SIGINT);

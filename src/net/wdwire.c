@@ -133,76 +133,85 @@ static void name(struct out *o, const char *const *hosts, int r)
     say(o, "rank %d (%s)", r, hosts && hosts[r] ? hosts[r] : "?");
 }
 
+/* "rank 1 (h1), rank 3 (h2) and 4 more" for the first `list` of idx[0..k) */
+static void name_list(struct out *o, const char *const *hosts, const int *idx, int k, int list)
+{
+    for (int i = 0; i < k && i < list; i++) {
+        say(o, "%s", i ? ", " : "");
+        name(o, hosts, idx[i]);
+    }
+    if (k > list)
+        say(o, " and %d more", k - list);
+}
+
 int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *const *hosts,
                   int list, char *buf, size_t len)
 {
     struct out o = {buf, len, 0};
     const struct cc_wd_answer *me = &peers[self].a;
-    int *silent = malloc((size_t)n * sizeof *silent), *away = malloc((size_t)n * sizeof *away);
-    int ns = 0, na = 0, nsame = 0, nreached = 0, nanswered = 0, named;
+    int *strong = malloc((size_t)n * sizeof(int)), *weak = malloc((size_t)n * sizeof(int));
+    int *away = malloc((size_t)n * sizeof(int));
+    int ns = 0, nw = 0, na = 0, nsame = 1, nanswered = 0, nochan = 0, ahead = 0, named = -1;
     double lo = me->secs, hi = me->secs;
     if (len)
         buf[0] = 0;
-    if (!silent || !away) {
-        free(silent);
-        free(away);
-        return -1;
-    }
+    if (!strong || !weak || !away)
+        goto out;
+    if (list < 1)
+        list = 1;
     for (int i = 0; i < n; i++) {
-        if (i == self) {
-            nsame++;
+        const struct cc_wd_peer *p = &peers[i];
+        if (i == self)
             continue;
-        }
-        if (!peers[i].answered) {
-            silent[ns++] = i;
-            nreached += peers[i].reached == 1;
-        } else if (same_state(&peers[i].a, me)) {
+        if (!p->answered) {
+            if (!p->channel)
+                nochan++;
+            else if (p->reached == 1)
+                strong[ns++] = i;
+            else
+                weak[nw++] = i;
+        } else if (same_state(&p->a, me)) {
             nsame++;
             nanswered++;
-            lo = peers[i].a.secs < lo ? peers[i].a.secs : lo;
-            hi = peers[i].a.secs > hi ? peers[i].a.secs : hi;
+            lo = p->a.secs < lo ? p->a.secs : lo;
+            hi = p->a.secs > hi ? p->a.secs : hi;
         } else {
             away[na++] = i;
             nanswered++;
+            ahead += p->a.seq > me->seq;
         }
     }
-    if (list < 1)
-        list = 1;
 
-    if (ns && !nanswered) {
-        /* nobody answered: the side channel may be blocked; only a rank that answered at
-         * start-up and no longer does is evidence */
-        int k = 0;
-        for (int i = 0; i < ns; i++)
-            if (peers[silent[i]].reached == 1)
-                silent[k++] = silent[i];
-        ns = k;
+    if (!nanswered && ns + nw > 0) {
+        if (ns >= 2) {
+            say(&o, "no rank answers the watchdog now, though %d did at start-up: this rank's own "
+                    "network is the likelier fault (or all of them stopped)", ns);
+            goto out;
+        }
         if (!ns) {
             say(&o, "no other rank's watchdog answered, nor at start-up: cannot tell which rank "
                     "holds the job up (is UDP between the ranks blocked?)");
-            free(silent);
-            free(away);
-            return -1;
+            goto out;
         }
     }
     if (ns) {
         named = ns;
         say(&o, "likely culprit%s: ", ns > 1 ? "s" : "");
-        for (int i = 0; i < ns && i < list; i++) {
-            say(&o, "%s", i ? ", " : "");
-            name(&o, hosts, silent[i]);
-        }
-        if (ns > list)
-            say(&o, " and %d more", ns - list);
-        if (nreached == ns)
-            say(&o, " no longer answer%s the watchdog (%s at start-up): stopped, dead, or the "
-                    "host is down", ns > 1 ? "" : "s", ns > 1 ? "all answered" : "it answered");
-        else if (nreached == 0)
-            say(&o, " do%s not answer the watchdog: stopped, dead, or unreachable over UDP",
-                ns > 1 ? "" : "es");
-        else
-            say(&o, " do not answer the watchdog: stopped, dead, or unreachable over UDP (%d of "
-                    "them answered at start-up)", nreached);
+        name_list(&o, hosts, strong, ns, list);
+        say(&o, " no longer answer%s the watchdog (%s at start-up): stopped, dead, or the host "
+                "is down", ns > 1 ? "" : "s", ns > 1 ? "all answered" : "it answered");
+        if (!nanswered && n > 2)
+            say(&o, " (no other rank answered either: this rank's own network may be the fault)");
+        if (nw)
+            say(&o, " (%d more never answered, not even at start-up)", nw);
+    } else if (na && ahead == na && nsame == 1) {
+        named = 1;
+        say(&o, "likely culprit: this rank, ");
+        name(&o, hosts, self);
+        say(&o, ": every other rank that answered is further along (");
+        name(&o, hosts, away[0]);
+        say(&o, " is %s %s)", peers[away[0]].a.in_op ? "in" : "after",
+            peers[away[0]].a.what);
     } else if (na) {
         named = na;
         sort_base = peers;
@@ -220,16 +229,25 @@ int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *c
         }
         if (na > list)
             say(&o, " (and %d more ranks elsewhere)", na - list);
+    } else if (nw) {
+        named = nw;
+        say(&o, "likely culprit%s: ", nw > 1 ? "s" : "");
+        name_list(&o, hosts, weak, nw, list);
+        say(&o, " do%s not answer the watchdog and did not at start-up either (stopped, dead, "
+                "or UDP to %s blocked)", nw > 1 ? "" : "es", nw > 1 ? "them" : "it");
     } else {
+        named = 0;
         say(&o, "no rank is missing: all %d answered and are in %s (%.0f-%.0f s); the operation "
                 "itself does not finish (transport, network or device)",
-            n, me->what, lo, hi);
-        free(silent);
-        free(away);
-        return 0;
+            n - nochan, me->what, lo, hi);
     }
-    say(&o, "; %d of %d ranks wait in %s", nsame, n, me->what);
-    free(silent);
+    if (named > 0)
+        say(&o, "; %d of %d ranks wait in %s", nsame, n, me->what);
+    if (nochan)
+        say(&o, " (%d rank%s without a side channel not asked)", nochan, nochan > 1 ? "s" : "");
+out:
+    free(strong);
+    free(weak);
     free(away);
     return named;
 }

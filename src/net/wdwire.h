@@ -55,6 +55,8 @@ cc_status cc_wd_answer_unpack(const uint8_t *in, size_t len, struct cc_wd_answer
 
 /* What the asking rank knows of one rank after a round of questions. */
 struct cc_wd_peer {
+    int channel;     /* the asking rank could ask it (it published a port and an address the
+                      * asker can use); a rank without is never blamed for not answering */
     int answered;    /* an answer of this round came in (the asking rank itself: 1) */
     int reached;     /* answered when asked at start-up: 1 yes, 0 no, -1 not asked */
     struct cc_wd_answer a; /* valid when answered */
@@ -62,12 +64,17 @@ struct cc_wd_peer {
 
 /* One line (no newline) naming the rank or ranks most likely holding the job up, for the
  * asking rank `self` (whose own entry is its state, answered), given every rank's entry and
- * host name. In order of evidence: ranks that did not answer (stopped, dead or unreachable;
- * unless no rank answered at all, which says nothing of any one), else ranks doing
- * something other than what the asking rank waits in (the furthest behind first), else none:
- * every rank is inside the same operation, which is then itself stuck. At most `list` ranks
- * are named, then how many more. Returns the number of ranks named as likely culprits, 0
- * when there are none, -1 when the answers cannot tell (nobody else answered). */
+ * host name. In order of evidence:
+ *   1. ranks that answered at start-up and no longer do (stopped, dead, host down); when no
+ *      rank answers at all and several did at start-up, this rank's own network is the
+ *      likelier fault, and the line says so instead (-1);
+ *   2. ranks doing something other than what this rank waits in: the furthest behind first;
+ *      when every other rank is further along than this one, this rank is the one behind;
+ *   3. ranks that never answered, not even at start-up (UDP to them may be blocked);
+ *   4. none: every rank is inside the same operation, which is then itself stuck.
+ * Ranks without a side channel are only counted. At most `list` ranks are named, then how
+ * many more. Returns the number of ranks named as likely culprits, 0 when there are none,
+ * -1 when the answers cannot tell. */
 int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *const *hosts,
                   int list, char *buf, size_t len);
 

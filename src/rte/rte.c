@@ -169,6 +169,7 @@ struct cc_rte_alarm {
     MPI_Comm comm;        /* its own, so notices never meet another message */
     MPI_Request rreq;     /* the receive of the first notice */
     MPI_Request *sreq;    /* [size]: this rank's notices (rank 0: to every rank) */
+    MPI_Request breq;     /* settle's barrier */
     int in, out;          /* the notice received and sent: the rank that gave up */
     int from, sent, size, rank;
 };
@@ -205,6 +206,7 @@ cc_status cc_rte_alarm_arm(const struct cc_rte *r, struct cc_rte_alarm **out)
         return rc != MPI_SUCCESS ? CC_EPEER : CC_ENOMEM;
     }
     a->comm = comm;
+    a->breq = MPI_REQUEST_NULL;
     a->size = r->size;
     a->rank = r->rank;
     a->from = -1;
@@ -234,25 +236,52 @@ int cc_rte_alarm_test(struct cc_rte_alarm *a)
     return a->from;
 }
 
+void cc_rte_alarm_settle(struct cc_rte_alarm *a, double deadline)
+{
+    int done = 0;
+    struct timespec ms = {0, 1000000};
+    if (!a || MPI_Ibarrier(a->comm, &a->breq) != MPI_SUCCESS)
+        return;
+    for (;;) {
+        cc_rte_alarm_test(a); /* rank 0: passes a notice on */
+        if (MPI_Test(&a->breq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done ||
+            cc_now() > deadline)
+            return;
+        nanosleep(&ms, NULL);
+    }
+}
+
 cc_status cc_rte_alarm_disarm(const struct cc_rte *r, struct cc_rte_alarm *a)
 {
     (void)r;
     if (!a)
         return CC_OK;
     /* Local, so that a rank that gave up never waits here for one that is stuck (the ranks
-     * agree on the outcome afterwards, watched). The receive is cancelled, this rank's
-     * notices complete on their own, and the communicator stays until MPI_Finalize: a notice
-     * still on its way must find it, not a later communicator that reused its id. */
+     * agree on the outcome afterwards, watched). The receive is cancelled; the communicator
+     * stays until MPI_Finalize, for a notice still on its way (it must find it, not a later
+     * communicator that reused its id), and so does the alarm itself when it has notices or
+     * a barrier still in flight: their buffer and requests must outlive them. */
     cc_rte_alarm_test(a); /* rank 0: passes on a notice that came in meanwhile */
     if (a->rreq != MPI_REQUEST_NULL && a->from < 0) {
         MPI_Cancel(&a->rreq);
         MPI_Wait(&a->rreq, MPI_STATUS_IGNORE);
     }
+    int busy = a->breq != MPI_REQUEST_NULL;
+    if (busy) {
+        int done = 0;
+        MPI_Test(&a->breq, &done, MPI_STATUS_IGNORE);
+        busy = !done;
+    }
     for (int i = 0; a->sreq && i < a->size; i++)
-        if (a->sreq[i] != MPI_REQUEST_NULL)
-            MPI_Request_free(&a->sreq[i]);
-    free(a->sreq);
-    free(a);
+        if (a->sreq[i] != MPI_REQUEST_NULL) {
+            int done = 0;
+            MPI_Test(&a->sreq[i], &done, MPI_STATUS_IGNORE);
+            busy |= !done;
+        }
+    if (!busy) {
+        free(a->sreq);
+        free(a);
+    }
     return CC_OK;
 }
 

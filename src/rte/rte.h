@@ -57,8 +57,13 @@ cc_status cc_rte_alarm_arm(const struct cc_rte *r, struct cc_rte_alarm **a);
 void cc_rte_alarm_raise(struct cc_rte_alarm *a);
 /* The first rank seen to raise the alarm, or -1 (never blocks). NULL: -1. */
 int cc_rte_alarm_test(struct cc_rte_alarm *a);
+/* Collective, after the phase: keep listening (rank 0 passing notices on to every rank)
+ * until every rank has finished the phase or cc_now() passes the deadline. Without it, a
+ * rank 0 done early would no longer pass on the notice of a rank that gave up later. */
+void cc_rte_alarm_settle(struct cc_rte_alarm *a, double deadline);
 /* Local: stop listening and free (the alarm's communicator is kept until MPI_Finalize, for
- * notices still on their way). NULL: nothing. Returns CC_OK. */
+ * notices still on their way; the alarm too while its own messages are in flight). NULL:
+ * nothing. Returns CC_OK. */
 cc_status cc_rte_alarm_disarm(const struct cc_rte *r, struct cc_rte_alarm *a);
 /* Abort every rank with an exit code (never returns). */
 void cc_rte_abort(const struct cc_rte *r, int code) __attribute__((noreturn));

@@ -70,6 +70,7 @@ static void setup(struct cc_wd_peer *p, int n)
 {
     memset(p, 0, (size_t)n * sizeof *p);
     for (int i = 0; i < n; i++) {
+        p[i].channel = 1;
         p[i].answered = 1;
         p[i].reached = 1;
         p[i].a.rank = (uint32_t)i;
@@ -96,9 +97,24 @@ static void test_verdict(void)
 
     p[2].reached = -1;
     cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line);
-    is_str(line, "likely culprit: rank 2 (n1) does not answer the watchdog: stopped, dead, or "
-                 "unreachable over UDP; 3 of 4 ranks wait in allreduce 1M",
+    is_str(line, "likely culprit: rank 2 (n1) does not answer the watchdog and did not at "
+                 "start-up either (stopped, dead, or UDP to it blocked); 3 of 4 ranks wait in "
+                 "allreduce 1M",
            "not asked at start-up: the wording does not claim more");
+    p[2].channel = 0;
+    is_int(cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line), 0,
+           "a rank without a side channel is not blamed for its silence");
+    ok(strstr(line, "no rank is missing: all 3 answered") &&
+       strstr(line, "(1 rank without a side channel not asked)"), "it is counted: %s", line);
+
+    setup(p, 4);
+    p[1].answered = 0;
+    p[1].reached = 0;
+    p[3].a.in_op = 0;
+    strcpy(p[3].a.what, "allreduce 512K");
+    cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
+    ok(strstr(line, "likely culprit: rank 3 (n1) is between operations") && !strstr(line, "rank 1"),
+       "a rank elsewhere outweighs one that never answered: %s", line);
 
     setup(p, 4);
     p[1].answered = p[2].answered = p[3].answered = 0;
@@ -109,7 +125,24 @@ static void test_verdict(void)
     p[3].reached = 1;
     is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1,
            "nobody answered, one did at start-up: that one is named");
-    ok(strstr(line, "rank 3 (n1)") && !strstr(line, "rank 1"), "only rank 3: %s", line);
+    ok(strstr(line, "rank 3 (n1)") && !strstr(line, "rank 1") &&
+       strstr(line, "this rank's own network may be the fault"),
+       "only rank 3, with the doubt said: %s", line);
+    p[1].reached = p[2].reached = 1;
+    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), -1,
+           "nobody answers, all did at start-up: this rank is the likelier one cut off");
+    is_str(line, "no rank answers the watchdog now, though 3 did at start-up: this rank's own "
+                 "network is the likelier fault (or all of them stopped)", "says so");
+
+    setup(p, 3);
+    for (int i = 1; i < 3; i++) {
+        strcpy(p[i].a.what, "reduce 8M");
+        p[i].a.seq = 120;
+    }
+    is_int(cc_wd_verdict(p, 3, 0, hosts, 8, line, sizeof line), 1, "this rank behind the rest");
+    is_str(line, "likely culprit: this rank, rank 0 (n0): every other rank that answered is "
+                 "further along (rank 1 (n0) is in reduce 8M); 1 of 3 ranks wait in allreduce 1M",
+           "names itself");
 
     setup(p, 4);
     p[3].a.in_op = 0;
@@ -162,8 +195,9 @@ static void test_verdict(void)
     p[2].answered = 0;
     p[2].reached = 0;
     cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
-    ok(strstr(line, "rank 1 (n0), rank 2 (n1) do not answer") && strstr(line, "1 of them answered"),
-       "mixed start-up evidence said: %s", line);
+    ok(strstr(line, "likely culprit: rank 1 (n0) no longer answers") &&
+       strstr(line, "(1 more never answered, not even at start-up)") && !strstr(line, "rank 2"),
+       "mixed start-up evidence: the one that answered then is named, the other counted: %s", line);
 
     char tiny[24];
     setup(p, 4);
