@@ -134,9 +134,9 @@ static void wd_send_to(const struct sockaddr_in *sa, const void *msg, size_t len
     (void)w; /* best effort: a question unanswered is itself the evidence */
 }
 
-/* Ask rank r: at the address it answered from at start-up, else at every address it
- * published (and loopback when it shares this node). */
-static void wd_ask(int r, uint32_t round)
+/* Ask rank r: at the address it answered from at start-up (unless every_addr), else at
+ * every address it published (and loopback when it shares this node). */
+static void wd_ask(int r, uint32_t round, int every_addr)
 {
     const struct wd_card *c = &wd.cards[r];
     struct cc_wd_query q = {wd.job, (uint32_t)wd.rte->rank, round};
@@ -145,7 +145,7 @@ static void wd_ask(int r, uint32_t round)
     if (!wd.peers[r].channel || r == wd.rte->rank)
         return;
     cc_wd_query_pack(&q, msg);
-    if (wd.via[r].sin_port) {
+    if (wd.via[r].sin_port && !every_addr) {
         wd_send_to(&wd.via[r], msg, sizeof msg);
         return;
     }
@@ -163,21 +163,22 @@ static void wd_ask(int r, uint32_t round)
 }
 
 /* Read what came in: answer questions of this job, record answers to this rank's. */
-static void wd_serve(void);
+static void wd_wait(double secs);
 
 /* Ask every other rank: in a round of questions (round > 0) those that have not answered
- * it; at start-up (round 0, only_unreached) those that have not answered then. The socket is
- * read between batches: thousands of answers must not overflow its buffer. */
-static void wd_ask_all(uint32_t round, int only_unreached)
+ * it; at start-up (round 0, only_unreached) those that have not answered then. Paced: 32
+ * questions, then 1 ms reading the answers, so that thousands of answers do not overflow the
+ * socket's buffer (about 16,000 ranks in half a second). */
+static void wd_ask_all(uint32_t round, int only_unreached, int every_addr)
 {
     int sent = 0;
     for (int i = 0; i < wd.rte->size; i++) {
         const struct cc_wd_peer *p = &wd.peers[i];
         if (i == wd.rte->rank || (round && p->answered) || (only_unreached && p->reached == 1))
             continue;
-        wd_ask(i, round);
+        wd_ask(i, round, every_addr);
         if (++sent % 32 == 0)
-            wd_serve();
+            wd_wait(0.001);
     }
 }
 
@@ -250,7 +251,7 @@ static void wd_investigate(void)
             missing |= !wd.peers[i].answered && wd.peers[i].channel;
         if (!missing)
             break;
-        wd_ask_all(wd.round, 0);
+        wd_ask_all(wd.round, 0, attempt == 3); /* the last try: every address again */
         while (cc_now() - t0 < WD_ASK_S * (attempt + 1) / 4)
             wd_wait(WD_ASK_S / 16);
     }
@@ -273,16 +274,16 @@ static void *watchdog_main(void *arg)
             wd.sock >= 0) {
             wd.asked_start = cc_now();
             if (wd.rte->rank == 0)
-                wd_ask_all(0, 1);
+                wd_ask_all(0, 1, 1);
             else
-                wd_ask(0, 0);
+                wd_ask(0, 0, 1);
         } else if (wd.asked_start > 0 && wd.asked_again < 3 &&
                    cc_now() - wd.asked_start > 1.0 + wd.asked_again) {
             wd.asked_again++; /* again to those silent: a datagram may have been lost */
             if (wd.rte->rank == 0)
-                wd_ask_all(0, 1);
+                wd_ask_all(0, 1, 1);
             else if (wd.peers[0].reached != 1)
-                wd_ask(0, 0);
+                wd_ask(0, 0, 1);
         }
         double since = atomic_load_explicit(&wd.since, memory_order_acquire);
         double extra = atomic_load_explicit(&wd.extra, memory_order_relaxed);
@@ -294,7 +295,7 @@ static void *watchdog_main(void *arg)
              * in rank order, so that without rank 0 one verdict comes before the launcher
              * ends the job, not thousands */
             double t0 = cc_now();
-            double grace = WD_GRACE_S + 0.05 * (wd.rte->rank < 100 ? wd.rte->rank : 100);
+            double grace = WD_GRACE_S + 0.1 * (wd.rte->rank < 100 ? wd.rte->rank : 100);
             while (cc_now() - t0 < grace && !atomic_load(&wd.stop))
                 wd_wait(0.1);
             if (atomic_load(&wd.stop) ||
@@ -432,6 +433,7 @@ cc_status cc_watchdog_connect(const struct cc_rte *rte)
         struct wd_card *c = &wd.cards[r];
         card_unpack(all + (size_t)r * WD_CARD_BYTES, c);
         /* askable: a port, and an address this rank can use (loopback only on its node) */
+        wd.peers[r].node = rte->node_of[r];
         wd.peers[r].channel =
             c->port && (c->naddr > 0 || rte->node_of[r] == rte->node_of[rte->rank]);
         wd.peers[r].reached = rte->rank == 0 || r == 0 ? 0 : -1;

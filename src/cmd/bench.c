@@ -135,8 +135,11 @@ static struct sig_summary {
  * is complete, read with acquire order by a handler or the watchdog's thread. */
 static atomic_int sig_pub = -1;
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler reads sig_pub");
-/* the summary is written once: by a signal handler or by the watchdog, whichever comes first */
-static atomic_int sig_claimed;
+/* Who writes to rank 0's outputs now: the main thread (a header or a row), a signal's
+ * handler or the watchdog (the summary; the process then ends). Changed by compare-and-swap
+ * only, so that a summary never lands inside a line and is written once. */
+enum { OUT_IDLE, OUT_MAIN, OUT_HANDLER, OUT_WATCHDOG };
+static atomic_int sig_out;
 static int sig_json_fd = -1;
 
 /* Write the published summary: JSON lines `t` (0 SIGINT, 1 SIGTERM, 2 watchdog) to the file,
@@ -159,13 +162,19 @@ static void write_summary(int t, const char *msg, size_t len)
     (void)w;
 }
 
-/* Rank 0's main thread is writing a header or a row (stdio may pass a long line to the kernel
- * in pieces: a summary written between two would tear it). A signal then waits: on another
- * thread (MPI's own may take a process-directed signal) until the line is done; on the main
- * thread it is left pending and handled right after the line. Blocking the signals instead
- * would only steer them to those other threads. */
-static atomic_int sig_writing, sig_pending;
+/* A signal that comes while the main thread writes a header or a row (stdio may pass a long
+ * line to the kernel in pieces: a summary between two would tear it) waits for the line: on
+ * another thread (MPI's own may take a process-directed signal), 2 s at most (a write
+ * blocked on a full pipe); on the main thread it is left pending and handled right after the
+ * line. Blocking the signals instead would only steer them to those other threads. */
+static atomic_int sig_pending;
 static pid_t sig_main_tid;
+
+static void park(void)
+{
+    for (;;)
+        pause(); /* the summary's writer ends the process */
+}
 
 static void on_signal(int sig)
 {
@@ -174,20 +183,29 @@ static void on_signal(int sig)
                                "died, mpirun was interrupted, or a time limit): summary of the "
                                "sizes measured so far\n";
     int t = sig == SIGTERM;
-    if (atomic_load(&sig_writing)) {
+    for (int waited = 0;; waited++) {
+        int was = OUT_IDLE;
+        if (atomic_compare_exchange_strong(&sig_out, &was, OUT_HANDLER))
+            break;
+        if (was == OUT_HANDLER)
+            park(); /* another handler writes the summary */
+        if (was == OUT_WATCHDOG) {
+            /* the watchdog is writing its summary and ends the process (status 3) */
+            struct timespec pause = {1, 0};
+            nanosleep(&pause, NULL);
+            _exit(3);
+        }
+        /* OUT_MAIN: a line is being written */
         if ((pid_t)syscall(SYS_gettid) == sig_main_tid) {
             atomic_store(&sig_pending, sig); /* the line is finished first, then this */
             return;
         }
+        if (waited >= 2000) {
+            atomic_store(&sig_out, OUT_HANDLER); /* a write stuck for 2 s: go ahead anyway */
+            break;
+        }
         struct timespec ms = {0, 1000000};
-        while (atomic_load(&sig_writing)) /* another thread: wait for the line */
-            nanosleep(&ms, NULL);
-    }
-    if (atomic_exchange(&sig_claimed, 1)) {
-        /* the watchdog is writing its summary and ends the process (status 3) */
-        struct timespec pause = {1, 0};
-        nanosleep(&pause, NULL);
-        _exit(3);
+        nanosleep(&ms, NULL);
     }
     if (t)
         write_summary(1, term, sizeof term - 1);
@@ -202,8 +220,14 @@ static void on_watchdog(void)
 {
     static const char msg[] = "\n# stopped by the watchdog (an operation hung): summary of the "
                               "sizes measured so far\n";
-    if (atomic_load(&sig_pub) < 0 || atomic_exchange(&sig_claimed, 1))
-        return; /* not rank 0, nothing measured yet, or a signal's handler has written it */
+    int was = OUT_IDLE;
+    if (atomic_load(&sig_pub) < 0)
+        return; /* not rank 0, or nothing measured yet */
+    if (!atomic_compare_exchange_strong(&sig_out, &was, OUT_WATCHDOG)) {
+        if (was != OUT_MAIN)
+            return; /* a signal's handler writes the summary */
+        atomic_store(&sig_out, OUT_WATCHDOG); /* the main thread is stuck inside a write */
+    }
     write_summary(2, msg, sizeof msg - 1);
 }
 
@@ -219,14 +243,31 @@ static void on_signal_later(int sig)
     _exit(143);
 }
 
-static void writing_begin(void) { atomic_store(&sig_writing, 1); }
+/* The main thread is about to write a header or a row; when the summary is being written
+ * instead, it waits for the end of the process. */
+static void writing_begin(void)
+{
+    int was = OUT_IDLE;
+    if (!atomic_compare_exchange_strong(&sig_out, &was, OUT_MAIN))
+        park();
+}
 
+/* The line is written: a signal that came meanwhile on this thread is handled now, as its
+ * handler would (with SIGINT and SIGTERM held, as during a handler). */
 static void writing_end(void)
 {
-    atomic_store(&sig_writing, 0);
+    int was = OUT_MAIN;
+    if (!atomic_compare_exchange_strong(&sig_out, &was, OUT_IDLE))
+        park(); /* the summary's writer went ahead (a write stuck for 2 s) */
     int sig = atomic_exchange(&sig_pending, 0);
-    if (sig)
+    if (sig) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGINT);
+        sigaddset(&s, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &s, NULL);
         on_signal(sig);
+    }
 }
 
 /* ---- per-run state --------------------------------------------------------------------- */

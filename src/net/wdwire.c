@@ -144,55 +144,75 @@ static void name_list(struct out *o, const char *const *hosts, const int *idx, i
         say(o, " and %d more", k - list);
 }
 
+/* Has rank b moved past the asker's operation? Further in the count, or at the same count
+ * but out of the operation the asker is still in. */
+static int is_ahead(const struct cc_wd_answer *b, const struct cc_wd_answer *me)
+{
+    return b->seq > me->seq || (b->seq == me->seq && me->in_op && !b->in_op);
+}
+
 int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *const *hosts,
                   int list, char *buf, size_t len)
 {
     struct out o = {buf, len, 0};
     const struct cc_wd_answer *me = &peers[self].a;
+    int mynode = peers[self].node;
     int *strong = malloc((size_t)n * sizeof(int)), *weak = malloc((size_t)n * sizeof(int));
-    int *away = malloc((size_t)n * sizeof(int));
-    int ns = 0, nw = 0, na = 0, nsame = 1, nanswered = 0, nochan = 0, ahead = 0, named = -1;
+    int *away = malloc((size_t)n * sizeof(int)), *same = malloc((size_t)n * sizeof(int));
+    char *seen = calloc((size_t)n, 1);
+    int ns = 0, nw = 0, nw0 = 0, na = 0, nsame = 1, nanswered = 0, nochan = 0, ahead = 0;
+    int remote_answered = 0, strong_remote = 0, strong_nodes = 0, named = -1;
     double lo = me->secs, hi = me->secs;
     if (len)
         buf[0] = 0;
-    if (!strong || !weak || !away)
+    if (!strong || !weak || !away || !same || !seen)
         goto out;
     if (list < 1)
         list = 1;
+    same[0] = self;
     for (int i = 0; i < n; i++) {
         const struct cc_wd_peer *p = &peers[i];
+        int remote = p->node != mynode;
         if (i == self)
             continue;
         if (!p->answered) {
-            if (!p->channel)
+            if (!p->channel) {
                 nochan++;
-            else if (p->reached == 1)
+            } else if (p->reached == 1) {
                 strong[ns++] = i;
-            else
+                if (remote) {
+                    strong_remote++;
+                    if (p->node >= 0 && p->node < n && !seen[p->node]++)
+                        strong_nodes++;
+                }
+            } else {
                 weak[nw++] = i;
-        } else if (same_state(&p->a, me)) {
-            nsame++;
-            nanswered++;
+                nw0 += p->reached == 0;
+            }
+            continue;
+        }
+        nanswered++;
+        remote_answered += remote;
+        if (same_state(&p->a, me)) {
+            same[nsame++] = i;
             lo = p->a.secs < lo ? p->a.secs : lo;
             hi = p->a.secs > hi ? p->a.secs : hi;
         } else {
             away[na++] = i;
-            nanswered++;
-            ahead += p->a.seq > me->seq;
+            ahead += is_ahead(&p->a, me);
         }
     }
 
-    if (!nanswered && ns + nw > 0) {
-        if (ns >= 2) {
-            say(&o, "no rank answers the watchdog now, though %d did at start-up: this rank's own "
-                    "network is the likelier fault (or all of them stopped)", ns);
-            goto out;
-        }
-        if (!ns) {
-            say(&o, "no other rank's watchdog answered, nor at start-up: cannot tell which rank "
-                    "holds the job up (is UDP between the ranks blocked?)");
-            goto out;
-        }
+    if (!remote_answered && strong_nodes >= 2) {
+        say(&o, "no rank on another node answers the watchdog now, though ranks on %d other "
+                "nodes did at start-up: this node's own network is the likelier fault (or all of "
+                "them stopped)", strong_nodes);
+        goto out;
+    }
+    if (!nanswered && !ns && nw) {
+        say(&o, "no other rank's watchdog answered, nor at start-up: cannot tell which rank "
+                "holds the job up (is UDP between the ranks blocked?)");
+        goto out;
     }
     if (ns) {
         named = ns;
@@ -200,24 +220,34 @@ int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *c
         name_list(&o, hosts, strong, ns, list);
         say(&o, " no longer answer%s the watchdog (%s at start-up): stopped, dead, or the host "
                 "is down", ns > 1 ? "" : "s", ns > 1 ? "all answered" : "it answered");
-        if (!nanswered && n > 2)
-            say(&o, " (no other rank answered either: this rank's own network may be the fault)");
+        if (!remote_answered && strong_remote)
+            say(&o, " (no rank on another node answered either: this node's own network may be "
+                    "the fault)");
         if (nw)
-            say(&o, " (%d more never answered, not even at start-up)", nw);
-    } else if (na && ahead == na && nsame == 1) {
-        named = 1;
-        say(&o, "likely culprit: this rank, ");
+            say(&o, " (%d more do not answer and were not heard from at start-up)", nw);
+    } else if (na && ahead == na) {
+        /* every rank elsewhere has moved past the asker's operation: the ones still in it
+         * (the asker and any others) are behind */
+        named = nsame;
+        say(&o, "likely culprit%s: this rank, ", nsame > 1 ? "s" : "");
         name(&o, hosts, self);
+        if (nsame > 1) {
+            say(&o, ", and ");
+            name_list(&o, hosts, same + 1, nsame - 1, list);
+        }
         say(&o, ": every other rank that answered is further along (");
         name(&o, hosts, away[0]);
-        say(&o, " is %s %s)", peers[away[0]].a.in_op ? "in" : "after",
-            peers[away[0]].a.what);
+        say(&o, " is %s %s)", peers[away[0]].a.in_op ? "in" : "after", peers[away[0]].a.what);
     } else if (na) {
-        named = na;
+        int k = 0; /* the ranks elsewhere that have not moved past: the furthest behind first */
+        for (int i = 0; i < na; i++)
+            if (!is_ahead(&peers[away[i]].a, me))
+                away[k++] = away[i];
+        named = k;
         sort_base = peers;
-        qsort(away, (size_t)na, sizeof *away, by_seq);
-        say(&o, "likely culprit%s: ", na > 1 ? "s" : "");
-        for (int i = 0; i < na && i < list; i++) {
+        qsort(away, (size_t)k, sizeof *away, by_seq);
+        say(&o, "likely culprit%s: ", k > 1 ? "s" : "");
+        for (int i = 0; i < k && i < list; i++) {
             const struct cc_wd_answer *a = &peers[away[i]].a;
             say(&o, "%s", i ? "; " : "");
             name(&o, hosts, away[i]);
@@ -227,14 +257,18 @@ int cc_wd_verdict(const struct cc_wd_peer *peers, int n, int self, const char *c
                 say(&o, " is between operations (host work) for %.0f s, after %s", a->secs,
                     a->what[0] ? a->what : "none yet");
         }
-        if (na > list)
-            say(&o, " (and %d more ranks elsewhere)", na - list);
+        if (k > list)
+            say(&o, " (and %d more ranks elsewhere)", k - list);
     } else if (nw) {
         named = nw;
         say(&o, "likely culprit%s: ", nw > 1 ? "s" : "");
         name_list(&o, hosts, weak, nw, list);
-        say(&o, " do%s not answer the watchdog and did not at start-up either (stopped, dead, "
-                "or UDP to %s blocked)", nw > 1 ? "" : "es", nw > 1 ? "them" : "it");
+        if (nw0 == nw)
+            say(&o, " do%s not answer the watchdog and did not at start-up either (stopped, "
+                    "dead, or UDP to %s blocked)", nw > 1 ? "" : "es", nw > 1 ? "them" : "it");
+        else
+            say(&o, " do%s not answer the watchdog (stopped, dead, or unreachable over UDP)",
+                nw > 1 ? "" : "es");
     } else {
         named = 0;
         say(&o, "no rank is missing: all %d answered and are in %s (%.0f-%.0f s); the operation "
@@ -249,5 +283,7 @@ out:
     free(strong);
     free(weak);
     free(away);
+    free(same);
+    free(seen);
     return named;
 }

@@ -55,6 +55,7 @@ cc_status cc_wd_answer_unpack(const uint8_t *in, size_t len, struct cc_wd_answer
 
 /* What the asking rank knows of one rank after a round of questions. */
 struct cc_wd_peer {
+    int node;        /* its node's index (ranks of one node share it) */
     int channel;     /* the asking rank could ask it (it published a port and an address the
                       * asker can use); a rank without is never blamed for not answering */
     int answered;    /* an answer of this round came in (the asking rank itself: 1) */
@@ -66,11 +67,12 @@ struct cc_wd_peer {
  * asking rank `self` (whose own entry is its state, answered), given every rank's entry and
  * host name. In order of evidence:
  *   1. ranks that answered at start-up and no longer do (stopped, dead, host down); when no
- *      rank answers at all and several did at start-up, this rank's own network is the
- *      likelier fault, and the line says so instead (-1);
- *   2. ranks doing something other than what this rank waits in: the furthest behind first;
- *      when every other rank is further along than this one, this rank is the one behind;
- *   3. ranks that never answered, not even at start-up (UDP to them may be blocked);
+ *      rank on another node answers and ranks on two or more other nodes did at start-up,
+ *      this node's own network is the likelier fault, and the line says so instead (-1);
+ *   2. ranks doing something other than what this rank waits in and not past it: the
+ *      furthest behind first; when every rank elsewhere is past it, this rank (and any
+ *      other still in its operation) is the one behind;
+ *   3. ranks not heard from, now or at start-up (not asked then, or UDP to them blocked);
  *   4. none: every rank is inside the same operation, which is then itself stuck.
  * Ranks without a side channel are only counted. At most `list` ranks are named, then how
  * many more. Returns the number of ranks named as likely culprits, 0 when there are none,

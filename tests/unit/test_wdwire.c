@@ -65,11 +65,12 @@ static void test_answer(void)
     is_str(g.what, "evil?[2J?", "control characters from the wire are not printed");
 }
 
-/* n ranks, all answered and waiting in "allreduce 1M" for 10 s unless changed */
+/* n ranks, two per node, all answered and waiting in "allreduce 1M" for 10 s unless changed */
 static void setup(struct cc_wd_peer *p, int n)
 {
     memset(p, 0, (size_t)n * sizeof *p);
     for (int i = 0; i < n; i++) {
+        p[i].node = i / 2;
         p[i].channel = 1;
         p[i].answered = 1;
         p[i].reached = 1;
@@ -97,10 +98,13 @@ static void test_verdict(void)
 
     p[2].reached = -1;
     cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line);
-    is_str(line, "likely culprit: rank 2 (n1) does not answer the watchdog and did not at "
-                 "start-up either (stopped, dead, or UDP to it blocked); 3 of 4 ranks wait in "
-                 "allreduce 1M",
+    is_str(line, "likely culprit: rank 2 (n1) does not answer the watchdog (stopped, dead, or "
+                 "unreachable over UDP); 3 of 4 ranks wait in allreduce 1M",
            "not asked at start-up: the wording does not claim more");
+    p[2].reached = 0;
+    cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line);
+    ok(strstr(line, "does not answer the watchdog and did not at start-up either (stopped, dead, "
+                    "or UDP to it blocked)") != NULL, "asked at start-up, silent then too: %s", line);
     p[2].channel = 0;
     is_int(cc_wd_verdict(p, 4, 1, hosts, 8, line, sizeof line), 0,
            "a rank without a side channel is not blamed for its silence");
@@ -111,6 +115,7 @@ static void test_verdict(void)
     p[1].answered = 0;
     p[1].reached = 0;
     p[3].a.in_op = 0;
+    p[3].a.seq = 99;
     strcpy(p[3].a.what, "allreduce 512K");
     cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
     ok(strstr(line, "likely culprit: rank 3 (n1) is between operations") && !strstr(line, "rank 1"),
@@ -125,14 +130,23 @@ static void test_verdict(void)
     p[3].reached = 1;
     is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1,
            "nobody answered, one did at start-up: that one is named");
-    ok(strstr(line, "rank 3 (n1)") && !strstr(line, "rank 1") &&
-       strstr(line, "this rank's own network may be the fault"),
+    ok(strstr(line, "likely culprit: rank 3 (n1) no longer answers") && !strstr(line, "rank 1") &&
+       strstr(line, "(no rank on another node answered either: this node's own network may be "
+                    "the fault)") &&
+       strstr(line, "(2 more do not answer and were not heard from at start-up)"),
        "only rank 3, with the doubt said: %s", line);
-    p[1].reached = p[2].reached = 1;
-    is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), -1,
-           "nobody answers, all did at start-up: this rank is the likelier one cut off");
-    is_str(line, "no rank answers the watchdog now, though 3 did at start-up: this rank's own "
-                 "network is the likelier fault (or all of them stopped)", "says so");
+
+    setup(p, 6);
+    for (int i = 2; i < 6; i++)
+        p[i].answered = 0;
+    is_int(cc_wd_verdict(p, 6, 0, hosts, 8, line, sizeof line), -1,
+           "only this node answers, two other nodes did at start-up: this node is cut off");
+    is_str(line, "no rank on another node answers the watchdog now, though ranks on 2 other "
+                 "nodes did at start-up: this node's own network is the likelier fault (or all "
+                 "of them stopped)", "says so, blaming nobody");
+    p[5].answered = 1;
+    is_int(cc_wd_verdict(p, 6, 0, hosts, 8, line, sizeof line), 3,
+           "one rank of another node answers: the silent ones are named");
 
     setup(p, 3);
     for (int i = 1; i < 3; i++) {
@@ -143,6 +157,21 @@ static void test_verdict(void)
     is_str(line, "likely culprit: this rank, rank 0 (n0): every other rank that answered is "
                  "further along (rank 1 (n0) is in reduce 8M); 1 of 3 ranks wait in allreduce 1M",
            "names itself");
+    setup(p, 3);
+    p[2].a.in_op = 0; /* same count, out of the operation the others are still in */
+    is_int(cc_wd_verdict(p, 3, 0, hosts, 8, line, sizeof line), 2,
+           "a rank past the operation is not blamed; the two still in it are");
+    is_str(line, "likely culprits: this rank, rank 0 (n0), and rank 1 (n0): every other rank "
+                 "that answered is further along (rank 2 (n1) is after allreduce 1M); 2 of 3 "
+                 "ranks wait in allreduce 1M", "names the ranks still in it");
+    setup(p, 4);
+    strcpy(p[2].a.what, "reduce 8M");
+    p[2].a.seq = 120;
+    strcpy(p[3].a.what, "reduce 4M");
+    p[3].a.seq = 90;
+    cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
+    ok(strstr(line, "likely culprit: rank 3 (n1) is in reduce 4M") && !strstr(line, "rank 2"),
+       "of the ranks elsewhere, the one behind is named, not the one ahead: %s", line);
 
     setup(p, 4);
     p[3].a.in_op = 0;
@@ -196,7 +225,8 @@ static void test_verdict(void)
     p[2].reached = 0;
     cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
     ok(strstr(line, "likely culprit: rank 1 (n0) no longer answers") &&
-       strstr(line, "(1 more never answered, not even at start-up)") && !strstr(line, "rank 2"),
+       strstr(line, "(1 more do not answer and were not heard from at start-up)") &&
+       !strstr(line, "rank 2"),
        "mixed start-up evidence: the one that answered then is named, the other counted: %s", line);
 
     char tiny[24];
