@@ -48,7 +48,7 @@ struct bench_cfg {
     int cuda_graph;
     const char *ib_dev;
     int gid_index, ib_qps;
-    int corrupt, stop, stop_startup, fail_startup, busy;
+    int corrupt, stop, stop_startup, fail_startup, busy, slow_row;
 };
 
 static const char *const time_modes[] = {"0", "1", "2", "3", NULL};
@@ -94,6 +94,7 @@ static const struct cc_opt bench_opts[] = {
     {"gid-index", 0, CC_OPT_INT, F(gid_index), "-1", "N", "verbs: GID index, 0 to 255 (-1: a routable RoCE v2 GID)", NULL, CC_OPT_RANGE, -1, 255},
     {"ib-qps", 0, CC_OPT_INT, F(ib_qps), "1", "N", "verbs: queue pairs per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"debug-corrupt", 0, CC_OPT_INT, F(corrupt), "-1", "RANK", "corrupt one output element on RANK (tests)", NULL, CC_OPT_HIDDEN},
+    {"debug-slow-row", 0, CC_OPT_INT, F(slow_row), "0", "N", "rank 0 stays 3 s inside the writing of its Nth row (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-busy", 0, CC_OPT_INT, F(busy), "-1", "RANK", "RANK stays in host work, outside any operation, when it first checks a result (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-fail-startup", 0, CC_OPT_INT, F(fail_startup), "-1", "RANK", "tcp: RANK gives up at start-up 1 s after connecting to the lower ranks (tests)", NULL, CC_OPT_HIDDEN},
     {"debug-stop-startup", 0, CC_OPT_INT, F(stop_startup), "-1", "RANK", "tcp: RANK stops itself (SIGSTOP) during start-up (tests)", NULL, CC_OPT_HIDDEN},
@@ -291,6 +292,7 @@ struct run {
      * SIGTERM, the watchdog), formatted when its row arrives */
     struct { char *text, *json[3]; } lines[CC_SUMMARY_SLOTS];
     int progress;
+    int rows, slow_row;       /* rank 0: rows written; debug: the row whose writing is slow */
 };
 
 /* Rank 0: a sink could not be written (errno says why). */
@@ -415,6 +417,13 @@ static cc_status on_row(const struct cc_row *row, void *user)
         }
     if (r->sums[slot].rows) /* a row of n/a only adds nothing */
         refresh_signal_summary(r, slot);
+    if (++r->rows == r->slow_row) { /* tests: a signal must wait for the end of the writing */
+        double end = cc_now() + 3.0;
+        while (cc_now() < end) {
+            struct timespec ms = {0, 10000000};
+            nanosleep(&ms, NULL);
+        }
+    }
     writing_end();
     return CC_OK;
 }
@@ -842,6 +851,7 @@ int cc_cmd_bench(int argc, char **argv)
     run.outs = outs;
     run.quiet = cfg.quiet;
     run.places = p.places;
+    run.slow_row = cfg.slow_row;
     if (rte.rank == 0) {
         run.progress = cfg.progress_mode == 1 ||
                        (cfg.progress_mode == 0 && !getenv("CCBENCH_NO_PROGRESS") &&

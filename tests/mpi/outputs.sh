@@ -74,6 +74,26 @@ rank_pid() {
     return 1
 }
 
+# SIGINT while rank 0 writes a row (held 3 s inside the writing of its 4th row by a test
+# switch): the signal waits for the end of the line, so the run ends about 3 s after it, with
+# the 4th row whole in the JSON and then the summary, exit 130
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 1M -n 200 --outofplace --debug-slow-row 4 --json "$tmp/d.jsonl" \
+    >"$tmp/dout" 2>&1 &
+pid=$!
+wait_rows "$tmp/d.jsonl" 3
+sleep 0.5
+rank0=$(rank_pid 0 "ccbench bench -b 8 -e 1M -n 200 --outofplace --debug-slow-row 4")
+t0=$(date +%s.%N)
+kill -INT ${rank0:-$pid}
+wait $pid; rc=$?
+dt=$(echo "$(date +%s.%N) - $t0" | bc)
+n=$(grep -c '"type":"result"' "$tmp/d.jsonl")
+[ $rc -eq 130 ] && [ "$n" -eq 4 ] && [ "$(echo "$dt >= 1.5" | bc)" = 1 ] &&
+    tail -1 "$tmp/d.jsonl" | grep -q '"type":"summary".*"interrupted":true' &&
+    jq -e . "$tmp/d.jsonl" >/dev/null 2>&1 && grep -q '# interrupted (SIGINT)' "$tmp/dout"
+ok $? "SIGINT during a row's writing waits for the line: exit $rc after $dt s, $n rows, every line JSON" \
+    "$(tail -3 "$tmp/d.jsonl" | cut -c1-160)"
+
 # ^C at a terminal reaches mpirun alone (Open MPI starts each rank in its own process group);
 # mpirun ends the job with SIGTERM and exits 1 itself. Rank 0 must not call that an interrupt
 # by its user, nor wrong results, and the JSON must say how the run ended.
