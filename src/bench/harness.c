@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "net/ifmatch.h"
 #include "net/wdwire.h"
 
 /* ---- watchdog ----------------------------------------------------------------------
@@ -40,6 +41,9 @@ struct wd_card {
     int naddr;
     uint32_t addr[WD_ADDRS]; /* network byte order */
 };
+
+/* cc_watchdog_leave runs in a signal handler too: its atomics must be lock-free */
+_Static_assert(__atomic_always_lock_free(sizeof(double), 0), "lock-free 8-byte atomics");
 
 static struct {
     pthread_t thread;
@@ -341,7 +345,9 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
         sa.sin_family = AF_INET;
         sa.sin_addr.s_addr = htonl(INADDR_ANY);
         /* room for many answers at once (past net.core.rmem_max only as root) */
+#ifdef SO_RCVBUFFORCE
         if (setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
+#endif
             setsockopt(wd.sock, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
         if (bind(wd.sock, (struct sockaddr *)&sa, sizeof sa) != 0) {
             close(wd.sock);
@@ -399,10 +405,16 @@ cc_status cc_watchdog_connect(const struct cc_rte *rte)
         if (getsockname(wd.sock, (struct sockaddr *)&sa, &sl) == 0)
             mine.port = ntohs(sa.sin_port);
         if (getifaddrs(&ifs) == 0) {
-            for (i = ifs; i && mine.naddr < WD_ADDRS; i = i->ifa_next)
-                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-                    !(i->ifa_flags & IFF_LOOPBACK))
-                    mine.addr[mine.naddr++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+            /* the interfaces the tcp backend would choose first (not docker or virtual bridges,
+             * whose addresses repeat on every node), then the others */
+            for (int pass = 0; pass < 2; pass++)
+                for (i = ifs; i && mine.naddr < WD_ADDRS; i = i->ifa_next)
+                    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+                        (i->ifa_flags & IFF_UP) && (i->ifa_flags & IFF_RUNNING) &&
+                        !(i->ifa_flags & IFF_LOOPBACK) &&
+                        cc_if_match(CC_IF_DEFAULT ",virbr", i->ifa_name) == (pass == 0))
+                        mine.addr[mine.naddr++] =
+                            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
             freeifaddrs(ifs);
         }
     }

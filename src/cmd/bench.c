@@ -888,6 +888,8 @@ int cc_cmd_bench(int argc, char **argv)
             cc_err("%s", runerr[0] ? runerr : cc_status_str(st));
     } else if (rte.rank == 0) {
         enum cc_stop stop = st == CC_OK || st == CC_EWRONG ? CC_STOP_NONE : CC_STOP_ERROR;
+        writing_begin(); /* the final summary is the main thread's: a handler still waiting
+                          * for a line, or the watchdog, never writes a second one */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         if (run.progress) {
