@@ -600,6 +600,11 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     c->fail_startup_rank = conf->tcp_fail_startup - 1;
     c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
     c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
+    /* tests: a rank of "another version", with another default (the arguments are compared
+     * across ranks, the environment is not) */
+    const char *dbg = getenv("CCBENCH_DEBUG_TCP_DEFAULT_CHUNK");
+    if (!conf->tcp_chunk && dbg && atol(dbg) > 0)
+        c->chunk = (size_t)atol(dbg);
     /* every rank must cut the data alike (the hello compares streams, not chunks): ranks of
      * binaries with another default chunk would exchange misplaced bytes */
     long long lo = (long long)c->chunk, hi = lo;

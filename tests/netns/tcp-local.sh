@@ -59,6 +59,16 @@ rc=$?; t1=$(date +%s)
     grep -Eq "cannot accept the connections of higher ranks: Too many open files \(raise ulimit -n|cannot create a socket: Too many open files" "$tmp/out"
 ok $? "ulimit -n too low for the streams: named within $((t1 - t0)) s (exit $rc)" "$(grep -E 'error|warn' "$tmp/out" | head -4)"
 
+# ranks of binaries with different default chunk sizes (simulated by a test variable: the
+# arguments are compared across ranks, the environment is not) would exchange misplaced
+# bytes; the start-up agreement refuses them with exit 2 before any data moves
+timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -q : \
+    -np 1 env CCBENCH_DEBUG_TCP_DEFAULT_CHUNK=8192 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -q \
+    >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "the ranks cut data into different chunks (8192 and 524288 bytes: ccbench binaries of different versions?)" "$tmp/out"
+ok $? "ranks with different default chunks: refused at start-up, exit $rc" "$(grep error "$tmp/out")"
+
 # a rank that gives up at start-up after connecting to the lower ranks: the ranks waiting for
 # it hear of it over MPI at once, not at their 30 s deadline, and say who. Rank 0 raises the
 # alarm itself; rank 1's notice reaches rank 2 through a rank 0 that has finished its own
