@@ -267,15 +267,23 @@ static void wd_investigate(void)
 
 static void *watchdog_main(void *arg)
 {
+    double ready_seen = 0, tick = 0.25;
     (void)arg;
     while (!atomic_load(&wd.stop)) {
-        wd_wait(0.25);
+        wd_wait(tick);
+        tick = 0.25;
         if (atomic_load(&wd.stop))
             break;
         /* rank 0 asks everyone once at start-up: an answer then and none later tells a
-         * stopped rank from a firewall; the others ask rank 0 */
-        if (!wd.asked_start && atomic_load_explicit(&wd.ready, memory_order_acquire) &&
-            wd.sock >= 0) {
+         * stopped rank from a firewall; the others ask rank 0, spread over a second by rank
+         * (thousands of questions at once would overflow rank 0's socket) */
+        int ready = atomic_load_explicit(&wd.ready, memory_order_acquire) && wd.sock >= 0;
+        if (ready && !ready_seen)
+            ready_seen = cc_now();
+        double delay = wd.rte->rank ? 0.004 * (wd.rte->rank % 250) : 0;
+        if (ready && !wd.asked_start && cc_now() - ready_seen < delay) {
+            tick = delay - (cc_now() - ready_seen);
+        } else if (ready && !wd.asked_start) {
             wd.asked_start = cc_now();
             if (wd.rte->rank == 0)
                 wd_ask_all(0, 1, 1);
