@@ -4,21 +4,7 @@
 #include <string.h>
 
 #include "core/log.h"
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v; }
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+#include "net/be.h"
 
 cc_status cc_qp_encode(const struct cc_qp_info *q, uint8_t *buf)
 {
@@ -26,22 +12,22 @@ cc_status cc_qp_encode(const struct cc_qp_info *q, uint8_t *buf)
         return CC_EINVAL;
     memset(buf, 0, CC_QP_WIRE_BYTES);
     memcpy(buf, "CCQP", 4);
-    put16(buf + 4, CC_QP_WIRE_VERSION);
-    put16(buf + 6, q->nqp);
-    put16(buf + 8, q->lid);
+    cc_put16(buf + 4, CC_QP_WIRE_VERSION);
+    cc_put16(buf + 6, q->nqp);
+    cc_put16(buf + 8, q->lid);
     buf[10] = q->port;
     buf[11] = q->mtu;
     memcpy(buf + 12, q->gid, 16);
-    put32(buf + 28, q->psn);
-    put32(buf + 32, q->rkey);
-    put64(buf + 36, q->addr);
-    put64(buf + 44, q->len);
+    cc_put32(buf + 28, q->psn);
+    cc_put32(buf + 32, q->rkey);
+    cc_put64(buf + 36, q->addr);
+    cc_put64(buf + 44, q->len);
     for (int i = 0; i < CC_QP_WIRE_MAX; i++) {
         uint32_t o = i < q->nqp ? q->qpn_out[i] : 0, n = i < q->nqp ? q->qpn_in[i] : 0;
         if (o > 0xffffff || n > 0xffffff)
             return CC_EINVAL;
-        put32(buf + 52 + 4 * i, o);
-        put32(buf + 308 + 4 * i, n);
+        cc_put32(buf + 52 + 4 * i, o);
+        cc_put32(buf + 308 + 4 * i, n);
     }
     return CC_OK;
 }
@@ -59,21 +45,21 @@ cc_status cc_qp_decode(const uint8_t *buf, size_t len, struct cc_qp_info *q, cha
         cc_errbuf(err, errlen, "queue-pair record has a wrong magic (not from ccbench?)");
         return CC_EPARSE;
     }
-    uint16_t ver = get16(buf + 4);
+    uint16_t ver = cc_get16(buf + 4);
     if (ver != CC_QP_WIRE_VERSION) {
         cc_errbuf(err, errlen, "queue-pair record version %u, this ccbench speaks %d (mixed "
                   "ccbench versions?)", ver, CC_QP_WIRE_VERSION);
         return CC_EPARSE;
     }
-    q->nqp = get16(buf + 6);
-    q->lid = get16(buf + 8);
+    q->nqp = cc_get16(buf + 6);
+    q->lid = cc_get16(buf + 8);
     q->port = buf[10];
     q->mtu = buf[11];
     memcpy(q->gid, buf + 12, 16);
-    q->psn = get32(buf + 28);
-    q->rkey = get32(buf + 32);
-    q->addr = get64(buf + 36);
-    q->len = get64(buf + 44);
+    q->psn = cc_get32(buf + 28);
+    q->rkey = cc_get32(buf + 32);
+    q->addr = cc_get64(buf + 36);
+    q->len = cc_get64(buf + 44);
     if (q->nqp < 1 || q->nqp > CC_QP_WIRE_MAX) {
         cc_errbuf(err, errlen, "queue-pair record announces %u QPs (1 to %d allowed)", q->nqp,
                   CC_QP_WIRE_MAX);
@@ -85,8 +71,8 @@ cc_status cc_qp_decode(const uint8_t *buf, size_t len, struct cc_qp_info *q, cha
         return CC_EPARSE;
     }
     for (int i = 0; i < CC_QP_WIRE_MAX; i++) {
-        q->qpn_out[i] = get32(buf + 52 + 4 * i);
-        q->qpn_in[i] = get32(buf + 308 + 4 * i);
+        q->qpn_out[i] = cc_get32(buf + 52 + 4 * i);
+        q->qpn_in[i] = cc_get32(buf + 308 + 4 * i);
         int used = i < q->nqp;
         if ((used && (!q->qpn_out[i] || !q->qpn_in[i])) || q->qpn_out[i] > 0xffffff ||
             q->qpn_in[i] > 0xffffff || (!used && (q->qpn_out[i] || q->qpn_in[i]))) {
@@ -100,11 +86,11 @@ cc_status cc_qp_decode(const uint8_t *buf, size_t len, struct cc_qp_info *q, cha
 void cc_mr_encode(const struct cc_mr_info *m, uint8_t *buf)
 {
     memcpy(buf, "CCMR", 4);
-    put16(buf + 4, CC_QP_WIRE_VERSION);
-    put16(buf + 6, 0);
-    put32(buf + 8, m->rkey);
-    put64(buf + 12, m->addr);
-    put64(buf + 20, m->len);
+    cc_put16(buf + 4, CC_QP_WIRE_VERSION);
+    cc_put16(buf + 6, 0);
+    cc_put32(buf + 8, m->rkey);
+    cc_put64(buf + 12, m->addr);
+    cc_put64(buf + 20, m->len);
 }
 
 cc_status cc_mr_decode(const uint8_t *buf, size_t len, struct cc_mr_info *m, char *err,
@@ -112,12 +98,12 @@ cc_status cc_mr_decode(const uint8_t *buf, size_t len, struct cc_mr_info *m, cha
 {
     memset(m, 0, sizeof *m);
     if (len < CC_MR_WIRE_BYTES || memcmp(buf, "CCMR", 4) != 0 ||
-        get16(buf + 4) != CC_QP_WIRE_VERSION) {
+        cc_get16(buf + 4) != CC_QP_WIRE_VERSION) {
         cc_errbuf(err, errlen, "memory-region record is short or malformed (%zu bytes)", len);
         return CC_EPARSE;
     }
-    m->rkey = get32(buf + 8);
-    m->addr = get64(buf + 12);
-    m->len = get64(buf + 20);
+    m->rkey = cc_get32(buf + 8);
+    m->addr = cc_get64(buf + 12);
+    m->len = cc_get64(buf + 20);
     return CC_OK;
 }

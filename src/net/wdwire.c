@@ -5,50 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+#include "net/be.h"
 
 void cc_wd_query_pack(const struct cc_wd_query *q, uint8_t out[CC_WD_QUERY_BYTES])
 {
     memcpy(out, "CCWQ", 4);
-    put16(out + 4, CC_WD_VERSION);
-    put16(out + 6, 0);
-    put64(out + 8, q->job);
-    put32(out + 16, q->from);
-    put32(out + 20, q->round);
+    cc_put16(out + 4, CC_WD_VERSION);
+    cc_put16(out + 6, 0);
+    cc_put64(out + 8, q->job);
+    cc_put32(out + 16, q->from);
+    cc_put32(out + 20, q->round);
 }
 
 cc_status cc_wd_query_unpack(const uint8_t *in, size_t len, struct cc_wd_query *q)
 {
-    if (len != CC_WD_QUERY_BYTES || memcmp(in, "CCWQ", 4) || get16(in + 4) != CC_WD_VERSION)
+    if (len != CC_WD_QUERY_BYTES || memcmp(in, "CCWQ", 4) || cc_get16(in + 4) != CC_WD_VERSION)
         return CC_EPARSE;
-    q->job = get64(in + 8);
-    q->from = get32(in + 16);
-    q->round = get32(in + 20);
+    q->job = cc_get64(in + 8);
+    q->from = cc_get32(in + 16);
+    q->round = cc_get32(in + 20);
     return CC_OK;
 }
 
@@ -57,31 +32,31 @@ size_t cc_wd_answer_pack(const struct cc_wd_answer *a, uint8_t out[CC_WD_ANSWER_
     size_t n = strnlen(a->what, CC_WD_WHAT_MAX);
     double ms = a->secs * 1000.0;
     memcpy(out, "CCWA", 4);
-    put16(out + 4, CC_WD_VERSION);
-    put16(out + 6, (uint16_t)n);
-    put64(out + 8, a->job);
-    put32(out + 16, a->rank);
-    put32(out + 20, a->round);
-    put64(out + 24, a->seq);
-    put32(out + 32, ms <= 0 ? 0 : ms >= 4294967295.0 ? 0xffffffffu : (uint32_t)ms);
-    put32(out + 36, (a->in_op ? 1u : 0u) | (a->fired ? 2u : 0u));
+    cc_put16(out + 4, CC_WD_VERSION);
+    cc_put16(out + 6, (uint16_t)n);
+    cc_put64(out + 8, a->job);
+    cc_put32(out + 16, a->rank);
+    cc_put32(out + 20, a->round);
+    cc_put64(out + 24, a->seq);
+    cc_put32(out + 32, ms <= 0 ? 0 : ms >= 4294967295.0 ? 0xffffffffu : (uint32_t)ms);
+    cc_put32(out + 36, (a->in_op ? 1u : 0u) | (a->fired ? 2u : 0u));
     memcpy(out + CC_WD_ANSWER_MIN, a->what, n);
     return CC_WD_ANSWER_MIN + n;
 }
 
 cc_status cc_wd_answer_unpack(const uint8_t *in, size_t len, struct cc_wd_answer *a)
 {
-    if (len < CC_WD_ANSWER_MIN || memcmp(in, "CCWA", 4) || get16(in + 4) != CC_WD_VERSION)
+    if (len < CC_WD_ANSWER_MIN || memcmp(in, "CCWA", 4) || cc_get16(in + 4) != CC_WD_VERSION)
         return CC_EPARSE;
-    size_t n = get16(in + 6);
+    size_t n = cc_get16(in + 6);
     if (n > CC_WD_WHAT_MAX || len != CC_WD_ANSWER_MIN + n)
         return CC_EPARSE;
-    a->job = get64(in + 8);
-    a->rank = get32(in + 16);
-    a->round = get32(in + 20);
-    a->seq = get64(in + 24);
-    a->secs = get32(in + 32) / 1000.0;
-    uint32_t flags = get32(in + 36);
+    a->job = cc_get64(in + 8);
+    a->rank = cc_get32(in + 16);
+    a->round = cc_get32(in + 20);
+    a->seq = cc_get64(in + 24);
+    a->secs = cc_get32(in + 32) / 1000.0;
+    uint32_t flags = cc_get32(in + 36);
     a->in_op = (flags & 1u) != 0;
     a->fired = (flags & 2u) != 0;
     memcpy(a->what, in + CC_WD_ANSWER_MIN, n);

@@ -1,7 +1,7 @@
 # fragment of Makefile.am (owned by this part of the tree): the tcp backend, its unit test,
 # the tests that run it locally and across network-namespace "hosts", and its docs.
 libcccore_a_SOURCES += src/net/ifmatch.c src/net/ifmatch.h src/net/wire.c src/net/wire.h \
-	src/net/wdwire.c src/net/wdwire.h
+	src/net/wdwire.c src/net/wdwire.h src/net/be.h
 libccbench_a_SOURCES += src/backend/tcp_conn.c src/backend/tcp_conn.h
 
 check_PROGRAMS += tests/netns/test_tcp_wire
