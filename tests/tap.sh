@@ -36,3 +36,22 @@ fi
 # Oversubscribed local ranks must yield or they starve each other on small machines.
 export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
 : "${CC_MPIRUN:=mpirun --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1}"
+# Helpers for tests that stop or signal one rank of a running bench:
+# wait_rows FILE N: until the JSON file holds N results (30 s at most)
+wait_rows() {
+    i=0
+    while [ $i -lt 300 ]; do
+        n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
+        [ "${n:-0}" -ge "$2" ] && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+# rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
+rank_pid() {
+    for p in $(pgrep -f "$2"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}

@@ -55,24 +55,6 @@ n=$(grep -c '"type":"result"' "$tmp/s.jsonl")
 grep -q '"interrupted":true,"stopped":"interrupted"' "$tmp/s.jsonl"; ok $? "JSON ends with a summary marked interrupted"
 grep -q '# interrupted (SIGINT)' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
 
-# wait_rows FILE N: until the JSON file holds N results (30 s at most)
-wait_rows() {
-    i=0
-    while [ $i -lt 300 ]; do
-        n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
-        [ "${n:-0}" -ge "$2" ] && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
-# rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
-rank_pid() {
-    for p in $(pgrep -f "$2"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
-            { echo "$p"; return 0; }
-    done
-    return 1
-}
 
 # SIGINT while rank 0 writes a row (held 3 s inside the writing of its 4th row by a test
 # switch): the signal waits for the end of the line, so the run ends about 3 s after it, with

@@ -6,26 +6,12 @@
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
-rank_pid() {
-    for p in $(pgrep -f "$2"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
-            { echo "$p"; return 0; }
-    done
-    return 1
-}
-
 # 4 ranks, rank 2 stopped in the middle of the sweep: rank 0's watchdog (0.5 x 1.5 + 5 s)
 # names rank 2, which answered at start-up and no longer does, and not itself
 timeout -k 5 60 $CC_MPIRUN -np 4 "$CCBENCH" bench -b 8 -e 1M -n 2999 --timeout 0.5 \
     --json "$tmp/s.jsonl" >"$tmp/sout" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 300 ]; do
-    n=$(grep -c '"type":"result"' "$tmp/s.jsonl" 2>/dev/null)
-    [ "${n:-0}" -ge 3 ] && break
-    sleep 0.1; i=$((i + 1))
-done
+wait_rows "$tmp/s.jsonl" 3
 victim=$(rank_pid 2 "$tmp/s.jsonl")
 [ -n "$victim" ]; ok $? "found rank 2 of the running job"
 [ -n "$victim" ] && kill -STOP "$victim" || kill "$pid"

@@ -155,19 +155,13 @@ ok $? "a bad NCCL_SOCKET_FAMILY: one-line error, exit 2 (got $rc)" "$(cat "$tmp/
 # collective, so the stop always lands inside tcp traffic (a stop sent from outside could land
 # in the harness's own MPI calls, which have no tcp deadline: the watchdog then ends the run
 # later, without naming the peer).
-rank_pid() { # pid of the ccbench process of MPI rank $1 among this test's processes
-    for p in $(pgrep -f "ccbench bench --backend tcp -b 1M -e 1M -n 1000 .*--debug-stop 2"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
-            { echo "$p"; return 0; }
-    done
-    return 1
-}
 t0=$(date +%s)
 timeout 120 $CC_MPIRUN -np 3 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000 -w 1 -q --timeout 5 \
     --iter-barrier 0 --debug-stop 2 >"$tmp/out" 2>&1
 rc=$?
 t1=$(date +%s)
-victim=$(rank_pid 2) && kill -KILL "$victim" 2>/dev/null
+victim=$(rank_pid 2 "ccbench bench --backend tcp -b 1M -e 1M -n 1000 .*--debug-stop 2") &&
+    kill -KILL "$victim" 2>/dev/null
 [ "$rc" = 3 ] && [ $((t1 - t0)) -le 30 ] &&
     grep -a "error: tcp:" "$tmp/out" | grep "allreduce of 1M bytes" | grep -q "rank 2 ("
 ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(grep -a error "$tmp/out")"

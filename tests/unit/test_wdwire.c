@@ -82,6 +82,13 @@ static void setup(struct cc_wd_peer *p, int n)
     }
 }
 
+/* rank p somewhere else: in (or after) `what`, having entered `seq` operations */
+static void elsewhere(struct cc_wd_peer *p, const char *what, uint64_t seq)
+{
+    strcpy(p->a.what, what);
+    p->a.seq = seq;
+}
+
 static void test_verdict(void)
 {
     enum { N = 12 };
@@ -115,8 +122,7 @@ static void test_verdict(void)
     p[1].answered = 0;
     p[1].reached = 0;
     p[3].a.in_op = 0;
-    p[3].a.seq = 99;
-    strcpy(p[3].a.what, "allreduce 512K");
+    elsewhere(&p[3], "allreduce 512K", 99);
     cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
     ok(strstr(line, "likely culprit: rank 3 (n1) is between operations") && !strstr(line, "rank 1"),
        "a rank elsewhere outweighs one that never answered: %s", line);
@@ -150,8 +156,7 @@ static void test_verdict(void)
 
     setup(p, 3);
     for (int i = 1; i < 3; i++) {
-        strcpy(p[i].a.what, "reduce 8M");
-        p[i].a.seq = 120;
+        elsewhere(&p[i], "reduce 8M", 120);
     }
     is_int(cc_wd_verdict(p, 3, 0, hosts, 8, line, sizeof line), 1, "this rank behind the rest");
     is_str(line, "likely culprit: this rank, rank 0 (n0): every other rank that answered is "
@@ -165,10 +170,8 @@ static void test_verdict(void)
                  "that answered is further along (rank 2 (n1) is after allreduce 1M); 2 of 3 "
                  "ranks wait in allreduce 1M", "names the ranks still in it");
     setup(p, 4);
-    strcpy(p[2].a.what, "reduce 8M");
-    p[2].a.seq = 120;
-    strcpy(p[3].a.what, "reduce 4M");
-    p[3].a.seq = 90;
+    elsewhere(&p[2], "reduce 8M", 120);
+    elsewhere(&p[3], "reduce 4M", 90);
     cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line);
     ok(strstr(line, "likely culprit: rank 3 (n1) is in reduce 4M") && !strstr(line, "rank 2"),
        "of the ranks elsewhere, the one behind is named, not the one ahead: %s", line);
@@ -176,19 +179,16 @@ static void test_verdict(void)
     setup(p, 4);
     p[3].a.in_op = 0;
     p[3].a.secs = 41;
-    strcpy(p[3].a.what, "allreduce 512K");
-    p[3].a.seq = 99;
+    elsewhere(&p[3], "allreduce 512K", 99);
     is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 1, "a rank elsewhere is named");
     is_str(line, "likely culprit: rank 3 (n1) is between operations (host work) for 41 s, after "
                  "allreduce 512K; 3 of 4 ranks wait in allreduce 1M",
            "a rank in host work");
 
     setup(p, 4);
-    strcpy(p[1].a.what, "reduce 8M");
-    p[1].a.seq = 80;
+    elsewhere(&p[1], "reduce 8M", 80);
     p[1].a.secs = 3;
-    strcpy(p[2].a.what, "reduce 4M");
-    p[2].a.seq = 70;
+    elsewhere(&p[2], "reduce 4M", 70);
     p[2].a.secs = 5;
     is_int(cc_wd_verdict(p, 4, 0, hosts, 8, line, sizeof line), 2, "two ranks elsewhere");
     is_str(line, "likely culprits: rank 2 (n1) is in reduce 4M for 5 s; rank 1 (n0) is in reduce "
