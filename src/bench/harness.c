@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "net/be.h"
 #include "net/ifmatch.h"
 #include "net/wdwire.h"
 
@@ -34,8 +35,9 @@
 #define WD_ADDRS 4         /* IPv4 addresses a rank publishes besides loopback */
 #define WD_LIST 8          /* culprits named in the verdict */
 
-/* What every rank publishes at wd_connect (packed by hand: the same bytes on every rank). */
-#define WD_CARD_BYTES (4 + 2 + 2 + 4 * WD_ADDRS)
+/* What every rank publishes at wd_connect, packed with explicit offsets (the same bytes on
+ * every rank): 0 port u16, 2 address count u8, 8 the addresses (4 bytes each, network order) */
+#define WD_CARD_BYTES (8 + 4 * WD_ADDRS)
 struct wd_card {
     uint16_t port;           /* 0: no side channel on that rank */
     int naddr;
@@ -384,8 +386,7 @@ void cc_watchdog_start(const struct cc_rte *rte, double timeout_s)
 static void card_pack(const struct wd_card *c, uint8_t *out)
 {
     memset(out, 0, WD_CARD_BYTES);
-    out[0] = (uint8_t)(c->port >> 8);
-    out[1] = (uint8_t)c->port;
+    cc_put16(out, c->port);
     out[2] = (uint8_t)c->naddr;
     for (int i = 0; i < c->naddr; i++)
         memcpy(out + 8 + 4 * i, &c->addr[i], 4); /* already in network order */
@@ -393,7 +394,7 @@ static void card_pack(const struct wd_card *c, uint8_t *out)
 
 static void card_unpack(const uint8_t *in, struct wd_card *c)
 {
-    c->port = (uint16_t)(in[0] << 8 | in[1]);
+    c->port = cc_get16(in);
     c->naddr = in[2] <= WD_ADDRS ? in[2] : WD_ADDRS;
     for (int i = 0; i < c->naddr; i++)
         memcpy(&c->addr[i], in + 8 + 4 * i, 4);
