@@ -11,10 +11,11 @@ ok() { # ok COND_EXIT_STATUS "name" [diagnostic]
     fi
     return 0
 }
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+skip_all() { echo "1..0 # SKIP $*"; tap_cleanup; exit 0; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
-tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+tap_done() { echo "1..$tap_n"; tap_cleanup; [ "$tap_failed" -eq 0 ]; }
+tap_cleanup() { [ -n "${tap_ompi_tmp:-}" ] && rm -rf "$tap_ompi_tmp"; return 0; }
 # run NAME WANT_RC CMD...: one check that CMD exits WANT_RC; its output is kept in $out
 run() {
     name=$1 want=$2
@@ -32,6 +33,12 @@ has() {
 # Open MPI refuses root unless told; these machines run as root.
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Each script gets its own directory for Open MPI's session files: with one shared
+# /tmp/ompi.HOST.UID, a job that removes it as empty races another that is creating its own
+# directory in it, and that job fails to start ("A call to mkdir was unable to create...").
+if [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ] && tap_ompi_tmp=$(mktemp -d /tmp/ccbtap.XXXXXX); then
+    export OMPI_MCA_orte_tmpdir_base="$tap_ompi_tmp"
 fi
 # Oversubscribed local ranks must yield or they starve each other on small machines.
 export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1

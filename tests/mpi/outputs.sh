@@ -56,9 +56,9 @@ grep -q '"interrupted":true,"stopped":"interrupted"' "$tmp/s.jsonl"; ok $? "JSON
 grep -q '# interrupted (SIGINT)' "$tmp/sout" && grep -q 'busbw' "$tmp/sout"; ok $? "summary printed on SIGINT"
 
 
-# SIGINT while rank 0 writes a row (held 3 s inside the writing of its 4th row by a test
-# switch): the signal waits for the end of the line, so the run ends about 3 s after it, with
-# the 4th row whole in the JSON and then the summary, exit 130
+# SIGINT while rank 0 writes a row (held inside the writing of its 4th row by a test switch
+# until the signal is pending, then 0.5 s more): the signal waits for the end of the line,
+# so the run ends with the 4th row whole in the JSON and then the summary, exit 130
 # (the 4th row is in the file before the hold: the signal goes as soon as it is seen)
 timeout -k 5 120 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 1M -n 200 --outofplace --debug-slow-row 4 \
     --json "$tmp/d.jsonl" >"$tmp/dout" 2>&1 &
@@ -70,7 +70,7 @@ kill -INT ${rank0:-$pid}
 wait $pid; rc=$?
 dt=$(echo "$(date +%s.%N) - $t0" | bc)
 n=$(grep -c '"type":"result"' "$tmp/d.jsonl")
-[ -n "$rank0" ] && [ $rc -eq 130 ] && [ "$n" -eq 4 ] && [ "$(echo "$dt >= 1.0" | bc)" = 1 ] &&
+[ -n "$rank0" ] && [ $rc -eq 130 ] && [ "$n" -eq 4 ] &&
     tail -1 "$tmp/d.jsonl" | grep -q '"type":"summary".*"interrupted":true' &&
     jq -e . "$tmp/d.jsonl" >/dev/null 2>&1 && grep -q '# interrupted (SIGINT)' "$tmp/dout"
 ok $? "SIGINT during a row's writing waits for the line: exit $rc after $dt s, $n rows, every line JSON" \

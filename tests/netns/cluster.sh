@@ -61,6 +61,8 @@ cl_up() {
     CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/${CL_P}.XXXXXX") || return 1
     trap cl_down EXIT
     trap 'exit 130' INT TERM
+    # a namespace of this name left by a killed run of an earlier process of this pid
+    ip netns del "$CL_SW" 2>/dev/null
     ip netns add "$CL_SW" || return 1
     ip -n "$CL_SW" link set lo up
     ip -n "$CL_SW" link add br0 type bridge || return 1
@@ -69,6 +71,7 @@ cl_up() {
     i=0
     while [ $i -lt "$CL_N" ]; do
         h=$(cl_ns $i)
+        ip netns del "$h" 2>/dev/null
         ip netns add "$h" || return 1
         ip -n "$h" link set lo up
         ip -n "$h" link add eth0 type veth peer name "p$i" netns "$CL_SW" || return 1

@@ -8,6 +8,7 @@
 command -v ip >/dev/null 2>&1 || skip_all "'ip' not found"
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
 ns=ccif$$
+ip netns del "$ns" 2>/dev/null # left by a killed run of an earlier process of this pid
 ip netns add "$ns" 2>/dev/null || skip_all "cannot create network namespaces"
 trap 'ip netns del "$ns" 2>/dev/null' EXIT
 if ! { ip -n "$ns" link set lo up && ip -n "$ns" link add va type veth peer name vb 2>/dev/null &&
