@@ -37,7 +37,9 @@ fi
 # Each script gets its own directory for Open MPI's session files: with one shared
 # /tmp/ompi.HOST.UID, a job that removes it as empty races another that is creating its own
 # directory in it, and that job fails to start ("A call to mkdir was unable to create...").
-if [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ] && tap_ompi_tmp=$(mktemp -d /tmp/ccbtap.XXXXXX); then
+# Sticky and open to all, like /tmp itself: some tests run ccbench as another user.
+if [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ] && tap_ompi_tmp=$(mktemp -d /tmp/ccbtap.XXXXXX) &&
+    chmod 1777 "$tap_ompi_tmp"; then
     export OMPI_MCA_orte_tmpdir_base="$tap_ompi_tmp"
 fi
 # Oversubscribed local ranks must yield or they starve each other on small machines.
