@@ -264,6 +264,61 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Significand bits of a floating type, the implicit bit included (integers up to 2^bits are
+ * exact); 0 for integer types. */
+static int sig_bits(enum cc_dtype t)
+{
+    switch (t) {
+    case CC_FLOAT16: return 11;
+    case CC_BFLOAT16: return 8;
+    case CC_FLOAT32: return 24;
+    case CC_FLOAT64: return 53;
+    default: return 0;
+    }
+}
+
+/* The window of a sum or average: the rounding a correct float reduction may do, u (the unit
+ * roundoff) times this, for w non-zero inputs of at most 4 over n ranks (each input times 1/n
+ * rounded twice, each of w partial sums once; see cc_value_matches) */
+static double window_err(int w) { return 4.0 * w * w + 9.0 * w; }
+
+int cc_sum_voices(enum cc_dtype t, enum cc_op op, int nranks)
+{
+    int n = nranks > 0 ? nranks : 1, bits = sig_bits(t);
+    if (!bits || (op != CC_SUM && op != CC_AVG))
+        return n; /* integers wrap exactly; other ops have inputs of their own */
+    double span = ldexp(1.0, bits); /* 1/u */
+    if (op == CC_SUM) {
+        /* every rank's input within 4: exact while 4n fits the significand, else a window
+         * of 2^bits/4 ranks, whose sum is exact */
+        double w = span / 4;
+        return (double)n <= w ? n : (int)w;
+    }
+    /* avg, every rank giving an input: exact at a power of two whose 4n fits (1/n is exact,
+     * every term and partial sum a multiple of 1/n within 4); elsewhere checked within the
+     * rounding u * (4 + 4(n + 1)), which must stay under half of one rank's share (1/n) */
+    if (!(n & (n - 1)) && 4.0 * n <= span)
+        return n;
+    if (8.0 * n * (n + 2) <= span)
+        return n;
+    /* else a window, the widest whose rounding (u * window_err(w) / n, exp included) stays
+     * under half a share: bfloat16 4 ranks, float16 14 */
+    int w = (int)((sqrt(676.0 + 32.0 * span) - 26.0) / 16.0); /* 2(4w^2 + 13w) <= span */
+    while (w > 1 && 2.0 * (window_err(w) + 4.0 * w) > span)
+        w--;
+    while (2.0 * (window_err(w + 1) + 4.0 * (w + 1)) <= span)
+        w++;
+    return w < n ? w : n - 1;
+}
+
+/* First rank of element i's window: consecutive elements take consecutive windows, so any
+ * ceil(n / w) consecutive elements hear every rank. */
+static int window_start(uint64_t seed, size_t i, int n, int w)
+{
+    uint64_t off = mix64(seed ^ 0x77696e646f77ull) % (uint64_t)n;
+    return (int)(((uint64_t)(i % (size_t)n) * (uint64_t)w + off) % (uint64_t)n);
+}
+
 double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
                       size_t i)
 {
@@ -286,8 +341,18 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
     case CC_MIN:
     case CC_MAX:
         return sgn ? (double)((int)(h % 128) - 64) : (double)(h % 128);
-    default: /* sum, avg */
-        return sgn ? (double)((int)(h % 9) - 4) : (double)(h % 9);
+    default: { /* sum, avg */
+        int n = nranks > 0 ? nranks : 1, w = cc_sum_voices(t, op, n);
+        if (w >= n)
+            return sgn ? (double)((int)(h % 9) - 4) : (double)(h % 9);
+        /* a window of w ranks gives each element +-1..4 (never 0: a rank left out always
+         * shows), the others 0; the sum is exact whatever n */
+        int start = window_start(seed, i, n, w);
+        if (((uint64_t)rank + (uint64_t)n - (uint64_t)start) % (uint64_t)n >= (uint64_t)w)
+            return 0;
+        double v = (double)(1 + (h >> 1) % 4);
+        return (h & 1) ? -v : v;
+    }
     }
 }
 
@@ -315,6 +380,14 @@ static double wrap_int(enum cc_dtype t, double v)
 
 double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i)
 {
+    int w = cc_sum_voices(t, op, nranks);
+    if (nranks > 0 && w < nranks) { /* a window: the other ranks give 0 */
+        int start = window_start(seed, i, nranks, w);
+        double acc = 0;
+        for (int k = 0; k < w; k++)
+            acc += cc_input_value(seed, t, op, (start + k) % nranks, nranks, i);
+        return op == CC_AVG ? acc / nranks : acc;
+    }
     double acc = cc_input_value(seed, t, op, 0, nranks, i);
     for (int r = 1; r < nranks; r++) {
         double v = cc_input_value(seed, t, op, r, nranks, i);
@@ -340,36 +413,26 @@ int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double exp, int
         return 1;
     if (isnan(got))
         return 0;
-    int bits; /* significand bits: integers up to 2^bits are exact */
-    switch (t) {
-    case CC_FLOAT16: bits = 11; break;
-    case CC_BFLOAT16: bits = 8; break;
-    case CC_FLOAT32: bits = 24; break;
-    default: bits = 53; break;
-    }
+    int bits = sig_bits(t);
     double u = ldexp(1.0, -bits); /* unit roundoff */
-    double n = nranks > 0 ? nranks : 1;
-    switch (op) {
-    case CC_PROD:
-    case CC_MIN:
-    case CC_MAX:
-        return 0; /* small integers and powers of two: exact in every order */
-    case CC_AVG:
-        /* n a power of two whose 4n fits the significand: 1/n is exact, every term x/n and
-         * every partial sum is a multiple of 1/n within 4, so both orders below are exact */
-        if (nranks > 0 && !(nranks & (nranks - 1)) && 4.0 * n <= ldexp(1.0, bits))
-            return 0;
-        /* sum then divide: the sum is exact, one rounding of the quotient; or each input
-         * multiplied by 1/n rounded to the type (NCCL's floating-point avg), then summed:
-         * two roundings of each term of at most 4/n, n-1 of partial sums of at most 4 */
+    int nr = nranks > 0 ? nranks : 1, w = cc_sum_voices(t, op, nr);
+    double n = nr;
+    if (op != CC_AVG)
+        return 0; /* small integers, powers of two, sums within the significand: exact */
+    /* n a power of two whose 4n fits the significand: 1/n is exact, every term x/n and every
+     * partial sum is a multiple of 1/n within 4, so both orders below are exact */
+    if (w == nr && !(nr & (nr - 1)) && 4.0 * n <= ldexp(1.0, bits))
+        return 0;
+    /* sum then divide: the sum is exact, one rounding of the quotient; or each input
+     * multiplied by 1/n rounded to the type (NCCL's floating-point avg), then summed: two
+     * roundings of each term of at most 4/n, and of the partial sums (every rank giving an
+     * input: n - 1 of at most 4; a window: w of at most 4w/n) */
+    if (w == nr)
         return fabs(got - exp) <= u * (fabs(exp) + 4.0 * (n + 1));
-    default:
-        /* partial sums stay within 4n: exact while that fits the significand; beyond it,
-         * each of the n-1 additions may round by half a unit of its partial sum */
-        if (4.0 * n <= ldexp(1.0, bits))
-            return 0;
-        return fabs(got - exp) <= u * 4.0 * n * n;
-    }
+    /* float16 quotients below 2^-14 lose bits to subnormals: each of the 2w + 1 roundings
+     * may be off by half of 2^-24 */
+    double sub = t == CC_FLOAT16 ? (2.0 * w + 1) * ldexp(1.0, -25) : 0;
+    return fabs(got - exp) <= u * (fabs(exp) + window_err(w) / n) + sub;
 }
 
 void cc_fill_poison(void *buf, enum cc_dtype t, size_t n)

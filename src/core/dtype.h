@@ -4,8 +4,9 @@
  * Half types (float16, bfloat16) are stored as uint16_t bit patterns and computed on the host
  * through float. Integer arithmetic wraps modulo 2^bits (computed unsigned), so results do not
  * depend on reduction order; floating-point inputs are small integers so sums and products are
- * exact for realistic rank counts (checked exactly), and checks allow only the rounding a
- * reduction can do otherwise (averages; sums beyond a half type's significand).
+ * exact (checked exactly: beyond what the significand holds for every rank, a window of ranks
+ * gives each element its inputs, see cc_sum_voices), and checks allow only the rounding an
+ * average can do, which the inputs keep below one rank's share.
  */
 #ifndef CC_DTYPE_H
 #define CC_DTYPE_H
@@ -51,9 +52,17 @@ void cc_reduce3(enum cc_dtype t, enum cc_op op, void *out, const void *a, const 
 void cc_scale_avg(enum cc_dtype t, void *buf, size_t n, int nranks);
 
 /* The seeded input: value of element `i` of the buffer that rank `rank` contributes.
- * Small integers chosen so reductions are exact (see file comment). */
+ * Small integers chosen so reductions are exact (see file comment). Floating sums and
+ * averages over more ranks than cc_sum_voices allows come from a window of that many ranks
+ * that moves with the element (+-1..4 each, never 0); the other ranks give 0. */
 double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
                       size_t i);
+/* How many ranks give a non-zero input to each element of a sum or average (n: every rank):
+ * floating sums a window of 2^bits/4 beyond that many ranks (exact at any n); averages every
+ * rank where the result is exact or one rank's share shows above the rounding (bfloat16 up
+ * to 4 ranks or a power of two up to 64, float16 15 or a power of two up to 512, float32
+ * 1447), else a window of the widest such width (bfloat16 4, float16 14). */
+int cc_sum_voices(enum cc_dtype t, enum cc_op op, int nranks);
 /* Fill n elements of buf with cc_input_value(seed, t, op, rank, nranks, first + k). */
 void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
                    int nranks, size_t first, size_t n);
@@ -61,9 +70,9 @@ void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int
  * computed with the type's own arithmetic (wrapping integers, exact-or-tolerant floats). */
 double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i);
 /* Does `got` match `expected` for type t after reducing with op over nranks ranks? Exact for
- * integers, and for floating types wherever the inputs make the result exact (products,
- * min/max, sums within the significand); otherwise within the rounding the reduction can
- * do (avg; sums of very many ranks in float16/bfloat16). */
+ * every op but avg (the inputs make every result exact); avg within the rounding a correct
+ * reduction can do (sum then divide, or NCCL's inputs times 1/n then summed), exact where
+ * that is none (a power of two whose 4n fits the significand). */
 int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double expected, int nranks);
 
 /* Value a never-written output element is set to before a collective (a detectable poison). */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every collective x datatype x op (where valid), in-place and out-of-place, on 1, 2, 3 and
-# 4 real MPI ranks over the MPI backend: the run must exit 0 and every measurement must be
+# 4 real MPI ranks over the MPI backend (and 16-bit sums and averages on 17 and 66): the run must exit 0 and every measurement must be
 # checked with zero wrong elements.
 . "$CC_SRCDIR/tests/tap.sh"
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
@@ -22,5 +22,22 @@ for np in 1 2 3 4; do
     done
     ip=$(grep '"collective":"allgather"' "$out" | grep '"inplace":true' | grep -c '"wrong":0,')
     [ "$ip" -gt 0 ]; ok $? "np $np: in-place allgather verified ($ip)"
+done
+
+# 16-bit sums and averages where a window of ranks gives each element its inputs (averages:
+# bfloat16 beyond 4 ranks, float16 beyond 15; sums: bfloat16 beyond 64): MPI's own reduction
+# order must check out exactly or within the rounding allowed (tests/unit/test_dtype.c shows
+# that a rank left out is caught there)
+for np in 17 66; do
+    out="$tmp/w$np.jsonl"
+    if [ $np = 17 ]; then sel="--coll allreduce,reducescatter,reduce -d float16,bfloat16 -b 8K -e 64K -f 8"
+    else sel="--coll allreduce,reduce -d bfloat16 -b 4K -e 4K"; fi
+    timeout 300 $CC_MPIRUN -np $np "$CCBENCH" bench --backend "${CC_BACKEND:-mpi}" $sel -o sum,avg \
+        -n 2 -w 0 --json "$out" -q >"$tmp/log" 2>&1
+    rc=$?
+    total=$(grep -c '"type":"result"' "$out"); good=$(grep '"type":"result"' "$out" | grep -c '"wrong":0,')
+    [ $rc = 0 ] && [ "$total" -ge 8 ] && [ "$good" = "$total" ]
+    ok $? "np $np: 16-bit sums and averages over a window of ranks, $good of $total checked with 0 wrong (exit $rc)" \
+        "$(tail -5 "$tmp/log")"
 done
 tap_done

@@ -2,6 +2,7 @@
  * every op and type, in every reduction order. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../tap.h"
 #include "core/dtype.h"
@@ -113,9 +114,148 @@ static int premul_avg_ok(enum cc_dtype t, int nranks, size_t n)
     return good;
 }
 
+/* One reduction over nranks with rank `bad` left out (twice = 0) or counted twice, in the
+ * order sum-then-divide (premul = 0) or NCCL's inputs-times-1/n (premul = 1, avg only), over
+ * elements [0, n). Returns 1 when the check rejects exactly the elements where `bad` gives a
+ * non-zero input (*heard of them, at least one): a window rank is caught wherever it speaks,
+ * and nothing else is called wrong. */
+static int caught_where_heard(enum cc_dtype t, enum cc_op op, int nranks, int bad, int twice,
+                              int premul, size_t n, size_t *heard)
+{
+    int good = 1;
+    uint16_t h = 0;
+    cc_dtype_set(t, &h, 0, 1.0 / nranks);
+    double scale = cc_dtype_get(t, &h, 0); /* the scalar, rounded to the type */
+    *heard = 0;
+    for (size_t i = 0; i < n && good; i++) {
+        double acc = 0;
+        int speaks = cc_input_value(11, t, op, bad, nranks, i) != 0;
+        for (int r = 0; r < nranks; r++) {
+            double x = cc_input_value(11, t, op, r, nranks, i);
+            for (int k = 0; k < (r == bad ? 2 * !!twice : 1); k++) {
+                double term = x;
+                if (premul) { /* each product rounded to the type */
+                    cc_dtype_set(t, &h, 0, x * scale);
+                    term = cc_dtype_get(t, &h, 0);
+                }
+                cc_dtype_set(t, &h, 0, acc + term); /* each partial sum rounded */
+                acc = cc_dtype_get(t, &h, 0);
+            }
+        }
+        if (op == CC_AVG && !premul) {
+            cc_dtype_set(t, &h, 0, acc / nranks);
+            acc = cc_dtype_get(t, &h, 0);
+        }
+        int match = cc_value_matches(t, op, acc, cc_expected_reduce(11, t, op, nranks, i), nranks);
+        *heard += speaks;
+        if (match == speaks) {
+            diag("%s %s n=%d bad=%d%s i=%zu: %s", cc_dtype_name(t), cc_op_name(op), nranks, bad,
+                 twice ? " twice" : "", i, speaks ? "accepted" : "rejected though not heard");
+            good = 0;
+        }
+    }
+    return good && *heard > 0;
+}
+
+/* Floating sums and averages over more ranks than their rounding lets every rank speak: a
+ * window of ranks moving with the element gives the non-zero inputs. */
+static void window_tests(void)
+{
+    /* widths, by hand: avg every rank while 8n(n + 2) <= 2^bits or at a power of two with
+     * 4n <= 2^bits; else the widest w with 2(4w^2 + 13w) <= 2^bits (bf16: w = 4 gives 232
+     * <= 256, 5 gives 330; float16: 14 gives 1932 <= 2048, 15 gives 2190); sums every rank
+     * while 4n <= 2^bits, else 2^bits / 4 */
+    static const struct {
+        enum cc_dtype t;
+        enum cc_op op;
+        int n, want;
+    } widths[] = {
+        {CC_BFLOAT16, CC_AVG, 4, 4},     {CC_BFLOAT16, CC_AVG, 5, 4},
+        {CC_BFLOAT16, CC_AVG, 64, 64},   {CC_BFLOAT16, CC_AVG, 128, 4},
+        {CC_FLOAT16, CC_AVG, 15, 15},    {CC_FLOAT16, CC_AVG, 16, 16},
+        {CC_FLOAT16, CC_AVG, 17, 14},    {CC_FLOAT16, CC_AVG, 512, 512},
+        {CC_FLOAT16, CC_AVG, 513, 14},   {CC_FLOAT32, CC_AVG, 1447, 1447},
+        {CC_FLOAT32, CC_AVG, 1448, 1446}, {CC_FLOAT64, CC_AVG, 100000, 100000},
+        {CC_BFLOAT16, CC_SUM, 64, 64},   {CC_BFLOAT16, CC_SUM, 65, 64},
+        {CC_FLOAT16, CC_SUM, 600, 512},  {CC_FLOAT32, CC_SUM, 100000, 100000},
+        {CC_INT8, CC_SUM, 1000, 1000},   {CC_BFLOAT16, CC_MAX, 1000, 1000},
+    };
+    for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++)
+        is_int(cc_sum_voices(widths[k].t, widths[k].op, widths[k].n), widths[k].want,
+               "%s %s over %d ranks: %d give non-zero inputs to each element",
+               cc_dtype_name(widths[k].t), cc_op_name(widths[k].op), widths[k].n, widths[k].want);
+
+    /* shape: exactly w non-zero inputs per element, each +-1..4; any ceil(n/w) consecutive
+     * elements hear every rank */
+    static const struct {
+        enum cc_dtype t;
+        enum cc_op op;
+        int n;
+    } shapes[] = {{CC_BFLOAT16, CC_AVG, 100}, {CC_FLOAT16, CC_AVG, 1000}, {CC_BFLOAT16, CC_SUM, 200}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        int n = shapes[k].n, w = cc_sum_voices(shapes[k].t, shapes[k].op, n), good = 1;
+        size_t span = (size_t)(n + w - 1) / (size_t)w;
+        char *seen = calloc((size_t)n, 1);
+        for (size_t i = 0; i < 3 * span && good; i++) {
+            int nz = 0;
+            for (int r = 0; r < n; r++) {
+                double x = cc_input_value(3, shapes[k].t, shapes[k].op, r, n, i);
+                if (x != 0) {
+                    nz++;
+                    good &= fabs(x) >= 1 && fabs(x) <= 4 && x == (int)x;
+                    seen[r] = 1;
+                }
+            }
+            good &= nz == w;
+            if (i % span == span - 1) { /* a full cycle: every rank heard */
+                for (int r = 0; r < n; r++)
+                    good &= seen[r];
+                memset(seen, 0, (size_t)n);
+            }
+        }
+        free(seen);
+        ok(good, "%s %s over %d ranks: %d non-zero inputs per element, every rank heard in any "
+           "%zu consecutive elements", cc_dtype_name(shapes[k].t), cc_op_name(shapes[k].op), n,
+           w, span);
+    }
+
+    /* a rank left out or counted twice is caught in every element where it speaks, and
+     * only there, in both rounding orders, at counts where the check could not see it
+     * before (float16 at 17000 ranks: quotients below 2^-14 are subnormal) */
+    static const struct {
+        enum cc_dtype t;
+        enum cc_op op;
+        int n, bad;
+    } lost[] = {
+        {CC_BFLOAT16, CC_AVG, 7, 3},      {CC_BFLOAT16, CC_AVG, 100, 37},
+        {CC_BFLOAT16, CC_AVG, 128, 127},  {CC_FLOAT16, CC_AVG, 17, 0},
+        {CC_FLOAT16, CC_AVG, 1000, 999},  {CC_FLOAT16, CC_AVG, 17000, -1},
+        {CC_FLOAT32, CC_AVG, 3000, 1500}, {CC_BFLOAT16, CC_SUM, 200, 150},
+        {CC_FLOAT16, CC_SUM, 600, 599},
+    };
+    for (size_t k = 0; k < sizeof lost / sizeof lost[0]; k++) {
+        int n = lost[k].n, w = cc_sum_voices(lost[k].t, lost[k].op, n), bad = lost[k].bad;
+        size_t span = (size_t)(n + w - 1) / (size_t)w, elems = span < 64 ? 64 : span, hd = 0;
+        int good = 1;
+        if (bad < 0) { /* many ranks: 64 elements, and a rank that speaks in element 10 */
+            elems = 64;
+            for (bad = n - 1; bad > 0 && cc_input_value(11, lost[k].t, lost[k].op, bad, n, 10) == 0;)
+                bad--;
+        }
+        for (int twice = 0; twice < 2; twice++)
+            for (int premul = 0; premul < 1 + (lost[k].op == CC_AVG); premul++)
+                good &= caught_where_heard(lost[k].t, lost[k].op, n, bad, twice, premul, elems,
+                                           &hd);
+        ok(good, "%s %s over %d ranks: rank %d left out or counted twice is caught in the %zu of "
+           "%zu elements where it speaks, in every order", cc_dtype_name(lost[k].t),
+           cc_op_name(lost[k].op), n, bad, hd, elems);
+    }
+}
+
 int main(void)
 {
     half_tests();
+    window_tests();
     static const int counts[] = {1, 2, 3, 4, 7, 16};
     for (int t = 0; t < CC_DTYPE_COUNT; t++)
         for (int op = 0; op < CC_OP_COUNT; op++) {
