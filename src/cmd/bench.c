@@ -947,9 +947,17 @@ out:
     json_decref(header);
     if (bctx)
         be->fini(bctx);
-    /* a failed run may leave peers mid-operation: do not wait for them in MPI_Finalize */
+    /* a failed run may leave peers mid-operation: do not wait for them in MPI_Finalize.
+     * Rank 0 ends the job at once; the others give it 2 s first, so that what it still has
+     * to write (the errors it reports for every rank, its summary) is not cut off by their
+     * abort, which kills every rank. Rank 0's abort ends their wait. */
     if (rc == 3) {
         fflush(NULL);
+        if (rte.rank != 0) {
+            struct timespec grace = {2, 0};
+            while (nanosleep(&grace, &grace) != 0 && errno == EINTR)
+                ;
+        }
         cc_rte_abort(&rte, rc);
     }
     cc_rte_fini(&rte);

@@ -187,7 +187,7 @@ j="$tmp/wd.json"
 cl_mpirun -t 120 "$CCBENCH" bench -b 8 -e 1M -n 2999 -q --timeout 1 --json "$j" \
     >"$tmp/out" 2>&1 &
 bench=$!
-if wait_for 60 grep -q '"bytes":64,' "$j"; then
+if wait_for 60 grep -q '"bytes":16,' "$j"; then
     cl_cut 2
     wait_for 30 grep -q "likely culprit" "$tmp/out"
     grep -q "watchdog: likely culprit: rank 2 ($(cl_ns 2)) no longer answers the watchdog (it answered at start-up): stopped, dead, or the host is down; 3 of 4 ranks wait in " "$tmp/out"

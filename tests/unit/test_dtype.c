@@ -123,7 +123,7 @@ static int caught_where_heard(enum cc_dtype t, enum cc_op op, int nranks, int ba
                               int premul, size_t n, size_t *heard)
 {
     int good = 1;
-    uint16_t h = 0;
+    uint64_t h = 0; /* one element of any type */
     cc_dtype_set(t, &h, 0, 1.0 / nranks);
     double scale = cc_dtype_get(t, &h, 0); /* the scalar, rounded to the type */
     *heard = 0;
