@@ -953,7 +953,9 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
     /* collectives that only move data are fed the min/max inputs (128 values, every rank
      * giving one to every element): a sum's inputs can be mostly 0 at many ranks */
     struct cc_coll_ctx cx = {
-        .dtype = t, .op = (coll->flags & CC_COLL_HAS_OP) ? op : CC_MAX, .root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : 0,
+        .dtype = t,
+        .op = (coll->flags & CC_COLL_HAS_OP) ? op : CC_MAX,
+        .root = (coll->flags & CC_COLL_HAS_ROOT) ? p->root : 0,
         .rank = r->rank, .nranks = r->size, .seed = p->seed,
     };
     cc_coll_counts(coll, bytes, t, r->size, &cx.sendcount, &cx.recvcount);

@@ -277,12 +277,21 @@ static int sig_bits(enum cc_dtype t)
     }
 }
 
-/* The window of a sum or average: the rounding a correct float reduction may do, u (the unit
- * roundoff) times this, for w non-zero inputs of at most 4 over n ranks (each input times 1/n
- * rounded twice, each of w partial sums once; see cc_value_matches) */
+/* A window's rounding in an average, in units of u (the unit roundoff) times 1/n: w non-zero
+ * inputs of at most 4, each times 1/n rounded twice (1/n itself, then the product: at most
+ * 2.01 u * 4/n each), and w - 1 partial sums of at most 4w/n rounded once each. */
 static double window_err(int w) { return 4.0 * w * w + 9.0 * w; }
 
-int cc_sum_voices(enum cc_dtype t, enum cc_op op, int nranks)
+/* float16 quotients below 2^-14 (beyond 16,384 ranks) are subnormal, with a fixed spacing of
+ * 2^-24: the error of the rounded 1/n (half of that) is multiplied by each input (at most 4),
+ * and each product rounds by half of it again, so w inputs may be off by 5w * 2^-25 in all,
+ * however small their share. */
+static double sub_slack(enum cc_dtype t, int w, int n)
+{
+    return t == CC_FLOAT16 && n > 16384 ? 5.0 * w * ldexp(1.0, -25) : 0;
+}
+
+int cc_sum_width(enum cc_dtype t, enum cc_op op, int nranks)
 {
     int n = nranks > 0 ? nranks : 1, bits = sig_bits(t);
     if (!bits || (op != CC_SUM && op != CC_AVG))
@@ -301,14 +310,17 @@ int cc_sum_voices(enum cc_dtype t, enum cc_op op, int nranks)
         return n;
     if (8.0 * n * (n + 2) <= span)
         return n;
-    /* else a window, the widest whose rounding (u * window_err(w) / n, exp included) stays
-     * under half a share: bfloat16 4 ranks, float16 14 */
+    /* else a window, the widest whose rounding (the result itself at most 4w/n, plus
+     * window_err, plus float16's subnormal slack) stays under half a share: bfloat16 4,
+     * float16 14 up to 16,384 ranks and fewer beyond (13 at 20,000, 11 at 100,000, 3 at a
+     * million, 1 up to about 3.3 million), float32 1446. Beyond float16's last width of 1
+     * none would do: every rank gives an input, and a missing one cannot be seen there. */
     int w = (int)((sqrt(676.0 + 32.0 * span) - 26.0) / 16.0); /* 2(4w^2 + 13w) <= span */
-    while (w > 1 && 2.0 * (window_err(w) + 4.0 * w) > span)
+    while (w > 0 && (window_err(w) + 4.0 * w) / span + sub_slack(t, w, n) * n > 0.5)
         w--;
-    while (2.0 * (window_err(w + 1) + 4.0 * (w + 1)) <= span)
+    while (w > 0 && (window_err(w + 1) + 4.0 * (w + 1)) / span + sub_slack(t, w + 1, n) * n <= 0.5)
         w++;
-    return w < n ? w : n - 1;
+    return w > 0 ? w : n;
 }
 
 /* First rank of element i's window: consecutive elements take consecutive windows, so any
@@ -319,10 +331,29 @@ static int window_start(uint64_t seed, size_t i, int n, int w)
     return (int)(((uint64_t)(i % (size_t)n) * (uint64_t)w + off) % (uint64_t)n);
 }
 
+int cc_sum_window(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i, int *start)
+{
+    int n = nranks > 0 ? nranks : 1, w = cc_sum_width(t, op, n);
+    *start = w < n ? window_start(seed, i, n, w) : 0;
+    return w;
+}
+
+static uint64_t input_hash(uint64_t seed, int rank, size_t i)
+{
+    return mix64(seed ^ mix64(((uint64_t)(unsigned)rank << 40) ^ (uint64_t)i));
+}
+
+/* A window rank's input: +-1..4, never 0 (a rank left out always shows) */
+static double window_value(uint64_t h)
+{
+    double v = (double)(1 + (h >> 1) % 4);
+    return (h & 1) ? -v : v;
+}
+
 double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
                       size_t i)
 {
-    uint64_t h = mix64(seed ^ mix64(((uint64_t)(unsigned)rank << 40) ^ (uint64_t)i));
+    uint64_t h = input_hash(seed, rank, i);
     int sgn = cc_dtype_is_signed(t);
     switch (op) {
     case CC_PROD: {
@@ -342,16 +373,14 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
     case CC_MAX:
         return sgn ? (double)((int)(h % 128) - 64) : (double)(h % 128);
     default: { /* sum, avg */
-        int n = nranks > 0 ? nranks : 1, w = cc_sum_voices(t, op, n);
+        int n = nranks > 0 ? nranks : 1, start, w = cc_sum_window(seed, t, op, n, i, &start);
         if (w >= n)
             return sgn ? (double)((int)(h % 9) - 4) : (double)(h % 9);
-        /* a window of w ranks gives each element +-1..4 (never 0: a rank left out always
-         * shows), the others 0; the sum is exact whatever n */
-        int start = window_start(seed, i, n, w);
+        /* a window of w ranks gives each element +-1..4, the others 0: the sum is exact
+         * whatever n */
         if (((uint64_t)rank + (uint64_t)n - (uint64_t)start) % (uint64_t)n >= (uint64_t)w)
             return 0;
-        double v = (double)(1 + (h >> 1) % 4);
-        return (h & 1) ? -v : v;
+        return window_value(h);
     }
     }
 }
@@ -380,12 +409,11 @@ static double wrap_int(enum cc_dtype t, double v)
 
 double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i)
 {
-    int w = cc_sum_voices(t, op, nranks);
+    int start, w = cc_sum_window(seed, t, op, nranks, i, &start);
     if (nranks > 0 && w < nranks) { /* a window: the other ranks give 0 */
-        int start = window_start(seed, i, nranks, w);
         double acc = 0;
         for (int k = 0; k < w; k++)
-            acc += cc_input_value(seed, t, op, (start + k) % nranks, nranks, i);
+            acc += window_value(input_hash(seed, (start + k) % nranks, i));
         return op == CC_AVG ? acc / nranks : acc;
     }
     double acc = cc_input_value(seed, t, op, 0, nranks, i);
@@ -415,7 +443,7 @@ int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double exp, int
         return 0;
     int bits = sig_bits(t);
     double u = ldexp(1.0, -bits); /* unit roundoff */
-    int nr = nranks > 0 ? nranks : 1, w = cc_sum_voices(t, op, nr);
+    int nr = nranks > 0 ? nranks : 1, w = cc_sum_width(t, op, nr);
     double n = nr;
     if (op != CC_AVG)
         return 0; /* small integers, powers of two, sums within the significand: exact */
@@ -429,10 +457,7 @@ int cc_value_matches(enum cc_dtype t, enum cc_op op, double got, double exp, int
      * input: n - 1 of at most 4; a window: w of at most 4w/n) */
     if (w == nr)
         return fabs(got - exp) <= u * (fabs(exp) + 4.0 * (n + 1));
-    /* float16 quotients below 2^-14 lose bits to subnormals: each of the 2w + 1 roundings
-     * may be off by half of 2^-24 */
-    double sub = t == CC_FLOAT16 ? (2.0 * w + 1) * ldexp(1.0, -25) : 0;
-    return fabs(got - exp) <= u * (fabs(exp) + window_err(w) / n) + sub;
+    return fabs(got - exp) <= u * (fabs(exp) + window_err(w) / n) + sub_slack(t, w, nr);
 }
 
 void cc_fill_poison(void *buf, enum cc_dtype t, size_t n)

@@ -5,7 +5,7 @@
  * through float. Integer arithmetic wraps modulo 2^bits (computed unsigned), so results do not
  * depend on reduction order; floating-point inputs are small integers so sums and products are
  * exact (checked exactly: beyond what the significand holds for every rank, a window of ranks
- * gives each element its inputs, see cc_sum_voices), and checks allow only the rounding an
+ * gives each element its inputs, see cc_sum_width), and checks allow only the rounding an
  * average can do, which the inputs keep below one rank's share.
  */
 #ifndef CC_DTYPE_H
@@ -53,7 +53,7 @@ void cc_scale_avg(enum cc_dtype t, void *buf, size_t n, int nranks);
 
 /* The seeded input: value of element `i` of the buffer that rank `rank` contributes.
  * Small integers chosen so reductions are exact (see file comment). Floating sums and
- * averages over more ranks than cc_sum_voices allows come from a window of that many ranks
+ * averages over more ranks than cc_sum_width allows come from a window of that many ranks
  * that moves with the element (+-1..4 each, never 0); the other ranks give 0. */
 double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
                       size_t i);
@@ -61,8 +61,13 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
  * floating sums a window of 2^bits/4 beyond that many ranks (exact at any n); averages every
  * rank where the result is exact or one rank's share shows above the rounding (bfloat16 up
  * to 4 ranks or a power of two up to 64, float16 15 or a power of two up to 512, float32
- * 1447), else a window of the widest such width (bfloat16 4, float16 14). */
-int cc_sum_voices(enum cc_dtype t, enum cc_op op, int nranks);
+ * 1447), else a window of the widest such width (bfloat16 4, float32 1446, float16 14 up to
+ * 16,384 ranks and fewer beyond, as subnormal quotients round more; beyond about 3.3 million
+ * ranks no width keeps a float16 average's missing rank visible: n, as below the window). */
+int cc_sum_width(enum cc_dtype t, enum cc_op op, int nranks);
+/* The window of element i: its width (cc_sum_width) and its first rank in *start (the window
+ * is ranks start .. start + w - 1, modulo n; 0 when every rank gives an input). */
+int cc_sum_window(uint64_t seed, enum cc_dtype t, enum cc_op op, int nranks, size_t i, int *start);
 /* Fill n elements of buf with cc_input_value(seed, t, op, rank, nranks, first + k). */
 void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
                    int nranks, size_t first, size_t n);

@@ -107,7 +107,8 @@ int main(void)
                 for (int op = 0; op < CC_OP_COUNT; op++) {
                     if (!cc_op_valid((enum cc_op)op, (enum cc_dtype)t))
                         continue;
-                    if (!(coll->flags & CC_COLL_HAS_OP) && op)
+                    /* collectives that only move data get the max inputs, as in the harness */
+                    if (!(coll->flags & CC_COLL_HAS_OP) && op != CC_MAX)
                         continue;
                     size_t bytes = cc_coll_granule(coll, (enum cc_dtype)t, ns[k]) * 37;
                     size_t w = simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 0);
