@@ -283,9 +283,9 @@ static int sig_bits(enum cc_dtype t)
 static double window_err(int w) { return 4.0 * w * w + 9.0 * w; }
 
 /* float16 quotients below 2^-14 (beyond 16,384 ranks) are subnormal, with a fixed spacing of
- * 2^-24: the error of the rounded 1/n (half of that) is multiplied by each input (at most 4),
- * and each product rounds by half of it again, so w inputs may be off by 5w * 2^-25 in all,
- * however small their share. */
+ * 2^-24: the error of the rounded 1/n (at most half of that) is multiplied by each input (at
+ * most 4), 4w * 2^-25 for w inputs however small their share (products below 2^-13 are then
+ * exact; larger ones round relatively, in window_err). 5w * 2^-25 bounds it with room. */
 static double sub_slack(enum cc_dtype t, int w, int n)
 {
     return t == CC_FLOAT16 && n > 16384 ? 5.0 * w * ldexp(1.0, -25) : 0;

@@ -132,7 +132,8 @@ static int caught_where_heard(enum cc_dtype t, enum cc_op op, int nranks, int ba
         int speaks = cc_input_value(11, t, op, bad, nranks, i) != 0, start = 0;
         int w = window_only ? cc_sum_window(11, t, op, nranks, i, &start) : nranks;
         /* window_only: the ranks of the element's window alone, for rank counts too large to
-         * walk; the others' zeros add nothing exactly (the shape test shows they are 0) */
+         * walk; the others give 0 (cc_input_value, shown by the shape test at 100-1,000
+         * ranks), which adds nothing exactly */
         for (int k = 0; k < w; k++) {
             int r = (start + k) % nranks;
             double x = cc_input_value(11, t, op, r, nranks, i);
@@ -169,7 +170,7 @@ static void window_tests(void)
      * 4n <= 2^bits; else the widest w with 2(4w^2 + 13w) <= 2^bits (bf16: w = 4 gives 232
      * <= 256, 5 gives 330; float16: 14 gives 1932 <= 2048, 15 gives 2190), and for float16
      * beyond 16,384 ranks (4w^2 + 13w) / 2048 + 5wn / 2^25 <= 1/2 (n = 16,385: 14 gives
-     * 0.506, 13 0.448; 100,000: 11 gives 0.470, 12 0.536; a million: 3 gives 0.484, 4
+     * 0.506, 13 0.444; 100,000: 11 gives 0.470, 12 0.536; a million: 3 gives 0.484, 4
      * 0.653; 4 million: even 1 gives 0.604, so every rank, unchecked for a missing one);
      * sums every rank while 4n <= 2^bits, else 2^bits / 4 */
     static const struct {
