@@ -85,6 +85,16 @@ for who in 0 1; do
         "$(grep -E 'error' "$tmp/out" | head -4)"
 done
 
+# 17 ranks: 16-bit sums and averages where a window of ranks gives each element its inputs
+# (averages: bfloat16 beyond 4 ranks, float16 beyond 15), reduced by tcp's own code
+j="$tmp/w17.json"
+timeout 300 $CC_MPIRUN -np 17 "$CCBENCH" bench --backend tcp --coll allreduce,reducescatter,reduce \
+    -d float16,bfloat16 -o sum,avg -b 8K -e 64K -f 8 -n 2 -w 0 -q --json "$j" >"$tmp/out" 2>&1
+rc=$?; n=$(measured "$j" 2>/dev/null); w=$(wrong "$j" 2>/dev/null)
+[ "$rc" = 0 ] && [ "${n:-0}" -ge 24 ] && [ "$w" = 0 ]
+ok $? "np 17: 16-bit sums and averages over a window of ranks, $n measurements, wrong ${w:-?}, exit $rc" \
+    "$(tail -5 "$tmp/out")"
+
 # one rank: every collective is a local copy
 j="$tmp/np1.json"
 timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp --coll all -b 8 -e 64K -f 8 -n 2 -w 1 \
