@@ -291,7 +291,7 @@ static double sub_slack(enum cc_dtype t, int w, int n)
     return t == CC_FLOAT16 && n > 16384 ? 5.0 * w * ldexp(1.0, -25) : 0;
 }
 
-int cc_sum_width(enum cc_dtype t, enum cc_op op, int nranks)
+static int sum_width(enum cc_dtype t, enum cc_op op, int nranks)
 {
     int n = nranks > 0 ? nranks : 1, bits = sig_bits(t);
     if (!bits || (op != CC_SUM && op != CC_AVG))
@@ -323,6 +323,18 @@ int cc_sum_width(enum cc_dtype t, enum cc_op op, int nranks)
     return w > 0 ? w : n;
 }
 
+int cc_sum_width(enum cc_dtype t, enum cc_op op, int nranks)
+{
+    /* asked for every element filled and checked, always with the same arguments in a run:
+     * the last answer is kept (per thread) */
+    static _Thread_local struct { int t, op, n, w; } last = {-1, -1, -1, 0};
+    if (last.t != (int)t || last.op != (int)op || last.n != nranks) {
+        last.w = sum_width(t, op, nranks);
+        last.t = (int)t, last.op = (int)op, last.n = nranks;
+    }
+    return last.w;
+}
+
 /* First rank of element i's window: consecutive elements take consecutive windows, so any
  * ceil(n / w) consecutive elements hear every rank. */
 static int window_start(uint64_t seed, size_t i, int n, int w)
@@ -350,8 +362,10 @@ static double window_value(uint64_t h)
     return (h & 1) ? -v : v;
 }
 
-double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
-                      size_t i)
+/* cc_input_value, with element i's sum/avg window (width w, first rank start) given: the
+ * callers that walk many elements or ranks find it once. n >= 1. */
+static double input_in(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int n, size_t i,
+                       int w, int start)
 {
     uint64_t h = input_hash(seed, rank, i);
     int sgn = cc_dtype_is_signed(t);
@@ -360,9 +374,8 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
         /* products of at most six 2s (<= 64) and signs stay exact in every type: the 2s come
          * from a window of six ranks that moves with the element, so every rank's data
          * shows in some products (a rank left out or counted twice is caught) */
-        int n = nranks > 0 ? nranks : 1;
-        uint64_t start = mix64(seed ^ 0x70726f64ull ^ mix64((uint64_t)i)) % (uint64_t)n;
-        int in_window = ((uint64_t)rank + (uint64_t)n - start) % (uint64_t)n < 6;
+        uint64_t first = mix64(seed ^ 0x70726f64ull ^ mix64((uint64_t)i)) % (uint64_t)n;
+        int in_window = ((uint64_t)rank + (uint64_t)n - first) % (uint64_t)n < 6;
         if (in_window && (h & 1))
             return 2;
         if (sgn && ((h >> 3) & 7) == 0)
@@ -372,8 +385,7 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
     case CC_MIN:
     case CC_MAX:
         return sgn ? (double)((int)(h % 128) - 64) : (double)(h % 128);
-    default: { /* sum, avg */
-        int n = nranks > 0 ? nranks : 1, start, w = cc_sum_window(seed, t, op, n, i, &start);
+    default: /* sum, avg */
         if (w >= n)
             return sgn ? (double)((int)(h % 9) - 4) : (double)(h % 9);
         /* a window of w ranks gives each element +-1..4, the others 0: the sum is exact
@@ -382,14 +394,23 @@ double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, i
             return 0;
         return window_value(h);
     }
-    }
+}
+
+double cc_input_value(uint64_t seed, enum cc_dtype t, enum cc_op op, int rank, int nranks,
+                      size_t i)
+{
+    int n = nranks > 0 ? nranks : 1, start, w = cc_sum_window(seed, t, op, n, i, &start);
+    return input_in(seed, t, op, rank, n, i, w, start);
 }
 
 void cc_fill_input(void *buf, enum cc_dtype t, enum cc_op op, uint64_t seed, int rank,
                    int nranks, size_t first, size_t n)
 {
-    for (size_t k = 0; k < n; k++)
-        cc_dtype_set(t, buf, k, cc_input_value(seed, t, op, rank, nranks, first + k));
+    int nr = nranks > 0 ? nranks : 1, w = cc_sum_width(t, op, nr);
+    for (size_t k = 0; k < n; k++) {
+        int start = w < nr ? window_start(seed, first + k, nr, w) : 0;
+        cc_dtype_set(t, buf, k, input_in(seed, t, op, rank, nr, first + k, w, start));
+    }
 }
 
 /* Wrap an exact integer to the type's range, as the type's own arithmetic would. */
@@ -416,9 +437,10 @@ double cc_expected_reduce(uint64_t seed, enum cc_dtype t, enum cc_op op, int nra
             acc += window_value(input_hash(seed, (start + k) % nranks, i));
         return op == CC_AVG ? acc / nranks : acc;
     }
-    double acc = cc_input_value(seed, t, op, 0, nranks, i);
+    int n = nranks > 0 ? nranks : 1;
+    double acc = input_in(seed, t, op, 0, n, i, w, start);
     for (int r = 1; r < nranks; r++) {
-        double v = cc_input_value(seed, t, op, r, nranks, i);
+        double v = input_in(seed, t, op, r, n, i, w, start);
         switch (op) {
         case CC_PROD: acc *= v; break;
         case CC_MIN: acc = CC_MINV(acc, v); break;
