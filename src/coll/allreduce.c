@@ -11,7 +11,8 @@ static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 }
 
 const struct cc_coll cc_coll_allreduce = {
-    .id = CC_ALLREDUCE, .name = "allreduce", .label = "AllReduce", .flags = CC_COLL_HAS_OP,
+    .id = CC_ALLREDUCE, .name = "allreduce", .label = "AllReduce",
+    .flags = CC_COLL_HAS_OP | CC_COLL_SHARED_CHECK,
     .busbw_factor = factor, .inplace_offset = cc_offset_zero, .fill = cc_fill_rank_input,
     .expected = expected,
 };

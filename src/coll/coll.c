@@ -74,6 +74,39 @@ size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const
     return wrong;
 }
 
+void cc_coll_share(size_t count, int n, int k, size_t *lo, size_t *hi)
+{
+    size_t q = n > 0 ? count / (size_t)n : count, rem = n > 0 ? count % (size_t)n : 0;
+    size_t kk = (size_t)(k > 0 ? k : 0);
+    *lo = q * kk + (kk < rem ? kk : rem);
+    *hi = *lo + q + (kk < rem ? 1 : 0);
+    if (*hi > count) /* k >= n */
+        *lo = *hi = count;
+}
+
+size_t cc_coll_check_copies(const struct cc_coll *c, const struct cc_coll_ctx *x, int src,
+                            size_t lo, size_t hi, const void *copies, int ncopies)
+{
+    struct cc_coll_ctx as_src = *x;
+    as_src.rank = src;
+    size_t wrong = 0, len = hi > lo ? hi - lo : 0;
+    const unsigned char *base = copies;
+    size_t stride = len * cc_dtype_size(x->dtype);
+    for (size_t i = lo; i < hi; i++) {
+        double e;
+        if (!c->expected(&as_src, i, &e))
+            continue;
+        for (int j = 0; j < ncopies; j++) {
+            double g = cc_dtype_get(x->dtype, base + (size_t)j * stride, i - lo);
+            int ok = (c->flags & CC_COLL_HAS_OP) ? cc_value_matches(x->dtype, x->op, g, e, x->nranks)
+                                                 : g == e;
+            if (!ok)
+                wrong++;
+        }
+    }
+    return wrong;
+}
+
 double cc_busbw_one(int nranks)
 {
     (void)nranks;

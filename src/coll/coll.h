@@ -27,6 +27,11 @@ enum cc_coll_id {
 #define CC_COLL_HAS_ROOT   0x2u /* takes a root rank */
 #define CC_COLL_NO_INPLACE 0x4u /* no in-place variant (reported as n/a) */
 #define CC_COLL_SPLIT      0x8u /* size must divide by nranks * element size */
+/* Element i of the output is expected to hold the same value on every rank that has an output
+ * (allreduce: every rank; reduce: the root). The check is then shared out: rank k checks
+ * share k of every such output (cc_coll_share, cc_coll_check_copies), so each rank computes
+ * each expected value of its share once, and works O(count) rather than O(count x ranks). */
+#define CC_COLL_SHARED_CHECK 0x10u
 
 /* Everything needed to generate a rank's input and predict its output. */
 struct cc_coll_ctx {
@@ -75,6 +80,16 @@ size_t cc_coll_granule(const struct cc_coll *c, enum cc_dtype t, int nranks);
 
 /* Count elements of recvbuf that differ from the expected output (host memory). */
 size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const void *recvbuf);
+
+/* Share k of n of an index range [0, count): [*lo, *hi), consecutive, sizes differing by at
+ * most one, the larger ones first; together they cover the range once. */
+void cc_coll_share(size_t count, int n, int k, size_t *lo, size_t *hi);
+/* Count wrong elements in ncopies copies of elements [lo, hi) of a CC_COLL_SHARED_CHECK
+ * collective's output: copy j at copies + j * (hi - lo) * element size (host memory). Each
+ * expected value is computed once, as for rank src's output (a rank that has one: the root of
+ * a reduce), and compared with every copy. */
+size_t cc_coll_check_copies(const struct cc_coll *c, const struct cc_coll_ctx *x, int src,
+                            size_t lo, size_t hi, const void *copies, int ncopies);
 
 /* Shared helpers for collective files. */
 double cc_busbw_one(int nranks);

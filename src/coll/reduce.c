@@ -12,6 +12,7 @@ static int expected(const struct cc_coll_ctx *c, size_t i, double *v)
 
 const struct cc_coll cc_coll_reduce = {
     .id = CC_REDUCE, .name = "reduce", .label = "Reduce",
-    .flags = CC_COLL_HAS_OP | CC_COLL_HAS_ROOT, .busbw_factor = cc_busbw_one,
+    .flags = CC_COLL_HAS_OP | CC_COLL_HAS_ROOT | CC_COLL_SHARED_CHECK,
+    .busbw_factor = cc_busbw_one,
     .inplace_offset = cc_offset_zero, .fill = cc_fill_rank_input, .expected = expected,
 };

@@ -143,6 +143,14 @@ cc_status cc_rte_bcast(const struct cc_rte *r, void *buf, size_t bytes, int root
     return mpi_st(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, cc_rte_comm(r)));
 }
 
+cc_status cc_rte_alltoallv(const struct cc_rte *r, const void *send, const int *scounts,
+                           const int *sdispls, void *recv, const int *rcounts,
+                           const int *rdispls)
+{
+    return mpi_st(MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls,
+                                MPI_BYTE, cc_rte_comm(r)));
+}
+
 static MPI_Op rte_op(enum cc_rte_op op)
 {
     return op == CC_RTE_MIN ? MPI_MIN : op == CC_RTE_MAX ? MPI_MAX : MPI_SUM;

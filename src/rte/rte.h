@@ -31,6 +31,12 @@ cc_status cc_rte_barrier(const struct cc_rte *r);
 /* Every rank contributes `bytes` at send; recv receives size*bytes in rank order. */
 cc_status cc_rte_allgather(const struct cc_rte *r, const void *send, void *recv, size_t bytes);
 cc_status cc_rte_bcast(const struct cc_rte *r, void *buf, size_t bytes, int root);
+/* All-to-all of byte blocks: the block for rank k is scounts[k] bytes at send + sdispls[k],
+ * the one from rank k lands at recv + rdispls[k] (rcounts[k] bytes). Counts and
+ * displacements are MPI's ints: callers keep every buffer under INT_MAX bytes. */
+cc_status cc_rte_alltoallv(const struct cc_rte *r, const void *send, const int *scounts,
+                           const int *sdispls, void *recv, const int *rcounts,
+                           const int *rdispls);
 /* In-place element-wise reduction of n doubles across all ranks. */
 cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum cc_rte_op op);
 /* In-place element-wise reduction of n long longs across all ranks. */

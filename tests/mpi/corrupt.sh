@@ -13,6 +13,31 @@ for coll in allreduce allgather alltoall; do
     grep -q 'wrong results detected' "$tmp/err"; ok $? "$coll: error line on stderr"
     grep -q 'CORRUPTION' "$tmp/out"; ok $? "$coll: summary flags corruption"
 done
+# allreduce and reduce are checked in shares, rank k checking share k of every output: the
+# element is still found once, on the root of a reduce too, and in rounds smaller than a
+# message (several types and operators: a misplaced share would be wrong everywhere)
+for coll in allreduce reduce; do
+    $CC_MPIRUN -np 5 "$CCBENCH" bench --coll $coll --root 3 -b 1000 -e 1000 -n 2 --outofplace \
+        --debug-corrupt 3 --json "$tmp/c.jsonl" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q '"wrong":1,' "$tmp/c.jsonl"
+    ok $? "$coll at 5 ranks: the corrupted element on rank 3 is counted once (exit $rc)" \
+        "$(cat "$tmp/err" "$tmp/c.jsonl")"
+    CCBENCH_DEBUG_SHARE_ROUND=64 $CC_MPIRUN -np 5 -x CCBENCH_DEBUG_SHARE_ROUND "$CCBENCH" bench \
+        --coll $coll --root 3 -b 1000 -e 1000 -n 2 --outofplace --debug-corrupt 3 \
+        --json "$tmp/c.jsonl" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q '"wrong":1,' "$tmp/c.jsonl"
+    ok $? "$coll at 5 ranks in 64-byte rounds: counted once (exit $rc)" \
+        "$(cat "$tmp/err" "$tmp/c.jsonl")"
+    CCBENCH_DEBUG_SHARE_ROUND=64 $CC_MPIRUN -np 5 -x CCBENCH_DEBUG_SHARE_ROUND "$CCBENCH" bench \
+        --coll $coll --root 3 -d int8,int64,bfloat16,float64 -o sum,prod,max -b 8 -e 1000 -f 3 \
+        -n 2 --json "$tmp/c.jsonl" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] && ! grep -q '"wrong":[1-9]' "$tmp/c.jsonl" && grep -q '"wrong":0,' "$tmp/c.jsonl"
+    ok $? "$coll at 5 ranks in 64-byte rounds, 4 types x 3 operators, 8 B to 1000 B: clean" \
+        "$(cat "$tmp/err")"
+done
 # and without the switch the same run is clean
 $CC_MPIRUN -np 3 "$CCBENCH" bench --coll allreduce -b 96 -e 96 -n 3 --json "$tmp/c.jsonl" >/dev/null 2>&1
 ok $? "clean run exits 0"

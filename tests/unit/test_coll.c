@@ -6,10 +6,34 @@
 #include "../tap.h"
 #include "coll/coll.h"
 
+/* The shared check of outputs out[0..n) as the harness runs it (CC_COLL_SHARED_CHECK): rank
+ * k gets share k of the output of every rank that has one and checks those copies. */
+static size_t check_shared(const struct cc_coll *c, const struct cc_coll_ctx *x0,
+                           unsigned char *const *out)
+{
+    struct cc_coll_ctx x = *x0;
+    int n = x.nranks, rooted = (c->flags & CC_COLL_HAS_ROOT) != 0;
+    size_t es = cc_dtype_size(x.dtype), wrong = 0;
+    unsigned char *copies = malloc(x.recvcount * es * (size_t)n + 1);
+    for (int k = 0; k < n; k++) {
+        size_t lo, hi;
+        int m = 0;
+        cc_coll_share(x.recvcount, n, k, &lo, &hi);
+        for (int r = 0; r < n; r++)
+            if (!rooted || r == x.root)
+                memcpy(copies + (size_t)m++ * (hi - lo) * es, out[r] + lo * es, (hi - lo) * es);
+        x.rank = k; /* the checker's own rank must not matter */
+        wrong += cc_coll_check_copies(c, &x, rooted ? x.root : 0, lo, hi, copies, m);
+    }
+    free(copies);
+    return wrong;
+}
+
 /* Simulate collective c over n ranks on the host; returns wrong elements summed over
- * ranks (should be 0) and, with corrupt, after changing one element on rank n-1. */
+ * ranks (should be 0) and, with corrupt, after changing one element on rank n-1 (a reduce's
+ * root). For collectives checked in shares, *shared gets what the shared check counts. */
 static size_t simulate(const struct cc_coll *c, enum cc_dtype t, enum cc_op op, int n,
-                       size_t bytes, int corrupt)
+                       size_t bytes, int corrupt, size_t *shared)
 {
     size_t es = cc_dtype_size(t), wrong = 0, sc, rc;
     cc_coll_counts(c, bytes, t, n, &sc, &rc);
@@ -21,8 +45,9 @@ static size_t simulate(const struct cc_coll *c, enum cc_dtype t, enum cc_op op, 
         in[r] = malloc(sc * es);
         c->fill(&x, in[r]);
     }
-    unsigned char *out = malloc(rc * es), *tmp = malloc(sc * es);
+    unsigned char **outs = calloc((size_t)n, sizeof *outs), *tmp = malloc(sc * es);
     for (int r = 0; r < n; r++) {
+        unsigned char *out = outs[r] = malloc(rc * es + 1);
         x.rank = r;
         memset(out, 0, rc * es);
         switch (c->id) {
@@ -61,10 +86,12 @@ static size_t simulate(const struct cc_coll *c, enum cc_dtype t, enum cc_op op, 
             cc_dtype_set(t, out, rc / 2, cc_dtype_get(t, out, rc / 2) + 100);
         wrong += cc_coll_check(c, &x, out);
     }
+    if (c->flags & CC_COLL_SHARED_CHECK)
+        *shared = check_shared(c, &x, outs);
     for (int r = 0; r < n; r++)
-        free(in[r]);
+        free(in[r]), free(outs[r]);
     free(in);
-    free(out);
+    free(outs);
     free(tmp);
     return wrong;
 }
@@ -98,10 +125,33 @@ int main(void)
     ok(cc_coll_parse_list("allreduc", why, sizeof why) == 0 && strstr(why, "'allreduc'"),
        "unknown collective named: %s", why);
 
+    /* shares: consecutive, covering the range once, sizes within one of each other */
+    static const struct { size_t count; int n; } sh[] = {{10, 4}, {2, 4}, {0, 3}, {7, 1},
+                                                          {1000003, 64}, {5, 5}};
+    int shares_ok = 1;
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+        size_t next = 0, lo, hi, q = sh[i].count / (size_t)sh[i].n;
+        for (int k = 0; k < sh[i].n; k++) {
+            cc_coll_share(sh[i].count, sh[i].n, k, &lo, &hi);
+            if (lo != next || hi < lo || hi - lo < q || hi - lo > q + 1)
+                shares_ok = 0;
+            next = hi;
+        }
+        cc_coll_share(sh[i].count, sh[i].n, sh[i].n, &lo, &hi); /* past the last: empty */
+        if (next != sh[i].count || lo != hi)
+            shares_ok = 0;
+    }
+    ok(shares_ok, "shares of a range: consecutive, covering it once, sizes within one");
+    size_t lo, hi;
+    cc_coll_share(10, 4, 2, &lo, &hi);
+    ok(lo == 6 && hi == 8, "10 elements over 4 ranks: rank 2 checks [6, 8) (got [%zu, %zu))", lo, hi);
+    cc_coll_share((size_t)1 << 62, 1 << 20, (1 << 20) - 1, &lo, &hi);
+    ok(hi == (size_t)1 << 62 && hi - lo == (size_t)1 << 42, "no overflow at 2^62 elements");
+
     static const int ns[] = {1, 2, 3, 4, 5};
     for (int c = 0; c < CC_COLL_COUNT; c++) {
         const struct cc_coll *coll = cc_colls[c];
-        int good = 1, detected = 1;
+        int good = 1, detected = 1, shared_good = 1, shared_detected = 1;
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
             for (int t = 0; t < CC_DTYPE_COUNT; t++)
                 for (int op = 0; op < CC_OP_COUNT; op++) {
@@ -111,16 +161,26 @@ int main(void)
                     if (!(coll->flags & CC_COLL_HAS_OP) && op != CC_MAX)
                         continue;
                     size_t bytes = cc_coll_granule(coll, (enum cc_dtype)t, ns[k]) * 37;
-                    size_t w = simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 0);
+                    size_t shw = 99;
+                    size_t w = simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 0, &shw);
                     if (w) {
                         diag("%s %s %s n=%d: %zu wrong", coll->name, cc_dtype_names[t], cc_op_names[op], ns[k], w);
                         good = 0;
                     }
-                    if (simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 1) != 1)
+                    if (shw != 0)
+                        shared_good = 0;
+                    shw = 99;
+                    if (simulate(coll, (enum cc_dtype)t, (enum cc_op)op, ns[k], bytes, 1, &shw) != 1)
                         detected = 0;
+                    if (shw != 1)
+                        shared_detected = 0;
                 }
         ok(good, "%s: expected output matches a host simulation (1-5 ranks, all types and ops)", coll->name);
         ok(detected, "%s: one corrupted element is counted exactly once", coll->name);
+        if (coll->flags & CC_COLL_SHARED_CHECK) {
+            ok(shared_good, "%s: the check shared out over the ranks finds nothing wrong either", coll->name);
+            ok(shared_detected, "%s: and counts the corrupted element exactly once", coll->name);
+        }
     }
     return tap_done();
 }
