@@ -663,7 +663,7 @@ size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t
 struct bufs {
     void *a, *b;                 /* backend memory, max_bytes each */
     unsigned char *hsend, *hrecv, *hpoison; /* host staging */
-    unsigned char *hshare;       /* shared checks' copies: check_round(max_bytes) + 8 x ranks */
+    unsigned char *hshare;       /* shared checks' copies: share_buf_bytes (-c above 0) */
     int *counts;                 /* shared checks' all-to-all: 4 arrays of ranks ints */
 };
 
@@ -984,8 +984,9 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
             wrong += (long long)cc_coll_check(coll, cx, B->hrecv);
         }
     }
-    /* the ranks that checked little (not the root of a reduce) wait here for those that
-     * check much: that host work (about count x ranks element operations) is no hang */
+    /* the ranks that checked little wait here for those that check much: that host work
+     * (at most about count x ranks element operations; count for the shared checks) is no
+     * hang */
     cc_watchdog_enter_longer(wd_what, (double)p->check_iters * check_s);
     CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
     m->wrong = p->check_iters > 0 ? wrong : -1;
