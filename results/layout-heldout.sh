@@ -52,8 +52,8 @@ field() {
 run() {
     what=$1 o=$2
     shift 2
-    "$CC" layout "$@" --json >"$o" 2>"$o.err"
-    if grep -q '"feasible": true' "$o"; then echo fits >"$o.fit"; else echo refused >"$o.fit"; fi
+    # exit 0: the layout fits (its JSON also holds the search's first, which always does)
+    if "$CC" layout "$@" --json >"$o" 2>"$o.err"; then echo fits >"$o.fit"; else echo refused >"$o.fit"; fi
     if [ -z "$(field tokens_per_s "$o")" ]; then
         echo "layout-heldout.sh: $what: $(cat "$o.err")" >&2
         exit 1

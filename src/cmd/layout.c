@@ -74,7 +74,7 @@ static const struct cc_opt layout_opts[] = {
     {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},
     {"mb-max", 0, CC_OPT_INT, F(mb_max), "16", "N", "largest micro-batch searched", NULL, CC_OPT_RANGE, 1, 4096},
     {"top", 'k', CC_OPT_INT, F(top), "5", "K", "layouts shown", NULL, CC_OPT_RANGE, 1, 10000},
-    {"explain", 'x', CC_OPT_STR, F(explain), NULL, "LAYOUT", "full breakdown of one layout, e.g. tp=8,pp=8,dp=16,mb=1"},
+    {"explain", 'x', CC_OPT_STR, F(explain), NULL, "LAYOUT", "full breakdown of one layout, e.g. tp=8,pp=8,dp=16,mb=1, and where it ranks in the search"},
     {"json", 'j', CC_OPT_FLAG, F(json), NULL, NULL, "print JSON instead of text"},
     {"validate-megatron", 0, CC_OPT_FLAG, F(validate), NULL, NULL, "compare with Megatron-LM SC'21 Table 1 (Markdown; exit 1 if a row fails; the paper's habits: only --efficiency, --interleave and --gemm-waves apply)"},
     {"list-models", 0, CC_OPT_FLAG, F(list_models), NULL, NULL, "list model presets"},
@@ -340,19 +340,30 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
         return 2;
     }
+    /* the search with the same habits, to say where this layout stands */
+    struct cc_search s = {0};
+    cc_status st = cc_layout_search(m, c, hb, &s);
+    if (st == CC_ENOMEM) {
+        cc_search_free(&s);
+        cc_err("out of memory");
+        return 3;
+    }
     if (cfg->json) {
         json_t *o = cc_layout_context_json(m, c, hb);
         json_object_set_new(o, "explain", cc_layout_ranked_json(m, hb, &l, &e));
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        puts(s);
-        free(s);
+        json_object_set_new(o, "search", cc_layout_versus_json(m, hb, &s, st, &l, &e));
+        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        puts(txt);
+        free(txt);
         json_decref(o);
     } else {
         cc_layout_print_context(stdout, m, c, hb);
         cc_layout_print_explain(stdout, m, c, &l, &e);
+        cc_layout_print_versus(stdout, &s, st, &l, &e);
         if (e.feasible)
             cc_layout_print_args(stdout, m, c, hb, &l, &e);
     }
+    cc_search_free(&s);
     if (e.feasible)
         return 0;
     cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);

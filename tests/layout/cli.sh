@@ -66,6 +66,35 @@ ok $? "model spec file" "$(head -3 "$out/s")"
 ok $? "--explain a feasible layout"
 grep -q "pipeline bubble" "$out/x" && grep -q "feasible yes" "$out/x"; ok $? "breakdown shown"
 
+# --explain says where the layout stands in the search with the same options: its rank is
+# its line in the ranked table, its setting's lag behind the first follows from the step times
+H18="-m megatron-18.4b -g 256 --gpu-model a100-80g --precision fp16 --grad-reduce fp16 -z 0 --sp off"
+"$CCBENCH" layout $H18 --top 20 >"$out/t18" 2>&1
+want=$(awk '$2 ~ /^tp=8,pp=1,dp=32,/ {print $1}' "$out/t18")
+best=$(awk '$1 == "1" {print $2, $5}' "$out/t18")
+"$CCBENCH" layout $H18 -x tp=8,pp=1,mb=8 >"$out/xv" 2>&1
+n=$(awk '$2 ~ /^tp=/ && $1 ~ /^[0-9]+$/' "$out/t18" | wc -l)
+grep -q "^         tp=8,pp=1,dp=32 ranks ${want}[a-z]* of $n at its best setting" "$out/xv"
+ok $? "--explain: tp=8,pp=1,dp=32 ranks as in the table (${want:-?} of $n)" "$(grep -A3 '^search' "$out/xv")"
+grep "^search .* the first: ${best% *}, " "$out/xv" | awk -v f="${best#* }" '{
+        v = $NF == "s" ? $(NF - 1) : $NF; exit !(v - f < 0.0006 && f - v < 0.0006) }'
+ok $? "--explain: names the search's first, as the table does ($best)" "$(grep '^search' "$out/xv")"
+awk -v f="${best#* }" '/^time per step/ {t = $4} /this setting is .* slower than the first/ {
+        sub(/%/, "", $4); got = $4 } END { exit !(t > 0 && got != "" && (t / f - 1) * 100 - got < 0.06 && got - (t / f - 1) * 100 < 0.06) }' "$out/xv"
+ok $? "--explain: this setting's lag behind the first matches the step times"
+first=$(awk '$1 == "1" {print $2}' "$out/t18")
+"$CCBENCH" layout $H18 -x "$first" >"$out/xf" 2>&1
+grep -q "^         this setting is the first$" "$out/xf" && grep -q " ranks 1st of $n " "$out/xf"
+ok $? "--explain of the first layout says so" "$(grep -A3 '^search' "$out/xf")"
+"$CCBENCH" layout $H18 -x tp=8,pp=1,mb=8 --json >"$out/xj" 2>&1
+sed -n '/^  "search": {/,$p' "$out/xj" >"$out/xjs"
+grep -q "^    \"rank\": ${want:-x},$" "$out/xjs" && grep -q "^    \"layouts\": $n,$" "$out/xjs" &&
+    grep -q '^    "behind_first_pct": [0-9.]*[1-9][0-9.e+-]*,$' "$out/xjs"
+ok $? "--explain --json: the same rank, layouts and a lag under \"search\"" "$(head -12 "$out/xjs")"
+"$CCBENCH" layout -m llama3-405b --gpus 8 --gpu-model a100-40g -x tp=8 >"$out/xn" 2>&1
+grep -q "^search   no layout of the search fits: no layout fits in memory" "$out/xn"
+ok $? "--explain when nothing fits: the search says why" "$(grep '^search' "$out/xn")"
+
 "$CCBENCH" layout -m llama2-7b --gpus 24 --gpu-model a100-80g -x tp=3,pp=1 >"$out/x3" 2>"$out/x3e"
 rc=$?; [ $rc -eq 2 ]; ok $? "--explain of an infeasible layout exits 2 (got $rc)"
 grep -q "feasible no: tp 3 does not divide the 32 attention heads" "$out/x3"; ok $? "and says why"
