@@ -663,17 +663,46 @@ size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t
 struct bufs {
     void *a, *b;                 /* backend memory, max_bytes each */
     unsigned char *hsend, *hrecv, *hpoison; /* host staging */
-    unsigned char *hshare;       /* shared checks' copies: share_buf_bytes (-c above 0) */
+    unsigned char *hshare;       /* shared checks' copies: share_buf_bytes, or NULL when no
+                                    shared check runs (-c 0, one rank, no such collective) */
     int *counts;                 /* shared checks' all-to-all: 4 arrays of ranks ints */
+    size_t share_round;          /* bytes of output per exchange, the same on every rank */
 };
 
 /* A shared check (CC_COLL_SHARED_CHECK) moves at most this many bytes of output per round,
  * so MPI's int counts never overflow and its copies buffer stays small. */
 #define SHARE_ROUND_BYTES ((size_t)64 << 20)
 
-static size_t share_buf_bytes(size_t maxb, int nranks)
+static size_t share_buf_bytes(size_t maxb, size_t round, int nranks)
 {
-    return (maxb < SHARE_ROUND_BYTES ? maxb : SHARE_ROUND_BYTES) + 8 * (size_t)nranks;
+    return (maxb < round ? maxb : round) + 8 * (size_t)nranks;
+}
+
+/* Whether this run checks some output in shares. */
+static int shares_checks(const struct cc_bench_params *p)
+{
+    if (p->check_iters <= 0 || p->rte->size < 2)
+        return 0;
+    for (int c = 0; c < CC_COLL_COUNT; c++)
+        if ((p->coll_mask & (1u << c)) && (cc_colls[c]->flags & CC_COLL_SHARED_CHECK))
+            return 1;
+    return 0;
+}
+
+/* The round size: SHARE_ROUND_BYTES, or the smaller CCBENCH_DEBUG_SHARE_ROUND (tests); the
+ * ranks agree on the smallest, so they make the same number of exchanges whatever each one's
+ * environment says. */
+static cc_status share_round(const struct cc_rte *r, size_t *round)
+{
+    long long v = SHARE_ROUND_BYTES;
+    const char *dbg = getenv("CCBENCH_DEBUG_SHARE_ROUND");
+    if (dbg && atoll(dbg) > 0 && atoll(dbg) < v)
+        v = atoll(dbg);
+    cc_watchdog_enter("agreeing on the check's round size");
+    cc_status st = cc_rte_allreduce_ll(r, &v, 1, CC_RTE_MIN);
+    cc_watchdog_leave();
+    *round = (size_t)v;
+    return st;
 }
 
 static void place_args(const struct cc_coll *coll, const struct cc_coll_ctx *cx, int inplace,
@@ -761,12 +790,13 @@ static cc_status check_shared(const struct cc_bench_params *p, const struct cc_c
     int nsrc = rooted ? 1 : n, src0 = rooted ? cx->root : 0;
     int is_src = !rooted || r->rank == cx->root;
     size_t es = cc_dtype_size(cx->dtype), count = cx->recvcount;
-    size_t round = SHARE_ROUND_BYTES / es;
-    const char *dbg = getenv("CCBENCH_DEBUG_SHARE_ROUND"); /* tests: smaller rounds */
-    if (dbg && atol(dbg) > 0 && (size_t)atol(dbg) / es < round)
-        round = (size_t)atol(dbg) / es > 0 ? (size_t)atol(dbg) / es : 1;
+    size_t round = B->share_round / es > 0 ? B->share_round / es : 1;
     int *sc = B->counts, *sd = sc + n, *rc = sd + n, *rd = rc + n;
     cc_status st = CC_OK;
+    char what[sizeof wd_what];
+    memcpy(what, wd_what, sizeof what); /* this thread is the only writer */
+    /* a hang in the exchange is named as one, not as the collective's */
+    wd_describe("exchanging outputs to check %s", what);
 
     for (size_t base = 0; base < count && st == CC_OK; base += round) {
         size_t len = count - base < round ? count - base : round, lo, hi, mlo, mhi;
@@ -788,6 +818,7 @@ static cc_status check_shared(const struct cc_bench_params *p, const struct cc_c
             *wrong += (long long)cc_coll_check_copies(coll, cx, src0, base + mlo, base + mhi,
                                                       B->hshare, nsrc);
     }
+    wd_describe("%s", what);
     return st;
 }
 
@@ -969,7 +1000,12 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         CC_TRY(be->copy_out(p->bctx, B->hrecv, a->recvbuf, cx->recvcount * es));
         cc_watchdog_leave();
         if (p->corrupt_rank == r->rank && c == 0) {
-            for (size_t i = 0; i < cx->recvcount; i++) {
+            /* the first element the collective defines, or with CCBENCH_DEBUG_CORRUPT_LAST the
+             * last (tests: the last share of the last round of a shared check) */
+            const char *last = getenv("CCBENCH_DEBUG_CORRUPT_LAST");
+            int from_end = last && *last && strcmp(last, "0") != 0;
+            for (size_t k = 0; k < cx->recvcount; k++) {
+                size_t i = from_end ? cx->recvcount - 1 - k : k;
                 double e;
                 if (coll->expected(cx, i, &e)) {
                     cc_dtype_set(cx->dtype, B->hrecv, i, e + 100);
@@ -977,7 +1013,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
                 }
             }
         }
-        if ((coll->flags & CC_COLL_SHARED_CHECK) && r->size > 1) {
+        if ((coll->flags & CC_COLL_SHARED_CHECK) && B->hshare) {
             if ((st = check_shared(p, coll, cx, B, check_s, &wrong)) != CC_OK)
                 goto done;
         } else {
@@ -1083,6 +1119,9 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
 {
     const struct cc_backend *be = p->backend;
     const struct cc_rte *r = p->rte;
+    int shares = shares_checks(p); /* the same on every rank: the arguments agree */
+    if (shares && share_round(r, &B->share_round) != CC_OK)
+        return CC_EPEER;
     cc_status st = be->alloc(p->bctx, maxb, &B->a);
     if (st == CC_OK)
         st = be->alloc(p->bctx, maxb, &B->b);
@@ -1090,12 +1129,11 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
         B->hsend = malloc(maxb);
         B->hrecv = malloc(maxb);
         B->hpoison = malloc(maxb);
-        if (p->check_iters > 0) {
-            B->hshare = malloc(share_buf_bytes(maxb, r->size));
+        if (shares) {
+            B->hshare = malloc(share_buf_bytes(maxb, B->share_round, r->size));
             B->counts = malloc(4 * sizeof(int) * (size_t)r->size);
         }
-        if (!B->hsend || !B->hrecv || !B->hpoison ||
-            (p->check_iters > 0 && (!B->hshare || !B->counts)))
+        if (!B->hsend || !B->hrecv || !B->hpoison || (shares && (!B->hshare || !B->counts)))
             st = CC_ENOMEM;
     }
     /* out of memory anywhere is the answer (a neighbour's failure that follows from it is
@@ -1122,8 +1160,8 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
     char sz[32], e[32], chk[32] = "", need[160];
     cc_size_format(maxb, sz, sizeof sz);
     cc_size_format(p->sweep.maxbytes, e, sizeof e);
-    if (p->check_iters > 0) { /* the copies of shared checks */
-        double kib = ceil((double)share_buf_bytes(maxb, r->size) / 1024.0);
+    if (shares) { /* the copies of shared checks */
+        double kib = ceil((double)share_buf_bytes(maxb, B->share_round, r->size) / 1024.0);
         if (kib >= 1024)
             snprintf(chk, sizeof chk, " + %.1fM", kib / 1024.0);
         else
