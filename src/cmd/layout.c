@@ -351,7 +351,7 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     if (cfg->json) {
         json_t *o = cc_layout_context_json(m, c, hb);
         json_object_set_new(o, "explain", cc_layout_ranked_json(m, hb, &l, &e));
-        json_object_set_new(o, "search", cc_layout_versus_json(m, hb, &s, st, &l, &e));
+        json_object_set_new(o, "search", cc_layout_versus_json(m, c, hb, &s, st, &l, &e));
         char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         puts(txt);
         free(txt);
@@ -359,7 +359,7 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     } else {
         cc_layout_print_context(stdout, m, c, hb);
         cc_layout_print_explain(stdout, m, c, &l, &e);
-        cc_layout_print_versus(stdout, &s, st, &l, &e);
+        cc_layout_print_versus(stdout, c, &s, st, &l, &e);
         if (e.feasible)
             cc_layout_print_args(stdout, m, c, hb, &l, &e);
     }

@@ -653,11 +653,11 @@ void cc_search_free(struct cc_search *s)
     s->nbest = 0;
 }
 
-int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp)
+int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp, int cp)
 {
     for (int i = 0; i < s->nbest; i++)
         if (s->best[i].layout.tp == tp && s->best[i].layout.pp == pp &&
-            s->best[i].layout.dp == dp)
+            s->best[i].layout.dp == dp && s->best[i].layout.cp == cp)
             return i;
     return -1;
 }

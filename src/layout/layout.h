@@ -197,7 +197,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                            const struct cc_habits *hb, struct cc_search *s);
 void cc_search_free(struct cc_search *s);
 
-/* Position (0-based) of the layout with these tp, pp, dp in a search, or -1. */
-int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp);
+/* Position (0-based) of the layout with these tp, pp, dp, cp in a search, or -1. */
+int cc_search_rank(const struct cc_search *s, int tp, int pp, int dp, int cp);
 
 #endif

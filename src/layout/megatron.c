@@ -60,7 +60,7 @@ cc_status cc_megatron_validate(const struct cc_habits *hb, struct cc_megatron_ch
         int dp = r->gpus / (r->tp * r->pp);
         if (cc_layout_search(&m, &c, hb, &s) == CC_OK) {
             k->top = s.best[0];
-            k->rank = cc_search_rank(&s, r->tp, r->pp, dp);
+            k->rank = cc_search_rank(&s, r->tp, r->pp, dp, 1);
             if (k->rank >= 0)
                 k->published = s.best[k->rank];
         }

@@ -209,61 +209,81 @@ static const char *ordinal(int n, char *buf, size_t len)
     return buf;
 }
 
-void cc_layout_print_versus(FILE *out, const struct cc_search *s, cc_status st,
-                            const struct cc_layout *l, const struct cc_eval *e)
+static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
+{
+    return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+           a->mb == b->mb && a->vpp == b->vpp && a->sp == b->sp && a->zero == b->zero &&
+           a->rc == b->rc && a->split == b->split;
+}
+
+/* Why a layout has no place in the ranking. */
+static const char *unranked_why(const struct cc_cluster *c, const struct cc_layout *l)
+{
+    if ((long long)l->tp * l->pp * l->dp * l->cp != c->gpus)
+        return "it does not use the cluster's GPUs";
+    return "none of its settings fits within the search's limits";
+}
+
+void cc_layout_print_versus(FILE *out, const struct cc_cluster *c, const struct cc_search *s,
+                            cc_status st, const struct cc_layout *l, const struct cc_eval *e)
 {
     char lb[128], sb[64], ob[16];
     if (st != CC_OK || s->nbest < 1) {
-        fprintf(out, "search   no layout of the search fits: %s\n", s->why_none);
+        fprintf(out, "search   %lld settings, none to compare with: %s\n", s->evaluated,
+                s->why_none);
         return;
     }
     const struct cc_ranked *b = &s->best[0];
-    int r = cc_search_rank(s, l->tp, l->pp, l->dp);
+    int r = cc_search_rank(s, l->tp, l->pp, l->dp, l->cp);
     fprintf(out, "search   %lld settings, %lld fit, %d layouts ranked; the first: %s, %.4f s\n",
             s->evaluated, s->feasible, s->nbest, cc_layout_format(&b->layout, lb, sizeof lb),
             b->eval.t_step);
     if (e->feasible) {
         double d = e->t_step / b->eval.t_step - 1;
-        if (d > 1e-9)
+        if (same_layout(l, &b->layout))
+            fprintf(out, "         this setting is the first\n");
+        else if (d > 1e-9)
             fprintf(out, "         this setting is %.1f%% slower than the first\n", d * 100);
         else if (d < -1e-9)
             fprintf(out, "         this setting is %.1f%% faster than the first: the search's "
                          "limits (--mb-max, --interleave, --zero, --recompute, ...) leave it "
                          "out\n", -d * 100);
         else
-            fprintf(out, "         this setting is the first\n");
+            fprintf(out, "         this setting ties with the first\n");
     }
     if (r < 0)
-        fprintf(out, "         %s has no setting that fits, within the search's limits\n",
-                short_layout(l, sb, sizeof sb));
+        fprintf(out, "         %s is not ranked: %s\n", short_layout(l, sb, sizeof sb),
+                unranked_why(c, l));
     else
         fprintf(out, "         %s ranks %s of %d at its best setting, %s (%.4f s)\n",
                 short_layout(l, sb, sizeof sb), ordinal(r + 1, ob, sizeof ob), s->nbest,
                 cc_layout_format(&s->best[r].layout, lb, sizeof lb), s->best[r].eval.t_step);
 }
 
-json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_habits *hb,
-                              const struct cc_search *s, cc_status st, const struct cc_layout *l,
-                              const struct cc_eval *e)
+json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, const struct cc_search *s,
+                              cc_status st, const struct cc_layout *l, const struct cc_eval *e)
 {
     json_t *o = json_object();
+    json_object_set_new(o, "evaluated", json_integer(s->evaluated));
+    json_object_set_new(o, "feasible", json_integer(s->feasible));
+    json_object_set_new(o, "layouts", json_integer(st == CC_OK ? s->nbest : 0));
     if (st != CC_OK || s->nbest < 1) {
         json_object_set_new(o, "error", json_string(s->why_none));
         return o;
     }
-    int r = cc_search_rank(s, l->tp, l->pp, l->dp);
-    json_object_set_new(o, "evaluated", json_integer(s->evaluated));
-    json_object_set_new(o, "feasible", json_integer(s->feasible));
-    json_object_set_new(o, "layouts", json_integer(s->nbest));
-    json_object_set_new(o, "first", cc_layout_ranked_json(m, hb, &s->best[0].layout,
-                                                          &s->best[0].eval));
+    int r = cc_search_rank(s, l->tp, l->pp, l->dp, l->cp);
+    json_object_set_new(o, "best", cc_layout_ranked_json(m, hb, &s->best[0].layout,
+                                                         &s->best[0].eval));
     double d = e->t_step / s->best[0].eval.t_step - 1;
-    json_object_set_new(o, "behind_first_pct",
+    json_object_set_new(o, "behind_best_pct",
                         e->feasible && isfinite(d) ? json_real(d * 100) : json_null());
+    json_object_set_new(o, "is_best", json_boolean(same_layout(l, &s->best[0].layout)));
     json_object_set_new(o, "rank", r < 0 ? json_null() : json_integer(r + 1));
     json_object_set_new(o, "best_setting", r < 0 ? json_null()
                                                  : cc_layout_ranked_json(m, hb, &s->best[r].layout,
                                                                          &s->best[r].eval));
+    json_object_set_new(o, "unranked_why", r < 0 ? json_string(unranked_why(c, l)) : json_null());
     return o;
 }
 

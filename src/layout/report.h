@@ -25,12 +25,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                              const struct cc_layout *l, const struct cc_eval *e);
 /* --explain against a search run with the same habits (st: its status): the fastest layout,
  * how far this one is behind it, and where this tp/pp/cp/dp ranks at its own best setting. */
-void cc_layout_print_versus(FILE *out, const struct cc_search *s, cc_status st,
-                            const struct cc_layout *l, const struct cc_eval *e);
-/* The same as JSON. */
-json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_habits *hb,
-                              const struct cc_search *s, cc_status st, const struct cc_layout *l,
-                              const struct cc_eval *e);
+void cc_layout_print_versus(FILE *out, const struct cc_cluster *c, const struct cc_search *s,
+                            cc_status st, const struct cc_layout *l, const struct cc_eval *e);
+/* The same as JSON (docs/layout.md names the keys). */
+json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, const struct cc_search *s,
+                              cc_status st, const struct cc_layout *l, const struct cc_eval *e);
 /* Ready-to-paste Megatron-LM arguments, a torchrun line and a DeepSpeed config fragment. */
 void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, const struct cc_layout *l,

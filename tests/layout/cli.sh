@@ -69,7 +69,7 @@ grep -q "pipeline bubble" "$out/x" && grep -q "feasible yes" "$out/x"; ok $? "br
 # --explain says where the layout stands in the search with the same options: its rank is
 # its line in the ranked table, its setting's lag behind the first follows from the step times
 H18="-m megatron-18.4b -g 256 --gpu-model a100-80g --precision fp16 --grad-reduce fp16 -z 0 --sp off"
-"$CCBENCH" layout $H18 --top 20 >"$out/t18" 2>&1
+"$CCBENCH" layout $H18 --top 10000 >"$out/t18" 2>&1
 want=$(awk '$2 ~ /^tp=8,pp=1,dp=32,/ {print $1}' "$out/t18")
 best=$(awk '$1 == "1" {print $2, $5}' "$out/t18")
 "$CCBENCH" layout $H18 -x tp=8,pp=1,mb=8 >"$out/xv" 2>&1
@@ -89,11 +89,33 @@ ok $? "--explain of the first layout says so" "$(grep -A3 '^search' "$out/xf")"
 "$CCBENCH" layout $H18 -x tp=8,pp=1,mb=8 --json >"$out/xj" 2>&1
 sed -n '/^  "search": {/,$p' "$out/xj" >"$out/xjs"
 grep -q "^    \"rank\": ${want:-x},$" "$out/xjs" && grep -q "^    \"layouts\": $n,$" "$out/xjs" &&
-    grep -q '^    "behind_first_pct": [0-9.]*[1-9][0-9.e+-]*,$' "$out/xjs"
+    grep -q '^    "behind_best_pct": [0-9.]*[1-9][0-9.e+-]*,$' "$out/xjs" &&
+    grep -q '^    "is_best": false,$' "$out/xjs"
 ok $? "--explain --json: the same rank, layouts and a lag under \"search\"" "$(head -12 "$out/xjs")"
+"$CCBENCH" layout $H18 -x tp=8,pp=1,dp=8,cp=2 >"$out/xu" 2>&1
+grep -q "^         tp=8,pp=1,dp=8,cp=2 is not ranked: it does not use the cluster's GPUs$" "$out/xu"
+ok $? "--explain of a layout smaller than the cluster: not ranked, and why" "$(grep -A2 '^search' "$out/xu")"
+"$CCBENCH" layout $H18 -x tp=1,pp=1 >"$out/xu1" 2>&1
+"$CCBENCH" layout $H18 -x tp=1,pp=1 --json 2>/dev/null | sed -n '/^  "search": {/,$p' >"$out/xu1j"
+grep -q "^         tp=1,pp=1,dp=256 is not ranked: none of its settings fits within the search's limits$" "$out/xu1" &&
+    grep -q '^    "rank": null,$' "$out/xu1j" && grep -q '^    "best_setting": null,$' "$out/xu1j"
+ok $? "--explain of a layout none of whose settings fits: not ranked, rank null in JSON" "$(grep -A2 '^search' "$out/xu1")"
+# a micro-batch beyond --mb-max: outside the search, it may beat the search's first
+"$CCBENCH" layout $H18 --mb-max 1 --top 1 >"$out/xm1" 2>&1
+f1=$(awk '$1 == "1" {print $5}' "$out/xm1")
+"$CCBENCH" layout $H18 --mb-max 1 -x tp=2,pp=4,mb=1,v=10,rc=selective >"$out/xm" 2>&1
+awk -v f="$f1" '/^time per step/ {t = $4} /this setting is .* faster than the first: the search.s limits/ {
+        sub(/%/, "", $4); got = $4 } END { exit !(t > 0 && t < f && got != "" &&
+        (1 - t / f) * 100 - got < 0.06 && got - (1 - t / f) * 100 < 0.06) }' "$out/xm"
+ok $? "--explain of a setting outside the search's limits that beats its first says so" \
+    "$(grep -A2 '^search' "$out/xm"; grep '^time per step' "$out/xm")"
 "$CCBENCH" layout -m llama3-405b --gpus 8 --gpu-model a100-40g -x tp=8 >"$out/xn" 2>&1
-grep -q "^search   no layout of the search fits: no layout fits in memory" "$out/xn"
+grep -q "^search   [0-9]* settings, none to compare with: no layout fits in memory" "$out/xn"
 ok $? "--explain when nothing fits: the search says why" "$(grep '^search' "$out/xn")"
+"$CCBENCH" layout -m llama3-405b --gpus 8 --gpu-model a100-40g -x tp=8 --json 2>/dev/null |
+    sed -n '/^  "search": {/,$p' >"$out/xnj"
+grep -q '^    "layouts": 0,$' "$out/xnj" && grep -q '^    "error": "no layout fits in memory' "$out/xnj"
+ok $? "--explain --json when nothing fits: layouts 0 and the error" "$(cat "$out/xnj")"
 
 "$CCBENCH" layout -m llama2-7b --gpus 24 --gpu-model a100-80g -x tp=3,pp=1 >"$out/x3" 2>"$out/x3e"
 rc=$?; [ $rc -eq 2 ]; ok $? "--explain of an infeasible layout exits 2 (got $rc)"

@@ -1094,7 +1094,7 @@ static void test_nemo_fp8(void)
         hs.zero_min = hs.zero_max = 1, hs.cp_max = 2, hs.vpp_max = 20;
         int rank = -1;
         if (cc_layout_search(&m, &c, &hs, &sr) == CC_OK)
-            rank = cc_search_rank(&sr, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp);
+            rank = cc_search_rank(&sr, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp);
         char name[160];
         snprintf(name, sizeof name, "NeMo fp8 %s: tp=%d,pp=%d,dp=%d,cp=%d ranked %d by the search",
                  rows[i].preset, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp,
@@ -1167,7 +1167,7 @@ static void test_gqa_replicated(void)
     m.kv_heads = 2;
     cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
     is_int(cc_layout_search(&m, &c, &hb, &s), CC_OK, "search llama2-7b with 2 KV heads on 8");
-    ok(cc_search_rank(&s, 8, 1, 1) >= 0 && cc_search_rank(&s, 4, 1, 2) >= 0,
+    ok(cc_search_rank(&s, 8, 1, 1, 1) >= 0 && cc_search_rank(&s, 4, 1, 2, 1) >= 0,
        "tp=4 and tp=8 over 2 KV heads are searched");
     cc_search_free(&s);
     m.kv_heads = 4;
