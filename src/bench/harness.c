@@ -667,11 +667,16 @@ struct bufs {
                                     shared check runs (-c 0, one rank, no such collective) */
     int *counts;                 /* shared checks' all-to-all: 4 arrays of ranks ints */
     size_t share_round;          /* bytes of output per exchange, the same on every rank */
+    double share_min;            /* shared only when count x ranks reaches this */
 };
 
 /* A shared check (CC_COLL_SHARED_CHECK) moves at most this many bytes of output per round,
  * so MPI's int counts never overflow and its copies buffer stays small. */
 #define SHARE_ROUND_BYTES ((size_t)64 << 20)
+/* ...and runs only when a rank checking alone would compute at least this many input values
+ * (count x ranks, tens of ms): below it, the exchange's n - 1 steps of latency would cost
+ * more than the work they save. */
+#define SHARE_MIN_WORK 4194304.0
 
 static size_t share_buf_bytes(size_t maxb, size_t round, int nranks)
 {
@@ -689,19 +694,23 @@ static int shares_checks(const struct cc_bench_params *p)
     return 0;
 }
 
-/* The round size: SHARE_ROUND_BYTES, or the smaller CCBENCH_DEBUG_SHARE_ROUND (tests); the
- * ranks agree on the smallest, so they make the same number of exchanges whatever each one's
+/* The round size, SHARE_ROUND_BYTES, and the work from which checks are shared,
+ * SHARE_MIN_WORK; CCBENCH_DEBUG_SHARE_ROUND (tests) sets a round size and shares every check.
+ * The ranks agree on the smallest values, so they make the same exchanges whatever each one's
  * environment says. */
-static cc_status share_round(const struct cc_rte *r, size_t *round)
+static cc_status share_setup(const struct cc_rte *r, struct bufs *B)
 {
-    long long v = SHARE_ROUND_BYTES;
+    long long v[2] = {SHARE_ROUND_BYTES, (long long)SHARE_MIN_WORK};
     const char *dbg = getenv("CCBENCH_DEBUG_SHARE_ROUND");
-    if (dbg && atoll(dbg) > 0 && atoll(dbg) < v)
-        v = atoll(dbg);
-    cc_watchdog_enter("agreeing on the check's round size");
-    cc_status st = cc_rte_allreduce_ll(r, &v, 1, CC_RTE_MIN);
+    if (dbg && atoll(dbg) > 0) {
+        v[0] = atoll(dbg) < v[0] ? atoll(dbg) : v[0];
+        v[1] = 0;
+    }
+    cc_watchdog_enter("agreeing on how checks are shared");
+    cc_status st = cc_rte_allreduce_ll(r, v, 2, CC_RTE_MIN);
     cc_watchdog_leave();
-    *round = (size_t)v;
+    B->share_round = (size_t)v[0];
+    B->share_min = (double)v[1];
     return st;
 }
 
@@ -944,37 +953,23 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     m->algbw = s.mean > 0 ? (double)bytes / (s.mean * 1e-6) / 1e9 : 0;
     m->busbw = m->algbw * coll->busbw_factor(r->size);
 
-    /* slowest rank: each rank's own mean */
+    /* slowest rank: each rank's own mean (the lowest rank among equals) */
     {
-        double mine = n ? local_sum / (double)n : 0;
-        double *all = calloc((size_t)r->size, sizeof *all);
-        if (!all) {
-            st = CC_ENOMEM;
+        double mine = n ? local_sum / (double)n : 0, lo, hi;
+        int fast, slow;
+        if ((st = cc_rte_minmaxloc(r, mine, &lo, &fast, &hi, &slow)) != CC_OK)
             goto done;
-        }
-        st = cc_rte_allgather(r, &mine, all, sizeof mine);
-        if (st != CC_OK) {
-            free(all);
-            goto done;
-        }
-        int slow = 0, fast = 0;
-        for (int i = 1; i < r->size; i++) {
-            if (all[i] > all[slow])
-                slow = i;
-            if (all[i] < all[fast])
-                fast = i;
-        }
         m->slow_rank = slow;
-        m->skew_pct = all[fast] > 0 ? (all[slow] - all[fast]) / all[fast] * 100 : 0;
-        free(all);
+        m->skew_pct = lo > 0 ? (hi - lo) / lo * 100 : 0;
     }
 
     /* checking, after timing so it never slows the timed run; a collective of the check
-     * may wait on a peer still checking the previous one (a reduce root checks count x
-     * ranks elements): that host work is allowed time */
+     * may wait on a peer still checking the previous one: that host work, some input values
+     * per element of the larger buffer (below SHARE_MIN_WORK: count x ranks), is allowed 1 us
+     * per element, tens of times what it takes */
     long long wrong = 0;
     size_t elems = cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount;
-    double check_s = (double)elems * r->size * 1e-7;
+    double check_s = (double)elems * 1e-6 + SHARE_MIN_WORK * 1e-7;
     for (int c = 0; c < p->check_iters; c++) {
         size_t poison_n = a->inplace ? (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount)
                                      : cx->recvcount;
@@ -1013,16 +1008,16 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
                 }
             }
         }
-        if ((coll->flags & CC_COLL_SHARED_CHECK) && B->hshare) {
+        if ((coll->flags & CC_COLL_SHARED_CHECK) && B->hshare &&
+            (double)cx->recvcount * r->size >= B->share_min) {
             if ((st = check_shared(p, coll, cx, B, check_s, &wrong)) != CC_OK)
                 goto done;
         } else {
             wrong += (long long)cc_coll_check(coll, cx, B->hrecv);
         }
     }
-    /* the ranks that checked little wait here for those that check much: that host work
-     * (at most about count x ranks element operations; count for the shared checks) is no
-     * hang */
+    /* the ranks that checked little wait here for those that check much: that host work is
+     * no hang */
     cc_watchdog_enter_longer(wd_what, (double)p->check_iters * check_s);
     CC_TRY(cc_rte_allreduce_ll(r, &wrong, 1, CC_RTE_SUM));
     m->wrong = p->check_iters > 0 ? wrong : -1;
@@ -1120,7 +1115,7 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
     const struct cc_backend *be = p->backend;
     const struct cc_rte *r = p->rte;
     int shares = shares_checks(p); /* the same on every rank: the arguments agree */
-    if (shares && share_round(r, &B->share_round) != CC_OK)
+    if (shares && share_setup(r, B) != CC_OK)
         return CC_EPEER;
     cc_status st = be->alloc(p->bctx, maxb, &B->a);
     if (st == CC_OK)

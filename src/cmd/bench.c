@@ -853,7 +853,8 @@ int cc_cmd_bench(int argc, char **argv)
 
     for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
         run.sums[i].wrong = -1;
-    header = make_header(argc, argv, &cfg, &rte, be, bctx);
+    /* only rank 0 writes outputs: the others need no header (a JSON object per rank) */
+    header = rte.rank == 0 ? make_header(argc, argv, &cfg, &rte, be, bctx) : NULL;
     run.header = header;
     run.outs = outs;
     run.quiet = cfg.quiet;

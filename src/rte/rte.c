@@ -156,6 +156,19 @@ static MPI_Op rte_op(enum cc_rte_op op)
     return op == CC_RTE_MIN ? MPI_MIN : op == CC_RTE_MAX ? MPI_MAX : MPI_SUM;
 }
 
+cc_status cc_rte_minmaxloc(const struct cc_rte *r, double v, double *min, int *min_rank,
+                           double *max, int *max_rank)
+{
+    struct { double v; int rank; } in = {v, r->rank}, lo, hi;
+    int rc = MPI_Allreduce(&in, &lo, 1, MPI_DOUBLE_INT, MPI_MINLOC, cc_rte_comm(r));
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&in, &hi, 1, MPI_DOUBLE_INT, MPI_MAXLOC, cc_rte_comm(r));
+    if (rc != MPI_SUCCESS)
+        return CC_EPEER;
+    *min = lo.v, *min_rank = lo.rank, *max = hi.v, *max_rank = hi.rank;
+    return CC_OK;
+}
+
 cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum cc_rte_op op)
 {
     return mpi_st(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, rte_op(op), cc_rte_comm(r)));

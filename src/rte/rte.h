@@ -37,6 +37,9 @@ cc_status cc_rte_bcast(const struct cc_rte *r, void *buf, size_t bytes, int root
 cc_status cc_rte_alltoallv(const struct cc_rte *r, const void *send, const int *scounts,
                            const int *sdispls, void *recv, const int *rcounts,
                            const int *rdispls);
+/* The smallest and the largest v over all ranks, each with the lowest rank that holds it. */
+cc_status cc_rte_minmaxloc(const struct cc_rte *r, double v, double *min, int *min_rank,
+                           double *max, int *max_rank);
 /* In-place element-wise reduction of n doubles across all ranks. */
 cc_status cc_rte_allreduce_d(const struct cc_rte *r, double *v, size_t n, enum cc_rte_op op);
 /* In-place element-wise reduction of n long longs across all ranks. */

@@ -13,23 +13,24 @@ for coll in allreduce allgather alltoall; do
     grep -q 'wrong results detected' "$tmp/err"; ok $? "$coll: error line on stderr"
     grep -q 'CORRUPTION' "$tmp/out"; ok $? "$coll: summary flags corruption"
 done
-# allreduce and reduce are checked in shares, rank k checking share k of every output: the
-# element is still found once, on the root of a reduce too, and in rounds smaller than a
-# message (several types and operators: a misplaced share would be wrong everywhere). The
-# first element is in rank 0's share of the first round, the last one (CCBENCH_DEBUG_CORRUPT_LAST)
+# allreduce and reduce are checked in shares, rank k checking share k of every output (from
+# count x ranks = 2^22 on; CCBENCH_DEBUG_SHARE_ROUND shares every check): the element is
+# still found once, on the root of a reduce too, and in rounds smaller than a message
+# (several types and operators: a misplaced share would be wrong everywhere). The first
+# element is in rank 0's share of the first round, the last one (CCBENCH_DEBUG_CORRUPT_LAST)
 # in rank 4's share of the last round.
 B="--backend ${CC_BACKEND:-mpi}"
 for coll in allreduce reduce; do
     for at in first last; do
         last=0; [ $at = last ] && last=1
-        for round in 0 64; do
+        for round in 67108864 64; do
             CCBENCH_DEBUG_CORRUPT_LAST=$last CCBENCH_DEBUG_SHARE_ROUND=$round $CC_MPIRUN -np 5 \
                 -x CCBENCH_DEBUG_CORRUPT_LAST -x CCBENCH_DEBUG_SHARE_ROUND "$CCBENCH" bench $B \
                 --coll $coll --root 3 -b 1000 -e 1000 -n 2 --outofplace --debug-corrupt 3 \
                 --json "$tmp/c.jsonl" >"$tmp/out" 2>"$tmp/err"
             rc=$?
             [ $rc -eq 1 ] && grep -q '"wrong":1,' "$tmp/c.jsonl"
-            ok $? "$coll at 5 ranks, rounds of ${round:-64M} bytes (0: 64 MiB): the $at element corrupted on rank 3 is counted once (exit $rc)" \
+            ok $? "$coll at 5 ranks, shared in rounds of $round bytes: the $at element corrupted on rank 3 is counted once (exit $rc)" \
                 "$(cat "$tmp/err" "$tmp/c.jsonl")"
         done
     done
