@@ -57,18 +57,21 @@ void cc_coll_counts(const struct cc_coll *c, size_t bytes, enum cc_dtype t, int 
         *recvcount = count / (size_t)nranks;
 }
 
+/* Whether an output element holds its expected value: what a collective only moves must
+ * arrive bit for bit, a reduction within what its type and operator allow. */
+static int element_ok(const struct cc_coll *c, const struct cc_coll_ctx *x, double got,
+                      double expected)
+{
+    return (c->flags & CC_COLL_HAS_OP) ? cc_value_matches(x->dtype, x->op, got, expected, x->nranks)
+                                       : got == expected;
+}
+
 size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const void *recvbuf)
 {
     size_t wrong = 0;
     for (size_t i = 0; i < x->recvcount; i++) {
         double e;
-        if (!c->expected(x, i, &e))
-            continue;
-        double g = cc_dtype_get(x->dtype, recvbuf, i);
-        /* what a collective only moves must arrive bit for bit */
-        int ok = (c->flags & CC_COLL_HAS_OP) ? cc_value_matches(x->dtype, x->op, g, e, x->nranks)
-                                             : g == e;
-        if (!ok)
+        if (c->expected(x, i, &e) && !element_ok(c, x, cc_dtype_get(x->dtype, recvbuf, i), e))
             wrong++;
     }
     return wrong;
@@ -96,13 +99,9 @@ size_t cc_coll_check_copies(const struct cc_coll *c, const struct cc_coll_ctx *x
         double e;
         if (!c->expected(&as_src, i, &e))
             continue;
-        for (int j = 0; j < ncopies; j++) {
-            double g = cc_dtype_get(x->dtype, base + (size_t)j * stride, i - lo);
-            int ok = (c->flags & CC_COLL_HAS_OP) ? cc_value_matches(x->dtype, x->op, g, e, x->nranks)
-                                                 : g == e;
-            if (!ok)
+        for (int j = 0; j < ncopies; j++)
+            if (!element_ok(c, x, cc_dtype_get(x->dtype, base + (size_t)j * stride, i - lo), e))
                 wrong++;
-        }
     }
     return wrong;
 }
