@@ -971,8 +971,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     size_t elems = cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount;
     double check_s = (double)elems * 1e-6 + SHARE_MIN_WORK * 1e-7;
     for (int c = 0; c < p->check_iters; c++) {
-        size_t poison_n = a->inplace ? (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount)
-                                     : cx->recvcount;
+        size_t poison_n = a->inplace ? elems : cx->recvcount;
         void *poison_at = a->inplace ? B->a : a->recvbuf;
         cc_watchdog_leave(); /* host work: filling and checking large buffers is no hang */
         while (p->busy_rank1 == r->rank + 1) /* debug: a rank stuck in host work */
