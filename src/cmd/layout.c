@@ -21,7 +21,7 @@ struct layout_cfg {
     const char *model, *topology, *results, *explain;
     int gpus, gpn;
     const char *gpu_model;
-    double gpu_mem_gb, peak_tflops, intra_GBps, inter_GBps;
+    double gpu_mem_gb, peak_tflops, hbm_GBps, intra_GBps, inter_GBps;
     int seq_len;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
@@ -42,9 +42,10 @@ static const struct cc_opt layout_opts[] = {
     {"topology", 't', CC_OPT_STR, F(topology), NULL, "FILE", "cluster topology JSON (docs/topology.md)"},
     {"gpus", 'g', CC_OPT_INT, F(gpus), "0", "N", "quick cluster: number of GPUs (instead of --topology)", NULL, CC_OPT_RANGE, 0, 16777216},
     {"gpus-per-node", 0, CC_OPT_INT, F(gpn), "8", "N", "quick cluster: GPUs per node", NULL, CC_OPT_RANGE, 1, 1024},
-    {"gpu-model", 0, CC_OPT_STR, F(gpu_model), "h100-sxm", "ID", "quick cluster: GPU (see --list-gpus)"},
+    {"gpu-model", 0, CC_OPT_STR, F(gpu_model), "h100-sxm", "ID", "quick cluster: GPU (see --list-gpus; another name needs --peak-tflops and --gpu-mem-gb)"},
     {"gpu-mem-gb", 0, CC_OPT_DOUBLE, F(gpu_mem_gb), "0", "GB", "override GPU memory (GB, 1e9 bytes; 0: table/topology)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"peak-tflops", 0, CC_OPT_DOUBLE, F(peak_tflops), "0", "TF", "override dense peak TFLOP/s of the chosen precision", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"hbm-GBps", 0, CC_OPT_DOUBLE, F(hbm_GBps), "0", "GB/s", "override GPU memory bandwidth (element-wise work; 0: the table's, else 2000)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
     {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines or nccl-tests logs"},
@@ -57,7 +58,7 @@ static const struct cc_opt layout_opts[] = {
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free", NULL, CC_OPT_RANGE, 0, 0.9},
-    {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1e15},
+    {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1125899906842624.0},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},
     {"grad-copy", 0, CC_OPT_CHOICE, F(grad_copy), "auto", NULL, "bytes per parameter of the fp32 gradient copy the optimizer keeps (auto: 4 when gradients are reduced in 16 bits, as Megatron-LM does, else 0)", copy_names},
     {"grad-accum", 0, CC_OPT_INT, F(grad_accum), "0", "N", "fix the gradient accumulation steps (0: any)", NULL, CC_OPT_RANGE, 0, 1e9},
@@ -209,6 +210,7 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
     /* 0 keeps the default (the table's value); anything else must be a plausible figure */
     const struct { const char *opt; double v, min; } ov[] = {
         {"gpu-mem-gb", cfg->gpu_mem_gb, 1}, {"peak-tflops", cfg->peak_tflops, 0.1},
+        {"hbm-GBps", cfg->hbm_GBps, 1},
         {"intra-GBps", cfg->intra_GBps, 0.01}, {"inter-GBps", cfg->inter_GBps, 0.01},
         {"attn-efficiency", cfg->efficiency_attn, 0.01}};
     for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++)
@@ -223,12 +225,20 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             return st;
     } else if (cfg->gpus) {
         const struct cc_gpu_spec *g = cc_gpu_lookup(cfg->gpu_model);
-        if (!g) {
-            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (see --list-gpus)", cfg->gpu_model);
+        struct cc_gpu_spec other = {.id = cfg->gpu_model, .name = cfg->gpu_model,
+                                    .eff16 = cc_eff16_unchecked};
+        if (!g && (cfg->peak_tflops <= 0 || cfg->gpu_mem_gb <= 0)) {
+            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (see --list-gpus; a GPU the table "
+                      "lacks needs --peak-tflops and --gpu-mem-gb)", cfg->gpu_model);
             return CC_EUSAGE;
         }
+        if (!g) /* its rates: --intra-GBps and --inter-GBps, or --results (checked below) */
+            g = &other;
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
+        if (g == &other)
+            snprintf(c->bw_source, sizeof c->bw_source, "no table entry for %.64s",
+                     cfg->gpu_model);
     } else {
         cc_errbuf(err, errlen, "no cluster given (--topology FILE or --gpus N with N >= 1)");
         return CC_EUSAGE;
@@ -241,10 +251,19 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             c->peak_flops[CC_PREC_BF16] = c->peak_flops[CC_PREC_FP16] = cfg->peak_tflops * 0.5e12;
         c->eff16_note = cc_eff16_unchecked;
     }
+    if (cfg->hbm_GBps > 0)
+        c->hbm_Bps = cfg->hbm_GBps * 1e9;
     if (cfg->intra_GBps > 0)
         c->intra_busbw_Bps = c->p2p_intra_Bps = cfg->intra_GBps * 1e9;
     if (cfg->inter_GBps > 0)
         c->inter_node_Bps = cfg->inter_GBps * 1e9;
+    if (cfg->intra_GBps > 0 || cfg->inter_GBps > 0) { /* the header says which were given */
+        size_t n = strlen(c->bw_source);
+        snprintf(c->bw_source + n, sizeof c->bw_source - n, "%s%s%s%s given", n ? "; " : "",
+                 cfg->intra_GBps > 0 ? "--intra-GBps" : "",
+                 cfg->intra_GBps > 0 && cfg->inter_GBps > 0 ? " and " : "",
+                 cfg->inter_GBps > 0 ? "--inter-GBps" : "");
+    }
     if (c->peak_flops[m->prec] <= 0) {
         cc_errbuf(err, errlen, "GPU '%s' has no %s peak in the table (give --peak-tflops or "
                   "another --precision)", c->gpu_name, cc_prec_names[m->prec]);
@@ -258,6 +277,11 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         cc_errbuf(err, errlen, "no all-reduce rate within a node for GPU '%s' (give "
                   "--intra-GBps or the topology's nodes[].expected.intra_allreduce_busbw_GBps)",
                   c->gpu_name);
+        return CC_EUSAGE;
+    }
+    if (c->nodes > 1 && c->inter_node_Bps <= 0) {
+        cc_errbuf(err, errlen, "no all-reduce rate across nodes for GPU '%s' (give "
+                  "--inter-GBps or the topology's fabric)", c->gpu_name);
         return CC_EUSAGE;
     }
     if (cfg->results) {
@@ -335,8 +359,31 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         l.dp = rest >= 1 ? (int)rest : 1;
     }
     struct cc_eval e;
-    cc_layout_eval(m, c, hb, &l, &e);
-    if (!e.feasible && e.t_step <= 0) { /* larger than the cluster: no numbers to show */
+    long long need = (long long)l.tp * l.pp * l.dp * l.cp;
+    if (need > c->gpus && need <= 16777216) {
+        /* larger than the cluster: its numbers on as many GPUs of the same kind, said */
+        struct cc_cluster *big = malloc(sizeof *big);
+        if (!big) {
+            cc_err("out of memory");
+            return 3;
+        }
+        *big = *c;
+        big->gpus = (int)need;
+        big->nodes = (int)((need + c->gpus_per_node - 1) / c->gpus_per_node);
+        cc_layout_eval(m, big, hb, &l, &e);
+        free(big);
+        if (e.feasible || e.t_step > 0) {
+            char why[sizeof e.why];
+            snprintf(why, sizeof why, "tp*pp*dp*cp is %lld but the cluster has %d GPUs "
+                     "(figures for %lld such GPUs)%s%.70s", need, c->gpus, need,
+                     e.feasible ? "" : "; ", e.feasible ? "" : e.why);
+            snprintf(e.why, sizeof e.why, "%s", why);
+            e.feasible = 0;
+            e.mem_only = 0;
+        }
+    } else
+        cc_layout_eval(m, c, hb, &l, &e);
+    if (!e.feasible && e.t_step <= 0) { /* nothing to show: the products cannot be formed */
         cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
         return 2;
     }
@@ -350,9 +397,9 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (cfg->json) {
         json_t *o = cc_layout_context_json(m, c, hb);
-        json_object_set_new(o, "explain", cc_layout_ranked_json(m, hb, &l, &e));
+        json_object_set_new(o, "explain", cc_layout_ranked_json(m, c, hb, &l, &e));
         json_object_set_new(o, "search", cc_layout_versus_json(m, c, hb, &s, st, &l, &e));
-        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
         puts(txt);
         free(txt);
         json_decref(o);
@@ -419,6 +466,14 @@ int cc_cmd_layout(int argc, char **argv)
         cc_err("%s", err);
         return input_exit(st);
     }
+    /* 16-bit gradients are reduced in the training's own 16-bit type (bf16 for fp8) */
+    if ((cfg.grad_reduce == 2) != (m.prec == CC_PREC_FP16) && cfg.grad_reduce != 0 &&
+        cfg.grad_reduce != 3) {
+        cc_err("--grad-reduce %s with %s training: 16-bit gradients are reduced in %s (or give "
+               "fp32)", grad_names[cfg.grad_reduce], cc_prec_names[m.prec],
+               m.prec == CC_PREC_FP16 ? "fp16" : "bf16");
+        return 2;
+    }
     c = malloc(sizeof *c); /* the fit tables make it large */
     if (!c) {
         cc_err("out of memory");
@@ -446,8 +501,12 @@ int cc_cmd_layout(int argc, char **argv)
         json_object_set_new(o, "evaluated", json_integer(s.evaluated));
         json_object_set_new(o, "feasible", json_integer(s.feasible));
         for (int i = 0; i < s.nbest && i < cfg.top; i++) {
-            json_t *r = cc_layout_ranked_json(&m, &hb, &s.best[i].layout, &s.best[i].eval);
+            json_t *r = cc_layout_ranked_json(&m, c, &hb, &s.best[i].layout, &s.best[i].eval);
             double behind = s.best[i].eval.t_step / s.best[0].eval.t_step - 1;
+            char why[256];
+            json_object_set_new(r, "behind_why", i == 0 ? json_null()
+                : json_string(cc_layout_behind_why(&s.best[0].eval, &s.best[i].eval, why,
+                                                   sizeof why)));
             json_object_set_new(r, "behind_best_pct",
                                 isfinite(behind) ? json_real(behind * 100) : json_null());
             json_object_set_new(r, "near_best", json_boolean(behind <= CC_LAYOUT_NEAR));
@@ -456,7 +515,7 @@ int cc_cmd_layout(int argc, char **argv)
         json_object_set_new(o, "top", top);
         if (st != CC_OK)
             json_object_set_new(o, "error", json_string(s.why_none));
-        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
         puts(txt);
         free(txt);
         json_decref(o);

@@ -617,7 +617,8 @@ static void check_rate(const struct cc_cluster *c, const char *path, const char 
                        const struct pt *key, const struct cc_fit *f)
 {
     double want = expected_rate(c, key);
-    int src = (int)strcspn(c->bw_source, ";"); /* the rates before any results file */
+    const char *fit = strstr(c->bw_source, "; fitted from "); /* the rates before any */
+    int src = fit ? (int)(fit - c->bw_source) : (int)strlen(c->bw_source); /* results file */
     if (want > 0 && (f->busbw_Bps > 2 * want || f->busbw_Bps < 0.1 * want))
         cc_warn("results '%s': %s fits %.1f GB/s of bus bandwidth, %s the %.1f GB/s expected "
                 "(%.*s); used as measured", path, group, f->busbw_Bps / 1e9,
@@ -756,6 +757,24 @@ static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll
     return best;
 }
 
+int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope)
+{
+    /* all-reduce, all-gather and reduce-scatter move their bus bytes over the same rings at
+     * about the same bus bandwidth (nccl-tests defines busbw so): a measured sibling is
+     * nearer the truth than the table */
+    static const int order[3][3] = {{CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER},
+                                    {CC_ALLGATHER, CC_REDUCESCATTER, CC_ALLREDUCE},
+                                    {CC_REDUCESCATTER, CC_ALLGATHER, CC_ALLREDUCE}};
+    if (c->nfits[coll][scope] > 0)
+        return coll;
+    for (int i = 0; i < 3; i++)
+        if (order[i][0] == (int)coll)
+            for (int j = 1; j < 3; j++)
+                if (c->nfits[order[i][j]][scope] > 0)
+                    return order[i][j];
+    return -1;
+}
+
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes)
 {
@@ -766,7 +785,9 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     double share = per_node < gpn ? (double)per_node / gpn : 1.0;
     double factor = coll == CC_SENDRECV ? 1.0 : cc_coll_get(coll)->busbw_factor(n);
     double alpha, bw;
-    const struct cc_fit *f = nearest_fit(c, coll, scope, n, per_node);
+    int from = cc_comm_source(c, coll, scope);
+    const struct cc_fit *f = from < 0 ? NULL
+                                      : nearest_fit(c, (enum cc_coll_id)from, scope, n, per_node);
 
     if (f) {
         alpha = f->alpha_s;

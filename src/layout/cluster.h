@@ -95,12 +95,19 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,
                                   size_t errlen);
 
+/* Whose fits give collective coll its rate in scope (CC_SCOPE_INTRA/INTER): coll itself if
+ * it was measured there; else for all-reduce, all-gather and reduce-scatter a measured
+ * sibling (all-reduce: reduce-scatter, then all-gather; all-gather: reduce-scatter, then
+ * all-reduce; reduce-scatter: all-gather, then all-reduce), which runs over the same rings
+ * at about the same bus bandwidth; -1: none, the cluster's own rates. */
+int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope);
+
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node
  * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
  * nodes, a node's bandwidth is shared evenly by its GPUs: a group with k members per node
  * gets inter_node_Bps * k / gpus_per_node; a fit measured with j members per node is scaled
  * by k / j (upwards no further than the node's rate and the rate within a node).
- * CC_SENDRECV is a point-to-point transfer. */
+ * CC_SENDRECV is a point-to-point transfer. The fit used is cc_comm_source's. */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
 

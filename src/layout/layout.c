@@ -21,6 +21,12 @@
  * writes fp32 master, m, v (24) and writes the 16-bit weight (2); SGD with momentum 16 + 2. */
 #define ADAM_STEP_BYTES 26.0
 #define SGD_STEP_BYTES 18.0
+double cc_layout_zero3_unit(const struct cc_model *m, int tp)
+{
+    double outp = (double)m->vocab * m->hidden;
+    return fmax(cc_model_layer_params(m), fmax(cc_model_embed_params(m), outp)) / tp;
+}
+
 /* ZeRO 3: gathered units (layers) whose full 16-bit weights are alive at once: the one being
  * computed and the next one, prefetched (PyTorch FSDP keeps two all-gather outputs alive:
  * limit_all_gathers, the default since 2023, and FSDP2's prefetching, pytorch#128884;
@@ -96,11 +102,20 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             l->rc = (enum cc_recompute)i;
             continue;
         }
+        static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
+                                            "zero", "split", NULL};
+        if (cc_choice_index(ikeys, key) < 0) {
+            cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
+                      "zero, rc, split)", text, key);
+            return CC_EUSAGE;
+        }
         char *end;
         long v = strtol(val, &end, 10);
-        if (*val < '0' || *val > '9' || *end || v > 1000000) {
-            cc_errbuf(err, errlen, "layout '%s': %s needs an integer from 0 to 1000000, got "
-                      "'%s'", text, key, val);
+        /* sp, zero and split may be 0; the degrees and sizes start at 1 */
+        int lo = strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 && strcmp(key, "split") != 0;
+        if (*val < '0' || *val > '9' || *end || v > 1000000 || v < lo) {
+            cc_errbuf(err, errlen, "layout '%s': %s needs an integer from %d to 1000000, got "
+                      "'%s'", text, key, lo, val);
             return CC_EUSAGE;
         }
         int iv = (int)v;
@@ -112,17 +127,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "v") == 0 || strcmp(key, "vpp") == 0) l->vpp = iv;
         else if (strcmp(key, "sp") == 0) l->sp = iv;
         else if (strcmp(key, "zero") == 0) l->zero = iv;
-        else if (strcmp(key, "split") == 0) l->split = iv;
-        else {
-            cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, split)", text, key);
-            return CC_EUSAGE;
-        }
-        if (iv == 0 && strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 &&
-            strcmp(key, "split") != 0) {
-            cc_errbuf(err, errlen, "layout '%s': %s must be at least 1", text, key);
-            return CC_EUSAGE;
-        }
+        else l->split = iv;
     }
     if (more < 0)
         return CC_EUSAGE;
@@ -306,7 +311,7 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (x->split && pp < 2)
         why(e, "split=1 (embedding and loss counted as layers) needs pp >= 2");
     if (slots % pp)
-        why(e, x->split ? "pp %d does not divide the %d layers + embedding + loss"
+        why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
     if (x->cp > 1 && m->seq_len % (2 * x->cp)) /* Megatron: load-balanced, 2*cp chunks */
         why(e, "cp %d needs the sequence length %d to be a multiple of 2*cp = %d (Megatron-LM's "
@@ -394,9 +399,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         x->p_last = x->Ll * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
     x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
-    /* ZeRO 3 gathers one unit at a time: a transformer layer, or the embedding or the output
-     * layer when that is larger */
-    double unit = fmax(Pl, fmax(embed, outp)) / tp;
+    double unit = cc_layout_zero3_unit(m, tp);
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
     double work = x->rc == CC_RC_FULL
                       ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
@@ -685,10 +688,14 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     s->best = malloc((size_t)cap * sizeof *s->best);
     if (!s->best)
         return CC_ENOMEM;
+    int tp_top = 0;                       /* the largest tp enumerated */
+    long long dp_min = 0, whole = 0;      /* the smallest dp met; layouts whose dp divides
+                                             the batch */
     for (int tp = 1; tp <= tp_max && tp <= c->gpus; tp++) {
         if (m->heads % tp || (m->kv_heads % tp && tp % m->kv_heads) || c->gpus % tp ||
             (tp < c->gpus_per_node && c->gpus_per_node % tp))
             continue;
+        tp_top = tp;
         for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {
             if ((cp > 1 && m->seq_len % (2 * cp)) || c->gpus % (tp * cp))
                 continue;
@@ -700,6 +707,10 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 int dp = c->gpus / (tp * cp * pp);
                 struct cc_ranked best = {{0}, {0}};
                 int have = 0;
+                if (!dp_min || dp < dp_min)
+                    dp_min = dp;
+                if (m->global_batch % dp == 0)
+                    whole++;
                 if (m->global_batch % dp) {
                     if (!first_why[0])
                         snprintf(first_why, sizeof first_why, "global batch %lld is not a "
@@ -767,15 +778,30 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     qsort(s->best, (size_t)s->nbest, sizeof *s->best, cmp_ranked);
     if (s->nbest)
         return CC_OK;
+    /* tensor parallelism held at 1 by the heads is worth saying whatever else failed */
+    char tp_note[128] = "";
+    if (tp_top == 1 && tp_max > 1 && c->gpus > 1)
+        snprintf(tp_note, sizeof tp_note, "; tp could only be 1: no tp from 2 to %d divides "
+                 "the %d heads (%d KV heads) and the node", tp_max < c->gpus ? tp_max : c->gpus,
+                 m->heads, m->kv_heads);
     if (isfinite(closest_ratio)) {
         char lb[128];
         snprintf(s->why_none, sizeof s->why_none,
                  "no layout fits in memory: the smallest footprint is %.1f GB per GPU (%s), "
-                 "limit %.1f GB", s->closest.eval.mem_total / 1e9,
+                 "limit %.1f GB%s", s->closest.eval.mem_total / 1e9,
                  cc_layout_format(&s->closest.layout, lb, sizeof lb),
-                 s->closest.eval.mem_limit / 1e9);
-    } else /* what stopped the layouts that were whole and would fit, else the first reason */
-        snprintf(s->why_none, sizeof s->why_none, "no valid layout: %s",
-                 long_why[0] ? long_why : first_why[0] ? first_why : "nothing to enumerate");
+                 s->closest.eval.mem_limit / 1e9, tp_note);
+    } else if (dp_min > m->global_batch && !whole) /* more GPUs than sequences to share */
+        snprintf(s->why_none, sizeof s->why_none, "no valid layout: the cluster has more GPUs "
+                 "than the layouts can use: the smallest dp = GPUs/(tp*pp*cp) is %lld, more "
+                 "than the global batch of %lld sequences%s", dp_min, m->global_batch, tp_note);
+    else if (dp_min && !whole)
+        snprintf(s->why_none, sizeof s->why_none, "no valid layout: no dp = GPUs/(tp*pp*cp) "
+                 "divides the global batch %lld (the smallest dp is %lld; see --global-batch)%s",
+                 m->global_batch, dp_min, tp_note);
+    else /* what stopped the layouts that were whole and would fit, else the first reason */
+        snprintf(s->why_none, sizeof s->why_none, "no valid layout: %.150s%s",
+                 long_why[0] ? long_why : first_why[0] ? first_why : "nothing to enumerate",
+                 tp_note);
     return CC_EINFEASIBLE;
 }

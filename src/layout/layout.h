@@ -172,6 +172,10 @@ double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
                     double unit, int zero, int shard, double *w, double *g, double *o);
 
+/* Parameters per GPU of the unit ZeRO 3 gathers at a time: a transformer layer, or the
+ * embedding or the output layer when that is larger, divided by tp. */
+double cc_layout_zero3_unit(const struct cc_model *m, int tp);
+
 struct cc_ranked {
     struct cc_layout layout;
     struct cc_eval eval;

@@ -33,11 +33,14 @@ static const struct cc_model presets[] = {
     {"llama2-70b", LLAMA2_SRC, 80, 8192, 64, 8, 28672, 32000, 4096, 1024, CC_PREC_BF16,
      CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
     {"llama3-8b", LLAMA3_SRC "; global batch assumed 4M tokens", 32, 4096, 32, 8, 14336, 128256,
-     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20,
+     500000},
     {"llama3-70b", LLAMA3_SRC "; global batch assumed 4M tokens", 80, 8192, 64, 8, 28672, 128256,
-     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20},
+     8192, 512, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 4LL << 20,
+     500000},
     {"llama3-405b", LLAMA3_SRC "; 16M-token batches (Sec. 3.4)", 126, 16384, 128, 8, 53248,
-     128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 16LL << 20},
+     128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 16LL << 20,
+     500000},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),
@@ -144,6 +147,23 @@ static cc_status get_bool(json_t *o, const char *key, int *v, const char *path, 
         return CC_EINVAL;
     }
     *v = json_is_true(x);
+    return CC_OK;
+}
+
+/* The rotary base under `key` (a number from 1 to 1e12; absent or null: kept). */
+static cc_status get_rope(json_t *o, const char *key, double *v, const char *path, char *err,
+                          size_t errlen)
+{
+    json_t *x = json_object_get(o, key);
+    if (!x || json_is_null(x))
+        return CC_OK;
+    double r = json_number_value(x);
+    if (!json_is_number(x) || !(r >= 1 && r <= 1e12)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a number from 1 to 1e12", path,
+                  key);
+        return CC_EINVAL;
+    }
+    *v = r;
     return CC_OK;
 }
 
@@ -339,7 +359,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
-    if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK)
+    if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK ||
+        (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK)
         return st;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
@@ -375,11 +396,47 @@ static void utf8_clean(char *s)
     }
 }
 
+/* A spec that starts from a preset and changes its shape is another model: its name says so
+ * ("llama3-8b (changed)") and its source names the file and the keys changed before the
+ * preset's source. Precision, optimizer, batch and the like are training settings, not the
+ * model, and leave the name alone. */
+static void preset_changes(json_t *root, json_t *pre, const char *path, struct cc_model *m)
+{
+    static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+                                        "mlp", "tied_embeddings", NULL};
+    struct cc_model p;
+    char keys[128] = "";
+    size_t n = 0;
+    if (cc_model_preset(json_string_value(pre), &p) != CC_OK)
+        return;
+    const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
+                       m->tied_embed};
+    const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
+                       p.tied_embed};
+    for (int i = 0; shape[i]; i++)
+        if (now[i] != was[i] && n < sizeof keys) {
+            int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
+            n += w > 0 ? (size_t)w : 0;
+        }
+    if (!n)
+        return;
+    snprintf(m->name, sizeof m->name, "%.50s (changed)", p.name);
+    if (!json_object_get(root, "source")) { /* cut to the buffer; utf8_clean mends the end */
+        char src[1024];
+        snprintf(src, sizeof src, "%.500s: preset %s with %s changed; the preset: %s", path,
+                 p.name, keys, p.source);
+        size_t k = strlen(src) < sizeof m->source ? strlen(src) : sizeof m->source - 1;
+        memcpy(m->source, src, k);
+        m->source[k] = 0;
+    }
+}
+
 /* The keys of a ccbench spec (docs/layout.md); any other is a mistake worth naming. */
 static const char *const spec_keys[] = {"preset", "name", "source", "layers", "hidden", "heads",
                                         "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
                                         "precision", "optimizer", "recompute", "mlp",
-                                        "flash_attention", "tied_embeddings", NULL};
+                                        "flash_attention", "tied_embeddings", "rope_theta",
+                                        NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -492,8 +549,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     if (!m->ffn && m->hidden)
         m->ffn = 4 * m->hidden; /* hidden is at most 1e6 here */
     if ((st = get_bool(root, "flash_attention", &m->flash_attn, path, err, errlen)) ||
-        (st = get_bool(root, "tied_embeddings", &m->tied_embed, path, err, errlen)))
+        (st = get_bool(root, "tied_embeddings", &m->tied_embed, path, err, errlen)) ||
+        (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)))
         goto done;
+    if (pre && !json_object_get(root, "name"))
+        preset_changes(root, pre, path, m);
     st = cc_model_check(m, err, errlen);
 done:
     utf8_clean(m->name);

@@ -43,6 +43,8 @@ struct cc_model {
                                global_batch follows any new sequence length (a spec's
                                seq_len or --seq-len); 0 once a batch is stated in sequences
                                (a spec's global_batch, --global-batch) */
+    double rope_base;     /* rotary embedding base (theta) of a swiglu (RoPE) model; 0: the
+                             usual 10000. Costs nothing; the launch arguments carry it */
 };
 
 /* Presets: lookup by name (case-insensitive); CC_EINVAL if unknown. */

@@ -51,6 +51,30 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
                         f->nranks, sc == CC_SCOPE_INTRA ? "within a node" : "across nodes", pn,
                         f->alpha_s * 1e6, f->busbw_Bps / GB, f->sizes, f->from);
             }
+    /* with measurements, say where each rate the estimates use comes from */
+    int nfit = 0;
+    for (int k = 0; k < CC_COLL_COUNT; k++)
+        nfit += c->nfits[k][0] + c->nfits[k][1];
+    static const enum cc_coll_id used[] = {CC_ALLREDUCE, CC_ALLGATHER, CC_REDUCESCATTER,
+                                           CC_SENDRECV};
+    for (int sc = 0; nfit && sc < 2; sc++) {
+        if (sc == CC_SCOPE_INTER && c->nodes < 2)
+            break;
+        for (size_t k = 0; k < sizeof used / sizeof used[0]; k++) {
+            int from = cc_comm_source(c, used[k], sc);
+            if (from == (int)used[k])
+                continue;
+            fprintf(out, "#         %s %s: not measured, ", cc_coll_get(used[k])->name,
+                    sc == CC_SCOPE_INTRA ? "within a node" : "across nodes");
+            if (from >= 0)
+                fprintf(out, "the %s fit stands in\n", cc_coll_get((enum cc_coll_id)from)->name);
+            else if (sc == CC_SCOPE_INTRA)
+                fprintf(out, "%.0f GB/s as above\n", (used[k] == CC_SENDRECV ? c->p2p_intra_Bps
+                                                                         : c->intra_busbw_Bps) / GB);
+            else
+                fprintf(out, "%.0f GB/s per node as above\n", c->inter_node_Bps / GB);
+        }
+    }
     char fp8[32] = "";
     if (m->prec == CC_PREC_FP8)
         snprintf(fp8, sizeof fp8, " (fp8 layers %.2f)", hb->efficiency_fp8);
@@ -87,6 +111,36 @@ static void parts(const struct cc_eval *e, struct part p[7])
     p[4] = (struct part){"pipeline bubble", e->t_bubble};
     p[5] = (struct part){"data-parallel gradient reduction", e->t_dp};
     p[6] = (struct part){"optimizer step", e->t_opt};
+}
+
+const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *o, char *buf,
+                                 size_t len)
+{
+    struct part pb[7], po[7];
+    size_t n = 0;
+    parts(b, pb);
+    parts(o, po);
+    int i1 = -1, i2 = -1;
+    for (int j = 0; j < 7; j++) { /* the two components that differ most */
+        double d = fabs(po[j].t - pb[j].t);
+        if (i1 < 0 || d > fabs(po[i1].t - pb[i1].t))
+            i2 = i1, i1 = j;
+        else if (i2 < 0 || d > fabs(po[i2].t - pb[i2].t))
+            i2 = j;
+    }
+    buf[0] = 0;
+    for (int j = 0; j < 2 && n < len; j++) {
+        int x = j ? i2 : i1;
+        double d = po[x].t - pb[x].t;
+        if (j && fabs(d) < 0.01 * fabs(po[i1].t - pb[i1].t))
+            break; /* one component explains it */
+        int w = snprintf(buf + n, len - n, "%s%.3f s %s %s", j ? ", " : "", fabs(d),
+                         d >= 0 ? "less" : "more", pb[x].name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    if (n < len && o->mem_total < b->mem_total)
+        snprintf(buf + n, len - n, " (it needs less memory)");
+    return buf;
 }
 
 void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
@@ -141,30 +195,11 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
                      "these before choosing\n", near > 3 ? ", ..." : "");
     }
     for (int i = 1; i < s->nbest && i < 4; i++) {
-        const struct cc_eval *o = &s->best[i].eval;
-        struct part pb[7], po[7];
-        parts(b, pb);
-        parts(o, po);
-        int i1 = -1, i2 = -1;
-        for (int j = 0; j < 7; j++) { /* the two components that differ most */
-            double d = fabs(po[j].t - pb[j].t);
-            if (i1 < 0 || d > fabs(po[i1].t - pb[i1].t))
-                i2 = i1, i1 = j;
-            else if (i2 < 0 || d > fabs(po[i2].t - pb[i2].t))
-                i2 = j;
-        }
-        char other[64];
-        fprintf(out, "  beats %s by %.1f%%: ", short_layout(&s->best[i].layout, other, sizeof other),
-                (o->t_step / b->t_step - 1) * 100);
-        for (int j = 0; j < 2; j++) {
-            int x = j ? i2 : i1;
-            double d = po[x].t - pb[x].t;
-            if (j && fabs(d) < 0.01 * fabs(po[i1].t - pb[i1].t))
-                break; /* one component explains it */
-            fprintf(out, "%s%.3f s %s %s", j ? ", " : "", fabs(d), d >= 0 ? "less" : "more",
-                    pb[x].name);
-        }
-        fprintf(out, "%s\n", o->mem_total < b->mem_total ? " (it needs less memory)" : "");
+        char other[64], why[256];
+        fprintf(out, "  beats %s by %.1f%%: %s\n",
+                short_layout(&s->best[i].layout, other, sizeof other),
+                (s->best[i].eval.t_step / b->t_step - 1) * 100,
+                cc_layout_behind_why(b, &s->best[i].eval, why, sizeof why));
     }
     (void)m;
 }
@@ -196,8 +231,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     for (int j = 0; j < 7; j++)
         fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
                 e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
+    double used = (double)l->tp * l->pp * l->dp * l->cp; /* the layout's GPUs */
     fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%, executed %.1f TFLOP/s per GPU (with "
-                 "recomputation)\n", e->tokens_per_s, e->tokens_per_s / c->gpus, e->mfu * 100,
+                 "recomputation)\n", e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
             e->hw_tflops);
 }
 
@@ -273,7 +309,7 @@ json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster 
         return o;
     }
     int r = cc_search_rank(s, l->tp, l->pp, l->dp, l->cp);
-    json_object_set_new(o, "best", cc_layout_ranked_json(m, hb, &s->best[0].layout,
+    json_object_set_new(o, "best", cc_layout_ranked_json(m, c, hb, &s->best[0].layout,
                                                          &s->best[0].eval));
     double d = e->t_step / s->best[0].eval.t_step - 1;
     json_object_set_new(o, "behind_best_pct",
@@ -281,10 +317,22 @@ json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "is_best", json_boolean(same_layout(l, &s->best[0].layout)));
     json_object_set_new(o, "rank", r < 0 ? json_null() : json_integer(r + 1));
     json_object_set_new(o, "best_setting", r < 0 ? json_null()
-                                                 : cc_layout_ranked_json(m, hb, &s->best[r].layout,
+                                                 : cc_layout_ranked_json(m, c, hb, &s->best[r].layout,
                                                                          &s->best[r].eval));
     json_object_set_new(o, "unranked_why", r < 0 ? json_string(unranked_why(c, l)) : json_null());
     return o;
+}
+
+/* Megatron-LM's names for ZeRO stages 2 and 3: Megatron-FSDP's sharding strategies. */
+static const char *const fsdp_strategy[] = {"no_shard", "optim", "optim_grads",
+                                            "optim_grads_params"};
+
+/* Megatron-LM refuses tensor or context parallelism on GPUs before Blackwell unless the device
+ * runs one connection (work queued in launch order), and Megatron-FSDP refuses exactly that
+ * setting. */
+static int one_connection(const struct cc_layout *l)
+{
+    return (l->tp > 1 || l->cp > 1) && l->zero < 2;
 }
 
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
@@ -305,7 +353,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (l->sp)
         PUT(" --sequence-parallel");
     PUT(" --micro-batch-size %d --global-batch-size %lld", l->mb, m->global_batch);
-    if (l->zero >= 1)
+    if (l->zero >= 2) /* ZeRO 2 and 3 are Megatron-FSDP's; version 1 needs the optimizer flag */
+        PUT(" --use-megatron-fsdp --data-parallel-sharding-strategy %s "
+            "--use-distributed-optimizer --ckpt-format fsdp_dtensor", fsdp_strategy[l->zero]);
+    else if (l->zero == 1)
         PUT(" --use-distributed-optimizer");
     if (l->rc == CC_RC_FULL)
         PUT(" --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
@@ -316,9 +367,12 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
-    if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
+    if (m->mlp == CC_MLP_SWIGLU) { /* costed as Llama: no biases, RMSNorm, no learned positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
             "--disable-bias-linear");
+        if (m->rope_base > 0 && m->rope_base != 10000) /* Megatron-LM's default base */
+            PUT(" --rotary-base %.0f", m->rope_base);
+    }
     if (!m->tied_embed)
         PUT(" --untie-embeddings-and-output-weights");
     if (m->optim == CC_OPTIM_SGD)
@@ -345,54 +399,117 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     return buf;
 }
 
+const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster *c,
+                               const struct cc_habits *hb, const struct cc_layout *l, char *buf,
+                               size_t len)
+{
+    char args[2048];
+    snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
+             "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s",
+             one_connection(l) ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "", c->nodes,
+             c->gpus_per_node, cc_layout_megatron_args(m, hb, l, args, sizeof args));
+    return buf;
+}
+
+json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habits *hb,
+                                 const struct cc_layout *l, const struct cc_eval *e)
+{
+    /* DeepSpeed's bucket sizes count elements, not bytes: the gradients reduced (and, in as
+     * many buckets, the weights gathered) per bucket of hb->bucket_bytes */
+    json_int_t bucket = (json_int_t)(hb->bucket_bytes / (size_t)(hb->grad_bytes > 0
+                                                                     ? hb->grad_bytes : 1));
+    json_t *o = json_object(), *z = json_object();
+    json_object_set_new(o, "train_batch_size", json_integer(m->global_batch));
+    json_object_set_new(o, "train_micro_batch_size_per_gpu", json_integer(l->mb));
+    json_object_set_new(o, "gradient_accumulation_steps", json_integer(e->m));
+    json_object_set_new(o, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
+                        json_pack("{s:b}", "enabled", 1));
+    json_object_set_new(o, "communication_data_type",
+                        json_string(hb->grad_bytes == 4 ? "fp32"
+                                    : m->prec == CC_PREC_FP16 ? "fp16" : "bf16"));
+    json_object_set_new(z, "stage", json_integer(l->zero));
+    json_object_set_new(z, "overlap_comm",
+                        json_boolean(hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1)));
+    json_object_set_new(z, "contiguous_gradients", json_true());
+    json_object_set_new(z, "reduce_bucket_size", json_integer(bucket));
+    if (l->zero < 3) {
+        json_object_set_new(z, "allgather_bucket_size", json_integer(bucket));
+    } else { /* the memory estimate holds two gathered units: the one computed, the next */
+        json_int_t unit = (json_int_t)ceil(cc_layout_zero3_unit(m, l->tp));
+        json_object_set_new(z, "stage3_prefetch_bucket_size", json_integer(unit));
+        json_object_set_new(z, "stage3_max_live_parameters", json_integer(2 * unit));
+    }
+    json_object_set_new(o, "zero_optimization", z);
+    /* partitioning applies to the checkpointed layer inputs: only with full recomputation */
+    if (l->rc == CC_RC_FULL)
+        json_object_set_new(o, "activation_checkpointing",
+                            json_pack("{s:b}", "partition_activations", l->sp));
+    return o;
+}
+
+int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
+                           const struct cc_layout *l, const struct cc_eval *e,
+                           struct cc_launch_note *note, int max)
+{
+    int n = 0;
+#define NOTE(ds, ...) do { if (n < max) { note[n].deepspeed = (ds); \
+        snprintf(note[n].text, sizeof note[n].text, __VA_ARGS__); n++; } } while (0)
+    if (l->zero >= 2)
+        NOTE(0, "ZeRO %d is Megatron-FSDP's --data-parallel-sharding-strategy %s; its guide also "
+                "sets --no-gradient-accumulation-fusion, which this estimate does not assume "
+                "(--accum-fusion 0 costs it)%s", l->zero, fsdp_strategy[l->zero],
+             l->tp > 1 || l->cp > 1 ? ", and it runs without CUDA_DEVICE_MAX_CONNECTIONS=1, "
+                                      "which slows tensor and context parallelism before "
+                                      "Blackwell" : "");
+    if (m->prec == CC_PREC_FP8)
+        NOTE(1, "fp8: DeepSpeed's config has no fp8 switch; the linear layers need Transformer "
+                "Engine's fp8_autocast (Megatron-DeepSpeed: its --fp8 flags), the rest runs in "
+                "bf16 as set here");
+    if (l->rc == CC_RC_SELECTIVE)
+        NOTE(1, "selective recomputation is Megatron-LM's (--recompute-granularity selective); "
+                "DeepSpeed's activation checkpointing recomputes whole layers");
+    if (l->cp > 1)
+        NOTE(1, "DeepSpeed has no context parallelism: this batch counts the dp = %d "
+                "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x cp = "
+                "%d and refuse it; DeepSpeed-Ulysses sequence parallelism is the nearest",
+             l->dp, l->mb, e->m, l->dp, (long long)l->mb * e->m * l->dp, l->dp * l->cp);
+    if (l->pp > 1)
+        NOTE(1, "pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); tensor "
+                "parallel %d comes from Megatron-DeepSpeed", l->pp,
+             l->split ? ", partitioned so that the embedding and the output layer each count "
+                        "as one layer" : "", l->tp);
+#undef NOTE
+    return n;
+}
+
 void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, const struct cc_layout *l,
                           const struct cc_eval *e)
 {
-    char args[2048];
-    cc_layout_megatron_args(m, hb, l, args, sizeof args);
-    fprintf(out, "\nMegatron-LM arguments:\n  %s\n", args);
-    if (l->zero >= 2)
-        fprintf(out, "  # ZeRO stage %d is not a Megatron-LM option: use the DeepSpeed fragment "
-                     "(or FSDP) for the data-parallel part\n", l->zero);
-    fprintf(out, "\ntorchrun (run on each of the %d nodes):\n  torchrun --nnodes %d "
-                 "--nproc-per-node %d --rdzv-backend c10d --rdzv-endpoint $MASTER_ADDR:29500 "
-                 "pretrain_gpt.py %s\n", c->nodes, c->nodes, c->gpus_per_node, args);
-    /* DeepSpeed's bucket sizes count elements, not bytes: the gradients reduced (and, in as
-     * many buckets, the weights gathered) per bucket of hb->bucket_bytes */
-    size_t bucket_elems = hb->bucket_bytes / (size_t)(hb->grad_bytes > 0 ? hb->grad_bytes : 1);
-    fprintf(out, "\nDeepSpeed config fragment:\n"
-                 "  {\n    \"train_batch_size\": %lld,\n"
-                 "    \"train_micro_batch_size_per_gpu\": %d,\n"
-                 "    \"gradient_accumulation_steps\": %lld,\n"
-                 "    \"%s\": {\"enabled\": true},\n"
-                 "    \"communication_data_type\": \"%s\",\n"
-                 "    \"zero_optimization\": {\"stage\": %d, \"overlap_comm\": %s, "
-                 "\"contiguous_gradients\": true, \"reduce_bucket_size\": %zu, "
-                 "\"allgather_bucket_size\": %zu}",
-            m->global_batch, l->mb, e->m, m->prec == CC_PREC_FP16 ? "fp16" : "bf16",
-            hb->grad_bytes == 4 ? "fp32" : (m->prec == CC_PREC_FP16 ? "fp16" : "bf16"), l->zero,
-            hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1) ? "true" : "false",
-            bucket_elems, bucket_elems);
-    /* partitioning applies to the checkpointed layer inputs: only with full recomputation */
-    if (l->rc == CC_RC_FULL)
-        fprintf(out, ",\n    \"activation_checkpointing\": {\"partition_activations\": %s}",
-                l->sp ? "true" : "false");
-    fprintf(out, "\n  }\n");
-    if (l->rc == CC_RC_SELECTIVE)
-        fprintf(out, "  # selective recomputation is Megatron-LM's (--recompute-granularity "
-                     "selective); DeepSpeed's activation checkpointing recomputes whole layers\n");
-    if (l->cp > 1)
-        fprintf(out, "  # DeepSpeed has no context parallelism: this batch counts the dp = %d "
-                     "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x "
-                     "cp = %d and refuse it; DeepSpeed-Ulysses sequence parallelism is the "
-                     "nearest\n", l->dp, l->mb, e->m, l->dp, (long long)l->mb * e->m * l->dp,
-                l->dp * l->cp);
-    if (l->pp > 1)
-        fprintf(out, "  # pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); "
-                     "tensor parallel %d comes from Megatron-DeepSpeed\n", l->pp,
-                l->split ? ", partitioned so that the embedding and the output layer each "
-                           "count as one layer" : "", l->tp);
+    char args[2048], run[2400];
+    struct cc_launch_note note[8];
+    int nn = cc_layout_launch_notes(m, hb, l, e, note, 8);
+    fprintf(out, "\nMegatron-LM arguments:\n  %s\n",
+            cc_layout_megatron_args(m, hb, l, args, sizeof args));
+    for (int i = 0; i < nn; i++)
+        if (!note[i].deepspeed)
+            fprintf(out, "  # %s\n", note[i].text);
+    fprintf(out, "\ntorchrun (run on each of the %d nodes):\n  %s\n", c->nodes,
+            cc_layout_torchrun(m, c, hb, l, run, sizeof run));
+    json_t *ds = cc_layout_deepspeed_json(m, hb, l, e);
+    char *txt = json_dumps(ds, JSON_INDENT(2));
+    json_decref(ds);
+    fprintf(out, "\nDeepSpeed config fragment:\n  ");
+    for (const char *p = txt ? txt : "{}"; *p; p++) { /* indented as the other snippets */
+        fputc(*p, out);
+        if (*p == '\n')
+            fputs("  ", out);
+    }
+    fputc('\n', out);
+    free(txt);
+    for (int i = 0; i < nn; i++)
+        if (note[i].deepspeed)
+            fprintf(out, "  # %s\n", note[i].text);
 }
 
 /* A JSON number, or null where the figure is not finite (no key is ever dropped). */
@@ -401,10 +518,11 @@ static json_t *jnum(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
-                              const struct cc_layout *l, const struct cc_eval *e)
+json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, const struct cc_layout *l,
+                              const struct cc_eval *e)
 {
-    char args[2048];
+    char args[2048], run[2400];
     json_t *o = json_object(), *lay = json_object(), *mem = json_object(), *t = json_object();
     json_object_set_new(lay, "tp", json_integer(l->tp));
     json_object_set_new(lay, "pp", json_integer(l->pp));
@@ -445,6 +563,16 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *
     json_object_set_new(o, "hw_tflops_per_gpu", jnum(e->hw_tflops));
     json_object_set_new(o, "megatron_args",
                         json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
+    json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(m, c, hb, l, run,
+                                                                      sizeof run)));
+    json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
+    struct cc_launch_note note[8];
+    int nn = cc_layout_launch_notes(m, hb, l, e, note, 8);
+    json_t *mn = json_array(), *dn = json_array();
+    for (int i = 0; i < nn; i++)
+        json_array_append_new(note[i].deepspeed ? dn : mn, json_string(note[i].text));
+    json_object_set_new(o, "megatron_notes", mn);
+    json_object_set_new(o, "deepspeed_notes", dn);
     return o;
 }
 

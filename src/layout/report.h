@@ -31,7 +31,13 @@ void cc_layout_print_versus(FILE *out, const struct cc_cluster *c, const struct 
 json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster *c,
                               const struct cc_habits *hb, const struct cc_search *s,
                               cc_status st, const struct cc_layout *l, const struct cc_eval *e);
-/* Ready-to-paste Megatron-LM arguments, a torchrun line and a DeepSpeed config fragment. */
+/* Why layout evaluation o is slower than b: the one or two components of the step that
+ * differ most, e.g. "0.412 s more tensor-parallel communication" (and "(it needs less
+ * memory)" when it does). Written into buf. */
+const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *o, char *buf,
+                                 size_t len);
+/* Ready-to-paste Megatron-LM arguments, a torchrun line and a DeepSpeed config fragment, each
+ * followed by its notes. */
 void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, const struct cc_layout *l,
                           const struct cc_eval *e);
@@ -39,9 +45,30 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
                                     const struct cc_layout *l, char *buf, size_t len);
 
-/* JSON object of one layout and its evaluation. */
-json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_habits *hb,
-                              const struct cc_layout *l, const struct cc_eval *e);
+/* The torchrun line for every node: CUDA_DEVICE_MAX_CONNECTIONS=1 in front where Megatron-LM
+ * requires it (tensor or context parallelism without Megatron-FSDP), then the arguments. */
+const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster *c,
+                               const struct cc_habits *hb, const struct cc_layout *l, char *buf,
+                               size_t len);
+/* The DeepSpeed config fragment (batch, micro-batch, accumulation, precision, ZeRO stage and
+ * buckets in elements, activation partitioning with full recomputation). New reference. */
+json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habits *hb,
+                                 const struct cc_layout *l, const struct cc_eval *e);
+/* A caveat of the snippets: for the Megatron-LM arguments (deepspeed = 0) or for the DeepSpeed
+ * fragment (1). */
+struct cc_launch_note {
+    int deepspeed;
+    char text[400];
+};
+/* The caveats of this layout's snippets, at most max; returns how many. */
+int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
+                           const struct cc_layout *l, const struct cc_eval *e,
+                           struct cc_launch_note *note, int max);
+
+/* JSON object of one layout and its evaluation, with its launch snippets and their notes. */
+json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster *c,
+                              const struct cc_habits *hb, const struct cc_layout *l,
+                              const struct cc_eval *e);
 /* JSON of the context (model, cluster, habits). */
 json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster *c,
                                const struct cc_habits *hb);

@@ -234,7 +234,7 @@ ok $? "Megatron-LM arguments for the uneven split"
 # the Megatron-LM arguments build the model that was costed: a swiglu model without biases,
 # a GPT one with them (Megatron's default), SGD when chosen
 "$CCBENCH" layout -m llama3-8b -g 8 -x tp=2,pp=1,zero=1 --optimizer sgd >"$out/ma" 2>&1
-grep -q -- "--group-query-attention --num-query-groups 8 .*--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear --untie-embeddings-and-output-weights --optimizer sgd --bf16" "$out/ma"
+grep -q -- "--group-query-attention --num-query-groups 8 .*--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear --rotary-base 500000 --untie-embeddings-and-output-weights --optimizer sgd --bf16" "$out/ma"
 ok $? "Megatron-LM arguments: GQA, swiglu, RMSNorm, rope, no biases, untied, SGD" "$(grep -m1 -- --tensor-model "$out/ma")"
 "$CCBENCH" layout -m megatron-1.7b -g 8 -x tp=2,pp=1 >"$out/mg" 2>&1 &&
     ! grep -q -- "--disable-bias-linear\|--optimizer\|--swiglu" "$out/mg"
@@ -257,13 +257,15 @@ ok $? "tensor-parallel overlap shown in the habits and the Megatron-LM arguments
 # bf16: 13107200), partition_activations only with full recomputation, and with cp > 1 a
 # line saying DeepSpeed has no context parallelism
 ds() { sed -n '/^DeepSpeed config fragment:/,/^  }/p' "$1" | sed 1d; }
-grep -q '"reduce_bucket_size": 6553600, "allgather_bucket_size": 6553600}' "$out/o1" &&
+grep -q '^      "reduce_bucket_size": 6553600,$' "$out/o1" &&
+    grep -q '^      "allgather_bucket_size": 6553600$' "$out/o1" &&
     ! grep -q '"partition_activations"' "$out/o1" &&
     grep -q "^  # DeepSpeed has no context parallelism: this batch counts the dp = 2 data-parallel ranks (1 x 64 x 2 = 128), DeepSpeed would count dp x cp = 4" "$out/o1"
 ok $? "DeepSpeed fragment with fp32 reduction, rc=none and cp=2: buckets in elements, no activation partitioning, no context parallelism said"
 "$CCBENCH" layout -m llama2-7b -g 8 --grad-reduce bf16 -x tp=2,zero=1,rc=full >"$out/ds1" 2>&1
 "$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=1,rc=none >"$out/ds2" 2>&1
-grep -q '"reduce_bucket_size": 13107200, "allgather_bucket_size": 13107200}' "$out/ds1" &&
+grep -q '^      "reduce_bucket_size": 13107200,$' "$out/ds1" &&
+    grep -q '^      "allgather_bucket_size": 13107200$' "$out/ds1" &&
     grep -q '"partition_activations": true' "$out/ds1" && ! grep -q '"activation_checkpointing"' "$out/ds2"
 ok $? "DeepSpeed fragment: bf16 buckets of 13107200 elements; activation partitioning only with recomputation"
 if command -v python3 >/dev/null 2>&1; then
@@ -273,6 +275,111 @@ if command -v python3 >/dev/null 2>&1; then
 else
     skip "DeepSpeed fragments are JSON" "python3 not installed"
 fi
+# ZeRO 2 and 3 are Megatron-FSDP's in the Megatron-LM arguments (the distributed optimizer
+# alone is ZeRO 1); Megatron-LM needs CUDA_DEVICE_MAX_CONNECTIONS=1 for tensor parallelism
+# except under Megatron-FSDP, which refuses it. llama2-7b at tp=2, ZeRO 3: the gathered unit
+# is a layer, (4*4096^2 + 3*4096*11008 + 2*4096) / 2 = 101191680 parameters, two of them live.
+"$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=3,rc=none >"$out/z3" 2>&1
+grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --use-distributed-optimizer --ckpt-format fsdp_dtensor" "$out/z3" &&
+    grep -q "^  torchrun --nnodes 1 " "$out/z3" && ! grep -q "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun" "$out/z3" &&
+    grep -q "^  # ZeRO 3 is Megatron-FSDP's --data-parallel-sharding-strategy optim_grads_params; .*--no-gradient-accumulation-fusion" "$out/z3" &&
+    grep -q '^      "stage": 3,$' "$out/z3" && grep -q '^      "stage3_prefetch_bucket_size": 101191680,$' "$out/z3" &&
+    grep -q '^      "stage3_max_live_parameters": 202383360$' "$out/z3" && ! grep -q '"allgather_bucket_size"' "$out/z3"
+ok $? "ZeRO 3: Megatron-FSDP arguments, no one-connection setting, its note; DeepSpeed stage-3 prefetch of one layer, two live" "$(grep -A1 '^Megatron-LM' "$out/z3" | tail -1)"
+"$CCBENCH" layout -m llama2-7b -g 8 -x tp=1,zero=2,rc=none,mb=1 >"$out/z2" 2>&1
+grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads --use-distributed-optimizer" "$out/z2" &&
+    grep -q '^      "allgather_bucket_size": 6553600$' "$out/z2" && grep -q "^  torchrun --nnodes 1 " "$out/z2"
+ok $? "ZeRO 2: Megatron-FSDP optim_grads; DeepSpeed stage 2 keeps its all-gather bucket"
+"$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=1,rc=none >"$out/z1" 2>&1
+"$CCBENCH" layout -m llama2-7b -g 8 -x tp=1,zero=1,rc=full >"$out/z1b" 2>&1
+grep -q "^  CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 1 " "$out/z1" && ! grep -q "megatron-fsdp\|Megatron-FSDP" "$out/z1" &&
+    grep -q "^  torchrun --nnodes 1 " "$out/z1b"
+ok $? "tp=2 with the distributed optimizer: CUDA_DEVICE_MAX_CONNECTIONS=1 in front of torchrun; tp=1: nothing"
+"$CCBENCH" layout -m llama2-7b -g 8 --precision fp8 -x tp=2,zero=1,rc=none >"$out/f8" 2>&1
+grep -q "^  # fp8: DeepSpeed's config has no fp8 switch" "$out/f8"
+ok $? "fp8: the DeepSpeed fragment says it has no fp8 switch"
+if command -v python3 >/dev/null 2>&1; then
+    "$CCBENCH" layout -m llama2-7b -g 16 --json -k 3 >"$out/jl" 2>&1 &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["top"]
+assert d["cluster"]["memory_bytes"] == 85899345920, d["cluster"]["memory_bytes"]
+for i, r in enumerate(t):
+    l, ds = r["layout"], r["deepspeed"]
+    assert r["torchrun"].split("torchrun --nnodes 2 --nproc-per-node 8 ")[1].endswith(r["megatron_args"]), r["torchrun"]
+    assert ds["train_micro_batch_size_per_gpu"] == l["micro_batch"] and ds["gradient_accumulation_steps"] == l["grad_accum"], ds
+    assert ds["zero_optimization"]["stage"] == l["zero"] and ds["train_batch_size"] == d["model"]["global_batch"], ds
+    assert isinstance(r["megatron_notes"], list) and isinstance(r["deepspeed_notes"], list)
+    assert (r["behind_why"] is None) == (i == 0), r["behind_why"]
+assert " s " in t[1]["behind_why"], t[1]["behind_why"]
+' "$out/jl"
+    ok $? "JSON: torchrun, DeepSpeed fragment, notes and why each layout is behind; whole numbers exact"
+else
+    skip "JSON: torchrun, DeepSpeed fragment, notes" "python3 not installed"
+fi
+refuse "--grad-reduce fp16 with bf16 training" "16-bit gradients are reduced in bf16" -m llama2-7b -g 8 --grad-reduce fp16
+refuse "--grad-reduce bf16 with fp16 training" "16-bit gradients are reduced in fp16" -m megatron-1.7b -g 8 --grad-reduce bf16
+# a GPU the table lacks: its peak and memory, and its rates, from the command line
+refuse "--gpu-model not in the table, no memory" "a GPU the table lacks needs --peak-tflops and --gpu-mem-gb" \
+    -m llama3-8b -g 16 --gpu-model nosuch --peak-tflops 500
+refuse "--gpu-model not in the table, no rate across nodes" "no all-reduce rate across nodes for GPU 'nosuch'" \
+    -m llama3-8b -g 16 --gpu-model nosuch --peak-tflops 500 --gpu-mem-gb 100 --intra-GBps 300
+"$CCBENCH" layout -m llama3-8b -g 16 --gpu-model nosuch --peak-tflops 500 --gpu-mem-gb 100 --intra-GBps 300 \
+    --inter-GBps 200 --hbm-GBps 4000 -k 1 >"$out/gx" 2>&1
+ok $? "--gpu-model not in the table with its figures given" "$(tail -1 "$out/gx")"
+grep -q "^# cluster 16 x nosuch (2 nodes of 8), 100 GB and 500 TFLOP/s (bf16) per GPU" "$out/gx" &&
+    grep -q "^#         rates: no table entry for nosuch; --intra-GBps and --inter-GBps given; within a node 300 GB/s, across nodes 200 GB/s per node" "$out/gx"
+ok $? "... the header names the GPU, its figures and where the rates come from"
+# measured rates are not mixed with the table's unsaid: a collective not measured in a scope
+# takes a measured sibling's fit (all-reduce, all-gather and reduce-scatter share the rings),
+# so at tp=2 sequence parallelism costs what the all-reduce it replaces does
+R="$T/bench-intra.jsonl,$T/bench-inter.jsonl"
+"$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$R" -k 1 >"$out/si" 2>&1
+grep -q "^#         allgather within a node: not measured, the allreduce fit stands in" "$out/si" &&
+    grep -q "^#         reducescatter across nodes: not measured, the allgather fit stands in" "$out/si" &&
+    grep -q "^#         sendrecv within a node: not measured, 220 GB/s as above" "$out/si" &&
+    ! grep -q "allreduce within a node: not measured" "$out/si"
+ok $? "--results: the header says which collectives were not measured and what stands in"
+tpc() { "$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$R" --json \
+    -x "tp=2,pp=1,dp=16,mb=2,zero=1,rc=none,sp=$1" 2>/dev/null | awk '$1 == "\"tp_comm\":" { sub(/,$/, "", $2); print $2; exit }'; }
+a=$(tpc 0) b=$(tpc 1)
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && b / a > 0.95 && b / a < 1.1) }'
+ok $? "tp=2 tensor-parallel time with and without sequence parallelism from the same measured rate ($a s, $b s)"
+# --explain of a layout larger than the cluster: its figures on as many GPUs, said
+"$CCBENCH" layout -m llama3-70b -g 64 -x tp=8,pp=8,dp=2 >"$out/xl" 2>"$out/xle"; rc=$?
+[ $rc -eq 2 ] && grep -q "^feasible no: tp\*pp\*dp\*cp is 128 but the cluster has 64 GPUs (figures for 128 such GPUs)" "$out/xl" &&
+    grep -q "^time per step " "$out/xl" && grep -q "is not ranked: it does not use the cluster's GPUs" "$out/xl" &&
+    awk '$1 == "tokens/s" { t = $2; g = $3; sub(/^\(/, "", g) } END { exit !(t > 0 && (t / 128 - g) ^ 2 < 0.01) }' "$out/xl"
+ok $? "--explain a layout of 128 GPUs on 64: exit 2, its figures for 128 GPUs, per GPU of those 128" "$(cat "$out/xle")"
+if command -v python3 >/dev/null 2>&1; then
+    "$CCBENCH" layout -m llama3-70b -g 64 -x tp=8,pp=8,dp=2 --json >"$out/xlj" 2>/dev/null
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["explain"]; assert e["feasible"] is False and "128 such GPUs" in e["why"] and e["time_s"]["step"] > 0, e' "$out/xlj"
+    ok $? "... and in JSON"
+else
+    skip "... and in JSON" "python3 not installed"
+fi
+# why nothing fits, when the reason is not the memory alone
+printf '{"name":"h7","layers":8,"hidden":57344,"heads":7,"vocab":32000,"seq_len":2048,"global_batch":64}\n' >"$out/h7.json"
+refuse "7 heads, too large for one GPU" "tp could only be 1: no tp from 2 to 8 divides the 7 heads" -m "$out/h7.json" -g 64
+refuse "more GPUs than sequences" "the cluster has more GPUs than the layouts can use: the smallest dp = GPUs/(tp\*pp\*cp) is 65536, more than the global batch of 512" \
+    -m llama3-8b -g 16777216
+refuse "no dp divides the batch" "no dp = GPUs/(tp\*pp\*cp) divides the global batch 1000 (the smallest dp is 6" \
+    -m llama3-8b -g 1536 --global-batch 1000
+refuse "--bucket 0" "--bucket '0' is out of range (4K to 1024T)" -m llama3-8b -g 8 --bucket 0
+# a preset with its shape changed is another model, and says so; the rotary base travels
+printf '{"preset": "llama3-8b", "layers": 31}\n' >"$out/l31.json"
+"$CCBENCH" layout -m "$out/l31.json" -g 8 -k 1 >"$out/l31" 2>&1
+grep -q "^# model   llama3-8b (changed): .* l=31 " "$out/l31" &&
+    grep -q "^#         source: .*l31.json: preset llama3-8b with layers changed; the preset: Llama Team 2024" "$out/l31" &&
+    grep -q -- "--rotary-base 500000" "$out/l31"
+ok $? "a preset with its layers changed is named as changed, the file and key said" "$(head -2 "$out/l31")"
+"$CCBENCH" layout -m "$T/hf-llama3-8b.json" -g 8 -k 1 >"$out/rb1" 2>&1
+"$CCBENCH" layout -m "$T/hf-llama2-7b.json" -g 8 -k 1 >"$out/rb2" 2>&1
+grep -q -- "--disable-bias-linear --rotary-base 500000 " "$out/rb1" && ! grep -q -- "--rotary-base" "$out/rb2"
+ok $? "Hugging Face rope_theta 500000 becomes --rotary-base; Llama 2's default base is left out"
+printf '{"preset": "llama3-8b", "rope_theta": "big"}\n' >"$out/rbad.json"
+refuse "rope_theta not a number" '"rope_theta" must be a number from 1 to 1e12' -m "$out/rbad.json" -g 8
 "$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 \
     -x tp=8,pp=2,dp=4,mb=1,v=2 >"$out/o2" 2>&1
 grep -q "with blocking pipeline sends (--pp-overlap 0) needs pp > 2" "$out/o2"
@@ -405,7 +512,7 @@ printf '{"layers":8,"hidden":1024,"heads":8,"vocab":1000,"seq_len":131072,"globa
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert 0 < d["top"][0]["mfu"] < 1, d["top"][0]["mfu"]' "$out/fp8p"
 ok $? "fp8 with --peak-tflops: MFU below 100%" "$(grep -m1 '"mfu"' "$out/fp8p")"
 refuse "--json with --list-gpus" "--json applies to a search or --explain" --list-gpus --json
-refuse "-x mb=1000001" "mb needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x mb=1000001
+refuse "-x mb=1000001" "mb needs an integer from 1 to 1000000" -m llama3-8b -g 64 -x mb=1000001
 # a name or source that is not valid UTF-8 (a Latin-1 file name, a source cut mid-character)
 # is made valid, not dropped from the JSON
 if command -v python3 >/dev/null 2>&1; then
@@ -419,7 +526,7 @@ else
 fi
 refuse "-x tp=65536,pp=65536 (products past 2^31)" "is 4294967296 but the cluster has 64 GPUs" \
     -m llama3-8b -g 64 -x tp=65536,pp=65536
-refuse "-x pp=65536,v=65536" "but the cluster has 64 GPUs" -m llama3-8b -g 64 -x pp=65536,v=65536
+refuse "-x pp=65536,v=65536" "v 65536 is more than the 32 layers" -m llama3-8b -g 64 -x pp=65536,v=65536
 refuse "-x dp=65536,cp=65536" "is 4294967296 but" -m llama3-8b -g 64 -x dp=65536,cp=65536,zero=1
 # sequence lengths Megatron-LM cannot split: by tp with sequence parallelism, by 2*cp with
 # context parallelism (4100 = 4 x 1025)
@@ -435,7 +542,7 @@ refuse "-x tp=3 on 8 GPUs: the heads, not the floored dp" "is infeasible: tp 3 d
     -m llama2-7b -g 8 -x tp=3
 refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ""
 refuse "-x ," "invalid layout list ',' (an empty item)" -m llama3-8b -g 64 -x ,
-refuse "-x 'tp= 8'" "tp needs an integer from 0 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
+refuse "-x 'tp= 8'" "tp needs an integer from 1 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
 refuse "-x sp=5" "sp and split are 0 or 1" -m llama3-8b -g 64 -x sp=5
 refuse "-x tp=1,sp=1" "sp=1 (sequence parallelism) needs tp > 1" -m llama3-8b -g 64 -x tp=1,sp=1
 printf '{"layers": 4194304, "hidden": 1024, "heads": 1024, "vocab": 1000, "seq_len": 1024, "global_batch": 1024}\n' >"$out/deep.json"

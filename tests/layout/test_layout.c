@@ -1133,6 +1133,82 @@ static void test_zero3(void)
        "a layer of 58 GB does not fit at ZeRO 3: %s", e.why);
 }
 
+/* Each communication part of a step against hand-computed values. A100 quick clusters: within
+ * a node 10 us + bus bytes / 230 GB/s, across nodes 30 us + bus bytes / 185 GB/s per node.
+ * megatron-7.5b: l = 36, h = 4096, a = 32, s = 2048, batch 512. */
+static void test_comm_parts(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e;
+    char err[256];
+    preset("megatron-7.5b", &m);
+    cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    cc_habits_default(&hb);
+    /* tp=8 in one node, mb=1: per layer, with selective recomputation, 2 forward and 2
+     * backward all-reduces of s*b*h 16-bit = 16 MiB, 2*7/8 of it on the bus; 512
+     * micro-batches x 36 layers */
+    struct cc_layout l = {8, 1, 1, 1, 1, 1, 0, 1, CC_RC_SELECTIVE};
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    REL(e.t_tp, 512.0 * 36 * 4 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
+        "tp=8: 4 all-reduces of 16 MiB per layer, 2.47 s");
+    /* sequence parallel: an all-gather and a reduce-scatter of the same 16 MiB, 7/8 each */
+    l.sp = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    REL(e.t_tp, 512.0 * 36 * 4 * 2 * (10e-6 + 16777216 * 0.875 / 230e9), 1e-12,
+        "tp=8, sp: an all-gather and a reduce-scatter in place of each all-reduce");
+    /* full recomputation repeats the 2 forward ones */
+    l.sp = 0, l.rc = CC_RC_FULL;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    REL(e.t_tp, 512.0 * 36 * 6 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
+        "tp=8, full recomputation: 6 all-reduces per layer");
+
+    /* cp=2 (tp=1, dp=4, 128 micro-batches): each rank holds 1024 tokens; per layer one
+     * all-gather of K and V (1024 x 2 x 4096 x 2 bytes = 16 MiB per rank, 32 MiB gathered,
+     * 1/2 on the bus) and one reduce-scatter of their gradients of the same size */
+    struct cc_layout lc = {1, 1, 4, 2, 1, 1, 0, 1, CC_RC_SELECTIVE};
+    cc_layout_eval(&m, &c, &hb, &lc, &e);
+    REL(e.t_cp, 128.0 * 36 * 2 * (10e-6 + 33554432 * 0.5 / 230e9), 1e-12,
+        "cp=2: K/V all-gather and reduce-scatter per layer, 0.68 s");
+
+    /* gradient reduction across 2 nodes (tp=1, dp=16, pp=1), 16-bit gradients, not
+     * overlapped: 2P bytes in ceil(2P / 25 MiB) buckets; ZeRO 0 all-reduces each bucket
+     * (2*15/16 on the bus), ZeRO 1 and 2 reduce-scatter it and all-gather as many 16-bit
+     * weights (15/16 each): the same bytes, twice the latency */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    hb.grad_bytes = 2, hb.dp_overlap = 0;
+    double P = cc_model_params(&m), nb = ceil(2 * P / 26214400.0);
+    struct cc_layout lz = {1, 1, 16, 1, 1, 1, 0, 0, CC_RC_SELECTIVE};
+    double want[3] = {nb * 30e-6 + 2 * P * 1.875 / 185e9, 2 * nb * 30e-6 + 2 * P * 1.875 / 185e9,
+                      2 * nb * 30e-6 + 2 * P * 1.875 / 185e9};
+    for (int z = 0; z < 3; z++) {
+        lz.zero = z;
+        cc_layout_eval(&m, &c, &hb, &lz, &e);
+        REL(e.t_dp, want[z], 1e-12, "ZeRO %d: gradient reduction %.4f s (%.0f buckets)", z,
+            want[z], nb);
+    }
+    /* overlapped with the last backward pass: what outlasts 2/3 of the compute (selective
+     * recomputation: forward + 2 backward passes), never less than one bucket */
+    hb.dp_overlap = 1;
+    lz.zero = 0;
+    cc_layout_eval(&m, &c, &hb, &lz, &e);
+    REL(e.t_dp, fmax(want[0] / nb, want[0] - 2.0 / 3 * e.t_compute / 32), 1e-12,
+        "ZeRO 0 overlapped with the last backward pass");
+    /* ZeRO 3 per micro-batch: all-gather the 16-bit weights for the forward and the backward
+     * pass, reduce-scatter the gradients; prefetching hides all of it behind the compute here
+     * (3 x 0.076 s against 0.4 s per micro-batch), and none of it at 5 GB/s per node */
+    lz.zero = 3;
+    cc_layout_eval(&m, &c, &hb, &lz, &e);
+    ok(e.t_dp == 0, "ZeRO 3 at 185 GB/s: the gathers hide behind the compute (%g s)", e.t_dp);
+    c.inter_node_Bps = 5e9;
+    cc_layout_eval(&m, &c, &hb, &lz, &e);
+    double z3 = 3 * (30e-6 + 2 * P * 0.9375 / 5e9);
+    REL(e.t_dp, 32 * (z3 - e.t_compute / 32), 1e-12,
+        "ZeRO 3 at 5 GB/s: 32 micro-batches x (2 gathers + 1 scatter of %.1f s - compute)",
+        z3 / 3);
+}
+
 /* Grouped-query attention with tp above the KV heads: Megatron-Core replicates the K/V heads,
  * one per rank, so llama2-70b cut to 2 KV heads costs at tp=8 what it costs with 8. */
 static void test_gqa_replicated(void)
@@ -1215,6 +1291,7 @@ int main(void)
     test_gemm();
     test_eval();
     test_zero3();
+    test_comm_parts();
     test_gqa_replicated();
     test_ties();
     test_embed_sync();
