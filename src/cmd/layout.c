@@ -232,7 +232,7 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
                       "lacks needs --peak-tflops and --gpu-mem-gb)", cfg->gpu_model);
             return CC_EUSAGE;
         }
-        if (!g) /* its rates: --intra-GBps and --inter-GBps, or --results (checked below) */
+        if (!g) /* its rates: --intra-GBps and --inter-GBps (checked below) */
             g = &other;
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
@@ -360,31 +360,37 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     struct cc_eval e;
     long long need = (long long)l.tp * l.pp * l.dp * l.cp;
+    struct cc_cluster *big = NULL; /* a layout larger than the cluster: as many GPUs of its kind */
+    const struct cc_cluster *on = c; /* the cluster the layout is evaluated (and launched) on */
     if (need > c->gpus && need <= 16777216) {
-        /* larger than the cluster: its numbers on as many GPUs of the same kind, said */
-        struct cc_cluster *big = malloc(sizeof *big);
-        if (!big) {
+        if (!(big = malloc(sizeof *big))) {
             cc_err("out of memory");
             return 3;
         }
         *big = *c;
         big->gpus = (int)need;
         big->nodes = (int)((need + c->gpus_per_node - 1) / c->gpus_per_node);
-        cc_layout_eval(m, big, hb, &l, &e);
-        free(big);
-        if (e.feasible || e.t_step > 0) {
-            char why[sizeof e.why];
-            snprintf(why, sizeof why, "tp*pp*dp*cp is %lld but the cluster has %d GPUs "
-                     "(figures for %lld such GPUs)%s%.70s", need, c->gpus, need,
-                     e.feasible ? "" : "; ", e.feasible ? "" : e.why);
-            snprintf(e.why, sizeof e.why, "%s", why);
-            e.feasible = 0;
-            e.mem_only = 0;
+        if (big->nodes > 1 && big->inter_node_Bps <= 0) {
+            cc_err("layout '%s' uses %lld GPUs, more than the cluster's %d, and no rate across "
+                   "nodes is known to cost them (give --inter-GBps)", cfg->explain, need, c->gpus);
+            free(big);
+            return 2;
         }
-    } else
-        cc_layout_eval(m, c, hb, &l, &e);
+        on = big;
+    }
+    cc_layout_eval(m, on, hb, &l, &e);
+    if (big && (e.feasible || e.t_step > 0)) {
+        char why[sizeof e.why];
+        snprintf(why, sizeof why, "tp*pp*dp*cp is %lld but the cluster has %d GPUs (figures for "
+                 "%lld such GPUs)%s%.200s", need, c->gpus, need, e.feasible ? "" : "; ",
+                 e.feasible ? "" : e.why);
+        snprintf(e.why, sizeof e.why, "%s", why);
+        e.feasible = 0;
+        e.mem_only = 0;
+    }
     if (!e.feasible && e.t_step <= 0) { /* nothing to show: the products cannot be formed */
         cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);
+        free(big);
         return 2;
     }
     /* the search with the same habits, to say where this layout stands */
@@ -392,12 +398,13 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     cc_status st = cc_layout_search(m, c, hb, &s);
     if (st == CC_ENOMEM) {
         cc_search_free(&s);
+        free(big);
         cc_err("out of memory");
         return 3;
     }
     if (cfg->json) {
         json_t *o = cc_layout_context_json(m, c, hb);
-        json_object_set_new(o, "explain", cc_layout_ranked_json(m, c, hb, &l, &e));
+        json_object_set_new(o, "explain", cc_layout_ranked_json(m, on, hb, &l, &e));
         json_object_set_new(o, "search", cc_layout_versus_json(m, c, hb, &s, st, &l, &e));
         char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
         puts(txt);
@@ -411,6 +418,7 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
             cc_layout_print_args(stdout, m, c, hb, &l, &e);
     }
     cc_search_free(&s);
+    free(big);
     if (e.feasible)
         return 0;
     cc_err("layout '%s' is infeasible: %s", cfg->explain, e.why);

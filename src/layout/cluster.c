@@ -38,13 +38,13 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
-    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER},
     {"v100-16g", "v100", "16g", "NVIDIA V100 SXM2 16GB", {0, 125, 0}, 16, 900, 130, 45, 80, EFF16_OTHER},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER},
     {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER},
     {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110, EFF16_OTHER},
-    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0, NULL},
+    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0, NULL, 0},
 };
 
 static void normalise(const char *in, char *out, size_t len)
@@ -103,6 +103,7 @@ static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
     c->intra_busbw_Bps = g->intra_GBps * 1e9;
     c->inter_node_Bps = g->inter_GBps * 1e9;
     c->eff16_note = g->eff16;
+    c->blackwell = g->blackwell;
 }
 
 static void init_common(struct cc_cluster *c)

@@ -28,6 +28,8 @@ struct cc_gpu_spec {
     int sms;              /* streaming multiprocessors (AMD: compute units): GEMM waves */
     const char *eff16;    /* what is known of the default 16-bit --efficiency on this GPU;
                              NULL where it was fitted (A100) */
+    int blackwell;        /* 1: NVIDIA Blackwell or later (no one-connection rule for tensor
+                             parallelism in Megatron-LM) */
 };
 
 /* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was
@@ -70,6 +72,7 @@ struct cc_cluster {
     double lat_intra_s, lat_inter_s;   /* per-collective latency when nothing is fitted */
     char bw_source[1024];              /* where the rates come from (for the report) */
     const char *eff16_note;            /* the GPU's eff16 (static text); NULL: fitted here */
+    int blackwell;                     /* the GPU's cc_gpu_spec.blackwell */
     struct cc_fit fits[CC_COLL_COUNT][2][CC_FIT_MAX];
     int nfits[CC_COLL_COUNT][2];
 };

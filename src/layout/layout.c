@@ -23,8 +23,11 @@
 #define SGD_STEP_BYTES 18.0
 double cc_layout_zero3_unit(const struct cc_model *m, int tp)
 {
-    double outp = (double)m->vocab * m->hidden;
-    return fmax(cc_model_layer_params(m), fmax(cc_model_embed_params(m), outp)) / tp;
+    struct cc_model r = *m;
+    if (r.kv_heads < tp)
+        r.kv_heads = tp; /* one replicated K/V head per rank */
+    double outp = (double)r.vocab * r.hidden;
+    return fmax(cc_model_layer_params(&r), fmax(cc_model_embed_params(&r), outp)) / tp;
 }
 
 /* ZeRO 3: gathered units (layers) whose full 16-bit weights are alive at once: the one being
@@ -671,7 +674,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int cap = 64;
     int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
     double closest_ratio = INFINITY;
-    char first_why[192] = "", long_why[192] = "";
+    char first_why[320] = "", long_why[320] = "";
     enum cc_recompute rcs[3];
     int nrc = 0;
 

@@ -96,7 +96,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 
 struct cc_eval {
     int feasible;
-    char why[192];         /* empty if feasible; else the first reason it is not */
+    char why[320];         /* empty if feasible; else the first reason it is not */
     int mem_only;          /* infeasible only because it does not fit in memory */
     int too_long;          /* infeasible because a step would last over 1e9 s (the batch x
                               sequence is too large for the rates), whatever the memory */
@@ -172,8 +172,9 @@ double cc_grad_accum_time(const struct cc_habits *hb, double params, double hbm_
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
                     double unit, int zero, int shard, double *w, double *g, double *o);
 
-/* Parameters per GPU of the unit ZeRO 3 gathers at a time: a transformer layer, or the
- * embedding or the output layer when that is larger, divided by tp. */
+/* Parameters per GPU of the unit ZeRO 3 gathers at a time: a transformer layer (its K/V heads
+ * replicated up to tp), or the embedding or the output layer when that is larger, divided by
+ * tp. */
 double cc_layout_zero3_unit(const struct cc_model *m, int tp);
 
 struct cc_ranked {

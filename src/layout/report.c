@@ -26,6 +26,26 @@ const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster 
     return buf;
 }
 
+/* A collective the estimates use in a scope without a measurement of its own, when something
+ * was measured: what stands in (cc_comm_source: a sibling, or -1 for the cluster's rate). */
+struct stand_in { enum cc_coll_id coll; int scope, from; };
+
+static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
+{
+    static const enum cc_coll_id used[] = {CC_ALLREDUCE, CC_ALLGATHER, CC_REDUCESCATTER,
+                                           CC_SENDRECV};
+    int nfit = 0, n = 0;
+    for (int k = 0; k < CC_COLL_COUNT; k++)
+        nfit += c->nfits[k][0] + c->nfits[k][1];
+    for (int sc = 0; nfit && sc < (c->nodes > 1 ? 2 : 1); sc++)
+        for (size_t k = 0; k < sizeof used / sizeof used[0]; k++) {
+            int from = cc_comm_source(c, used[k], sc);
+            if (from != (int)used[k])
+                si[n++] = (struct stand_in){used[k], sc, from};
+        }
+    return n;
+}
+
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
@@ -52,28 +72,17 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
                         f->alpha_s * 1e6, f->busbw_Bps / GB, f->sizes, f->from);
             }
     /* with measurements, say where each rate the estimates use comes from */
-    int nfit = 0;
-    for (int k = 0; k < CC_COLL_COUNT; k++)
-        nfit += c->nfits[k][0] + c->nfits[k][1];
-    static const enum cc_coll_id used[] = {CC_ALLREDUCE, CC_ALLGATHER, CC_REDUCESCATTER,
-                                           CC_SENDRECV};
-    for (int sc = 0; nfit && sc < 2; sc++) {
-        if (sc == CC_SCOPE_INTER && c->nodes < 2)
-            break;
-        for (size_t k = 0; k < sizeof used / sizeof used[0]; k++) {
-            int from = cc_comm_source(c, used[k], sc);
-            if (from == (int)used[k])
-                continue;
-            fprintf(out, "#         %s %s: not measured, ", cc_coll_get(used[k])->name,
-                    sc == CC_SCOPE_INTRA ? "within a node" : "across nodes");
-            if (from >= 0)
-                fprintf(out, "the %s fit stands in\n", cc_coll_get((enum cc_coll_id)from)->name);
-            else if (sc == CC_SCOPE_INTRA)
-                fprintf(out, "%.0f GB/s as above\n", (used[k] == CC_SENDRECV ? c->p2p_intra_Bps
-                                                                         : c->intra_busbw_Bps) / GB);
-            else
-                fprintf(out, "%.0f GB/s per node as above\n", c->inter_node_Bps / GB);
-        }
+    struct stand_in si[8];
+    for (int i = 0, n = stand_ins(c, si); i < n; i++) {
+        fprintf(out, "#         %s %s: not measured, ", cc_coll_get(si[i].coll)->name,
+                si[i].scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
+        if (si[i].from >= 0)
+            fprintf(out, "the %s fit stands in\n", cc_coll_get((enum cc_coll_id)si[i].from)->name);
+        else if (si[i].scope == CC_SCOPE_INTRA)
+            fprintf(out, "%.0f GB/s as above\n", (si[i].coll == CC_SENDRECV ? c->p2p_intra_Bps
+                                                                        : c->intra_busbw_Bps) / GB);
+        else
+            fprintf(out, "%.0f GB/s per node as above\n", c->inter_node_Bps / GB);
     }
     char fp8[32] = "";
     if (m->prec == CC_PREC_FP8)
@@ -329,10 +338,12 @@ static const char *const fsdp_strategy[] = {"no_shard", "optim", "optim_grads",
 
 /* Megatron-LM refuses tensor or context parallelism on GPUs before Blackwell unless the device
  * runs one connection (work queued in launch order), and Megatron-FSDP refuses exactly that
- * setting. */
-static int one_connection(const struct cc_layout *l)
+ * setting: "1" to set, "-" to clear (an inherited one), NULL to leave alone. */
+static const char *one_connection(const struct cc_cluster *c, const struct cc_layout *l)
 {
-    return (l->tp > 1 || l->cp > 1) && l->zero < 2;
+    if (l->zero >= 2)
+        return "-";
+    return (l->tp > 1 || l->cp > 1) && !c->blackwell ? "1" : NULL;
 }
 
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
@@ -404,10 +415,12 @@ const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster
                                size_t len)
 {
     char args[2048];
+    const char *conn = one_connection(c, l);
     snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
              "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s",
-             one_connection(l) ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "", c->nodes,
-             c->gpus_per_node, cc_layout_megatron_args(m, hb, l, args, sizeof args));
+             !conn ? "" : conn[0] == '1' ? "CUDA_DEVICE_MAX_CONNECTIONS=1 "
+                                          : "env -u CUDA_DEVICE_MAX_CONNECTIONS ",
+             c->nodes, c->gpus_per_node, cc_layout_megatron_args(m, hb, l, args, sizeof args));
     return buf;
 }
 
@@ -455,12 +468,13 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
 #define NOTE(ds, ...) do { if (n < max) { note[n].deepspeed = (ds); \
         snprintf(note[n].text, sizeof note[n].text, __VA_ARGS__); n++; } } while (0)
     if (l->zero >= 2)
-        NOTE(0, "ZeRO %d is Megatron-FSDP's --data-parallel-sharding-strategy %s; its guide also "
-                "sets --no-gradient-accumulation-fusion, which this estimate does not assume "
-                "(--accum-fusion 0 costs it)%s", l->zero, fsdp_strategy[l->zero],
-             l->tp > 1 || l->cp > 1 ? ", and it runs without CUDA_DEVICE_MAX_CONNECTIONS=1, "
-                                      "which slows tensor and context parallelism before "
-                                      "Blackwell" : "");
+        NOTE(0, "ZeRO %d is Megatron-FSDP's --data-parallel-sharding-strategy %s%s%s", l->zero,
+             fsdp_strategy[l->zero],
+             hb->accum_fusion ? "; its guide also sets --no-gradient-accumulation-fusion, which "
+                                "this estimate does not assume (--accum-fusion 0 costs it)" : "",
+             l->tp > 1 || l->cp > 1 ? "; it runs without CUDA_DEVICE_MAX_CONNECTIONS=1 (cleared "
+                                      "on the torchrun line), which slows tensor and context "
+                                      "parallelism before Blackwell" : "");
     if (m->prec == CC_PREC_FP8)
         NOTE(1, "fp8: DeepSpeed's config has no fp8 switch; the linear layers need Transformer "
                 "Engine's fp8_autocast (Megatron-DeepSpeed: its --fp8 flags), the rest runs in "
@@ -624,6 +638,15 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
                 json_array_append_new(fits, fo);
             }
     json_object_set_new(co, "fits", fits);
+    json_t *stand = json_array();
+    struct stand_in si[8];
+    for (int i = 0, n = stand_ins(c, si); i < n; i++)
+        json_array_append_new(stand, json_pack("{s:s,s:s,s:o}", "collective",
+            cc_coll_get(si[i].coll)->name, "scope", si[i].scope == CC_SCOPE_INTRA ? "intra"
+                                                                                  : "inter",
+            "from", si[i].from < 0 ? json_null()
+                                   : json_string(cc_coll_get((enum cc_coll_id)si[i].from)->name)));
+    json_object_set_new(co, "stand_ins", stand);
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());

@@ -281,20 +281,27 @@ fi
 # is a layer, (4*4096^2 + 3*4096*11008 + 2*4096) / 2 = 101191680 parameters, two of them live.
 "$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=3,rc=none >"$out/z3" 2>&1
 grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --use-distributed-optimizer --ckpt-format fsdp_dtensor" "$out/z3" &&
-    grep -q "^  torchrun --nnodes 1 " "$out/z3" && ! grep -q "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun" "$out/z3" &&
+    grep -q "^  env -u CUDA_DEVICE_MAX_CONNECTIONS torchrun --nnodes 1 " "$out/z3" && ! grep -q "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun" "$out/z3" &&
     grep -q "^  # ZeRO 3 is Megatron-FSDP's --data-parallel-sharding-strategy optim_grads_params; .*--no-gradient-accumulation-fusion" "$out/z3" &&
     grep -q '^      "stage": 3,$' "$out/z3" && grep -q '^      "stage3_prefetch_bucket_size": 101191680,$' "$out/z3" &&
     grep -q '^      "stage3_max_live_parameters": 202383360$' "$out/z3" && ! grep -q '"allgather_bucket_size"' "$out/z3"
-ok $? "ZeRO 3: Megatron-FSDP arguments, no one-connection setting, its note; DeepSpeed stage-3 prefetch of one layer, two live" "$(grep -A1 '^Megatron-LM' "$out/z3" | tail -1)"
+ok $? "ZeRO 3: Megatron-FSDP arguments, an inherited one-connection setting cleared, its note; DeepSpeed stage-3 prefetch of one layer, two live" "$(grep -A1 '^Megatron-LM' "$out/z3" | tail -1)"
+"$CCBENCH" layout -m llama2-7b -g 8 --accum-fusion 0 -x tp=2,zero=3,rc=none >"$out/z3f" 2>&1
+grep -q -- "--no-gradient-accumulation-fusion" "$out/z3f" && grep -q "^  # ZeRO 3 is Megatron-FSDP's" "$out/z3f" &&
+    ! grep -q "this estimate does not assume" "$out/z3f"
+ok $? "ZeRO 3 with --accum-fusion 0: the flag given, the note does not call it unassumed"
 "$CCBENCH" layout -m llama2-7b -g 8 -x tp=1,zero=2,rc=none,mb=1 >"$out/z2" 2>&1
 grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads --use-distributed-optimizer" "$out/z2" &&
-    grep -q '^      "allgather_bucket_size": 6553600$' "$out/z2" && grep -q "^  torchrun --nnodes 1 " "$out/z2"
+    grep -q '^      "allgather_bucket_size": 6553600$' "$out/z2" && grep -q "^  env -u CUDA_DEVICE_MAX_CONNECTIONS torchrun --nnodes 1 " "$out/z2"
 ok $? "ZeRO 2: Megatron-FSDP optim_grads; DeepSpeed stage 2 keeps its all-gather bucket"
 "$CCBENCH" layout -m llama2-7b -g 8 -x tp=2,zero=1,rc=none >"$out/z1" 2>&1
 "$CCBENCH" layout -m llama2-7b -g 8 -x tp=1,zero=1,rc=full >"$out/z1b" 2>&1
 grep -q "^  CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nnodes 1 " "$out/z1" && ! grep -q "megatron-fsdp\|Megatron-FSDP" "$out/z1" &&
     grep -q "^  torchrun --nnodes 1 " "$out/z1b"
 ok $? "tp=2 with the distributed optimizer: CUDA_DEVICE_MAX_CONNECTIONS=1 in front of torchrun; tp=1: nothing"
+"$CCBENCH" layout -m llama2-7b -g 8 --gpu-model b200 -x tp=2,zero=1,rc=none >"$out/zb" 2>&1
+grep -q "^  torchrun --nnodes 1 " "$out/zb"
+ok $? "tp=2 on B200 (Blackwell): no one-connection setting"
 "$CCBENCH" layout -m llama2-7b -g 8 --precision fp8 -x tp=2,zero=1,rc=none >"$out/f8" 2>&1
 grep -q "^  # fp8: DeepSpeed's config has no fp8 switch" "$out/f8"
 ok $? "fp8: the DeepSpeed fragment says it has no fp8 switch"
@@ -354,11 +361,13 @@ ok $? "tp=2 tensor-parallel time with and without sequence parallelism from the 
 ok $? "--explain a layout of 128 GPUs on 64: exit 2, its figures for 128 GPUs, per GPU of those 128" "$(cat "$out/xle")"
 if command -v python3 >/dev/null 2>&1; then
     "$CCBENCH" layout -m llama3-70b -g 64 -x tp=8,pp=8,dp=2 --json >"$out/xlj" 2>/dev/null
-    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["explain"]; assert e["feasible"] is False and "128 such GPUs" in e["why"] and e["time_s"]["step"] > 0, e' "$out/xlj"
-    ok $? "... and in JSON"
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["explain"]; assert e["feasible"] is False and "128 such GPUs" in e["why"] and e["time_s"]["step"] > 0, e; assert "torchrun --nnodes 16 " in e["torchrun"], e["torchrun"]' "$out/xlj"
+    ok $? "... and in JSON, its torchrun line for 16 nodes"
 else
     skip "... and in JSON" "python3 not installed"
 fi
+refuse "-x a layout of 16 GPUs on one node, no rate across nodes" "uses 16 GPUs, more than the cluster's 8, and no rate across nodes" \
+    -m llama3-8b --gpus 8 --gpu-model foo --peak-tflops 900 --gpu-mem-gb 80 --intra-GBps 300 -x tp=2,dp=8
 # why nothing fits, when the reason is not the memory alone
 printf '{"name":"h7","layers":8,"hidden":57344,"heads":7,"vocab":32000,"seq_len":2048,"global_batch":64}\n' >"$out/h7.json"
 refuse "7 heads, too large for one GPU" "tp could only be 1: no tp from 2 to 8 divides the 7 heads" -m "$out/h7.json" -g 64
