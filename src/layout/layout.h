@@ -187,7 +187,7 @@ struct cc_search {
     int nbest;                 /* entries in best[] (one per tp/pp/cp/dp, fastest first) */
     struct cc_ranked *best;    /* malloc'd; free with cc_search_free */
     struct cc_ranked closest;  /* if nothing fits: the layout needing the least memory */
-    char why_none[256];        /* if nothing is feasible: why (one line) */
+    char why_none[512];        /* if nothing is feasible: why (one line) */
 };
 
 /* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp
