@@ -23,6 +23,38 @@ nj=$(grep -c '"type":"result"' "$tmp/r.jsonl"); nc=$(($(wc -l <"$tmp/r.csv") - 1
 grep -q '"type":"summary","collective":"broadcast"' "$tmp/r.jsonl"; ok $? "summary per collective"
 grep -q 'size-weighted mean' "$tmp/out"; ok $? "text summary with the size-weighted mean"
 
+# bench's JSON Lines feed `ccbench layout --results`: real ranks' figures are fitted per
+# collective and group size, the fitted rate agrees with the measured one at the largest
+# size, and what was not measured is named
+$CC_MPIRUN -np 2 "$CCBENCH" bench --coll allreduce,allgather -b 256K -e 8M -f 2 --outofplace \
+    --json "$tmp/fit.jsonl" -q >"$tmp/fout" 2>&1
+ok $? "bench for layout --results" "$(tail -3 "$tmp/fout")"
+"$CCBENCH" layout -m llama3-8b -g 2 --gpus-per-node 2 --results "$tmp/fit.jsonl" --json -k 1 \
+    >"$tmp/fit.json" 2>"$tmp/fite"
+ok $? "layout fits bench's JSON Lines" "$(cat "$tmp/fite")"
+"$CCBENCH" layout -m llama3-8b -g 2 --gpus-per-node 2 --results "$tmp/fit.jsonl" -k 1 >"$tmp/fit.txt" 2>&1
+grep -q "^#         fit allreduce, 2 ranks within a node: .* (6 sizes, " "$tmp/fit.txt" &&
+    grep -q "^#         fit allgather, 2 ranks within a node: " "$tmp/fit.txt" &&
+    grep -q "^#         reducescatter within a node: not measured, the allgather fit stands in" "$tmp/fit.txt"
+ok $? "the header lists both fits (6 sizes) and the stand-in" "$(grep '^#  ' "$tmp/fit.txt" | head -4)"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$tmp/fit.jsonl" "$tmp/fit.json" <<'PY'
+import json, sys
+big = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") == "result" and r["bytes"] == 8 << 20:
+        big[r["collective"]] = r["busbw_GBps"]
+fits = {f["collective"]: f["busbw_GBps"] for f in json.load(open(sys.argv[2]))["cluster"]["fits"]}
+assert set(fits) == {"allreduce", "allgather"}, fits
+for c, bw in fits.items():
+    assert 0.25 < bw / big[c] < 4, (c, bw, big[c])
+PY
+    ok $? "fitted bus bandwidth near the measured one at 8 MiB"
+else
+    skip "fitted bus bandwidth near the measured one" "python3 not installed"
+fi
+
 # the count column is nccl-tests': per rank for allgather, reducescatter and alltoall
 $CC_MPIRUN -np 2 "$CCBENCH" bench --coll allgather,reducescatter,alltoall,allreduce -b 64 -e 64 -n 2 \
     -w 0 --csv "$tmp/cnt.csv" >"$tmp/cout" 2>&1
