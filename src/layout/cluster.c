@@ -740,6 +740,30 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
 
 /* ---- communication model -------------------------------------------------------------------- */
 
+/* NCCL's own latency model of a ring (src/graph/tuning.cc, Simple protocol, the one large
+ * messages use): a base, then one hop's latency per step before the pipeline fills: an
+ * all-gather or reduce-scatter over n ranks on k nodes takes n - 1 steps, k - 1 of them across
+ * nodes. Seconds. */
+#define RING_BASE_S 8.4e-6
+#define RING_HOP_NVLINK_S 3.4e-6
+#define RING_HOP_PCIE_S 5.7e-6   /* GPUs whose links within a node carry under 100 GB/s */
+#define RING_HOP_NET_S 14e-6
+
+double cc_ring_latency(const struct cc_cluster *c, int n, int per_node)
+{
+    if (n < 2)
+        return 0.0;
+    double nodes = per_node >= n || per_node < 1 ? 1.0 : ceil((double)n / per_node);
+    double hop = c->intra_busbw_Bps >= 100e9 ? RING_HOP_NVLINK_S : RING_HOP_PCIE_S;
+    double ring = RING_BASE_S + ((double)n - nodes) * hop + (nodes - 1.0) * RING_HOP_NET_S;
+    if (per_node != 1 || nodes < 2)
+        return ring;
+    /* one GPU per node: NCCL's PAT algorithm (2.23 on), logarithmic across nodes plus its
+     * linear part, where it is shorter */
+    double pat = 8e-6 + log2(nodes) * RING_HOP_NET_S / 3.5 + (double)n * 2.8e-6;
+    return fmin(ring, pat);
+}
+
 /* The fit of the nearest group size; among those, the nearest members per node; first of
  * equals wins (the order of the files: deterministic). */
 static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll_id coll,
@@ -790,8 +814,15 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     const struct cc_fit *f = from < 0 ? NULL
                                       : nearest_fit(c, (enum cc_coll_id)from, scope, n, per_node);
 
+    /* all-gather and reduce-scatter run as rings whose latency grows with the ranks (NCCL's
+     * PAT algorithm, for one GPU per node, is not modelled); all-reduce switches to trees and
+     * keeps its flat latency */
+    int ring = coll == CC_ALLGATHER || coll == CC_REDUCESCATTER;
     if (f) {
         alpha = f->alpha_s;
+        if (ring) /* what the ring adds beyond the group measured */
+            alpha += fmax(0.0, cc_ring_latency(c, n, per_node) -
+                               cc_ring_latency(c, f->nranks, f->per_node));
         bw = f->busbw_Bps;
         /* a collective's rate across nodes is its node's NICs shared by its members there;
          * a send/recv ring crosses each node boundary with one flow, so what it measured is
@@ -806,10 +837,10 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
             f->busbw_Bps <= c->intra_busbw_Bps)
             bw = c->intra_busbw_Bps; /* scaled up no further than the links within a node */
     } else if (scope == CC_SCOPE_INTRA) {
-        alpha = c->lat_intra_s;
+        alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_intra_s;
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
     } else {
-        alpha = c->lat_inter_s;
+        alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_inter_s;
         bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
                                                                       : INFINITY);
     }

@@ -528,9 +528,14 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     double dp_bytes_g = p_max * hb->grad_bytes;
     double dp_bytes_w = p_max * 2.0;
     int pn_dp = per_node(c, shard, tp);
-    if (x->zero == 3 && shard > 1) { /* gather weights for fwd and bwd, scatter grads */
-        double z3 = 2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w) +
-                    cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g);
+    if (x->zero == 3 && shard > 1) {
+        /* gather each unit's weights for the forward and the backward pass and scatter its
+         * gradients: a collective per unit (a layer; the embedding and the output layer),
+         * each paying its ring latency */
+        double units = ceil(fmax(x->Lf, fmax(x->Lm, x->Ll))) +
+                       (pp > 1 ? 1.0 : m->tied_embed ? 1.0 : 2.0);
+        double z3 = units * (2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / units) +
+                             cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / units));
         z3_mb = fmax(0.0, z3 - comp); /* prefetching hides it behind compute */
     }
     if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */

@@ -157,6 +157,24 @@ static void test_comm(void)
     char err[256];
     ok(cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err) == CC_OK,
        "quick cluster 16 x a100-80g");
+    /* NCCL's ring latency (Simple protocol): 8.4 us + 3.4 us per step on NVLink + 14 us per
+     * step across nodes; one GPU per node: its PAT algorithm where shorter */
+    is_near(cc_ring_latency(&c, 8, 8), 8.4e-6 + 7 * 3.4e-6, 1e-15, "ring of 8 in a node: 32.2 us");
+    is_near(cc_ring_latency(&c, 2048, 2), 8.4e-6 + 1024 * 3.4e-6 + 1023 * 14e-6, 1e-12,
+            "ring of 2048 on 1024 nodes: 17.8 ms");
+    is_near(cc_ring_latency(&c, 128, 1), 8e-6 + 7 * 4e-6 + 128 * 2.8e-6, 1e-12,
+            "128 nodes, one GPU each: PAT, 394 us (the ring: 1.79 ms)");
+    is_near(cc_ring_latency(&c, 2, 1), 8e-6 + 1 * 4e-6 + 2 * 2.8e-6, 1e-15,
+            "2 nodes, one GPU each: PAT's 17.6 us, under the ring's 22.4 us");
+    is_near(cc_ring_latency(&c, 4, 2), 8.4e-6 + 2 * 3.4e-6 + 1 * 14e-6, 1e-15,
+            "4 ranks on 2 nodes: a ring (PAT needs one GPU per node), 29.2 us");
+    is_near(cc_ring_latency(&c, 1, 1), 0, 0, "a group of one: none");
+    {
+        struct cc_cluster p;
+        cc_cluster_quick(&p, 4, 4, cc_gpu_lookup("l40s"), err, sizeof err);
+        is_near(cc_ring_latency(&p, 4, 4), 8.4e-6 + 3 * 5.7e-6, 1e-15,
+                "PCIe GPUs (20 GB/s in a node): 5.7 us per step");
+    }
     /* 10 us + 1 GB * 2*7/8 / 230 GB/s */
     is_near(cc_comm_time(&c, CC_ALLREDUCE, 8, 8, 1e9), 0.007618695652173913, 1e-12,
             "all-reduce of 1 GB on the 8 GPUs of a node");
@@ -385,6 +403,10 @@ static void test_inputs(void)
         "one member per node gets an eighth of the measured rate");
     REL(cc_comm_time(&c, CC_ALLGATHER, 16, 8, 1e9), 15e-6 + 1e9 * 15 / 16 / 40e9, 1e-4,
         "allgather from its own fit");
+    /* 32 ranks, 8 per node: the fit's latency plus what the longer ring adds, (8.4 + 28 x 3.4
+     * + 3 x 14) - (8.4 + 14 x 3.4 + 1 x 14) = 75.6 us */
+    REL(cc_comm_time(&c, CC_ALLGATHER, 32, 8, 1e9), 15e-6 + 75.6e-6 + 1e9 * 31 / 32 / 40e9,
+        1e-9, "allgather over twice the ranks measured: the ring's extra steps added");
     REL(cc_comm_time(&c, CC_ALLREDUCE, 8, 8, 1e9), 5e-6 + 1.75e9 / 100e9, 1e-4,
         "intra-node fit unchanged by the inter-node file");
     is_int(cc_cluster_load_results(&c, "/nonexistent.jsonl", err, sizeof err), CC_EINVAL,
@@ -709,12 +731,13 @@ static void test_eval(void)
         "pipeline sends of the sequence-parallel shards 0.371 s");
     {
         /* without sequence parallelism: the scatter/gather all-gather of the 16 MiB tensor
-         * over the 8 GPUs of the node at 230 GB/s + 10 us after every receive */
+         * over the 8 GPUs of the node at 230 GB/s after every receive, with a ring's latency:
+         * 8.4 us + 7 steps of 3.4 us */
         struct cc_eval e0;
         l2.sp = 0;
         cc_layout_eval(&m, &c, &hb, &l2, &e0);
         REL(e0.t_pp,
-            512 * 6 * ((30e-6 + 2097152 / (185e9 / 8)) + (10e-6 + 16777216 * 7.0 / 8 / 230e9)),
+            512 * 6 * ((30e-6 + 2097152 / (185e9 / 8)) + (32.2e-6 + 16777216 * 7.0 / 8 / 230e9)),
             1e-12, "pipeline sends + scatter/gather all-gathers 0.598 s");
         l2.sp = 1;
     }
@@ -1053,6 +1076,35 @@ static void test_megatron(void)
  * 16-bit gradient reduction). Tokens/s per GPU, the mean of the two published revisions. The
  * fp8 efficiency was calibrated on these rows (results/layout-megatron.md), so this guards
  * the calibration and the model terms behind it against drifting. */
+/* Meta's Llama-3 405B pre-training layouts (SC'24 slide; results/layout-megatron.md): in the
+ * search's top 3 at the default habits, on 8,192 and 16,384 H100 at 8,192 tokens (context
+ * parallelism off, the default), and at 131,072 tokens with --cp-max 16. None of them took part
+ * in any calibration. */
+static void test_llama3_meta(void)
+{
+    static const struct { int gpus, seq, batch, dp, cp, want; } rows[] = {
+        {8192, 8192, 2048, 64, 1, 2}, {16384, 8192, 2048, 128, 1, 1},
+        {16384, 131072, 128, 8, 16, 2}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct cc_model m;
+        struct cc_cluster c;
+        struct cc_habits hb;
+        struct cc_search s;
+        char err[256];
+        preset("llama3-405b", &m);
+        m.seq_len = rows[i].seq, m.global_batch = rows[i].batch, m.batch_tokens = 0;
+        cc_cluster_quick(&c, rows[i].gpus, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+        cc_habits_default(&hb);
+        hb.cp_max = rows[i].cp;
+        int rank = -1;
+        if (cc_layout_search(&m, &c, &hb, &s) == CC_OK)
+            rank = cc_search_rank(&s, 8, 16, rows[i].dp, rows[i].cp);
+        is_int(rank + 1, rows[i].want, "Meta's llama3-405b tp=8,pp=16,dp=%d,cp=%d on %d GPUs: "
+               "ranked %d (top 3)", rows[i].dp, rows[i].cp, rows[i].gpus, rank + 1);
+        cc_search_free(&s);
+    }
+}
+
 static void test_nemo_fp8(void)
 {
     static const struct {
@@ -1153,10 +1205,11 @@ static void test_comm_parts(void)
     cc_layout_eval(&m, &c, &hb, &l, &e);
     REL(e.t_tp, 512.0 * 36 * 4 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
         "tp=8: 4 all-reduces of 16 MiB per layer, 2.47 s");
-    /* sequence parallel: an all-gather and a reduce-scatter of the same 16 MiB, 7/8 each */
+    /* sequence parallel: an all-gather and a reduce-scatter of the same 16 MiB, 7/8 each,
+     * each a ring over 8 GPUs: 8.4 us + 7 x 3.4 us of latency */
     l.sp = 1;
     cc_layout_eval(&m, &c, &hb, &l, &e);
-    REL(e.t_tp, 512.0 * 36 * 4 * 2 * (10e-6 + 16777216 * 0.875 / 230e9), 1e-12,
+    REL(e.t_tp, 512.0 * 36 * 4 * 2 * (32.2e-6 + 16777216 * 0.875 / 230e9), 1e-12,
         "tp=8, sp: an all-gather and a reduce-scatter in place of each all-reduce");
     /* full recomputation repeats the 2 forward ones */
     l.sp = 0, l.rc = CC_RC_FULL;
@@ -1166,22 +1219,24 @@ static void test_comm_parts(void)
 
     /* cp=2 (tp=1, dp=4, 128 micro-batches): each rank holds 1024 tokens; per layer one
      * all-gather of K and V (1024 x 2 x 4096 x 2 bytes = 16 MiB per rank, 32 MiB gathered,
-     * 1/2 on the bus) and one reduce-scatter of their gradients of the same size */
+     * 1/2 on the bus) and one reduce-scatter of their gradients of the same size, rings of
+     * 2: 8.4 us + 3.4 us */
     struct cc_layout lc = {1, 1, 4, 2, 1, 1, 0, 1, CC_RC_SELECTIVE};
     cc_layout_eval(&m, &c, &hb, &lc, &e);
-    REL(e.t_cp, 128.0 * 36 * 2 * (10e-6 + 33554432 * 0.5 / 230e9), 1e-12,
+    REL(e.t_cp, 128.0 * 36 * 2 * (11.8e-6 + 33554432 * 0.5 / 230e9), 1e-12,
         "cp=2: K/V all-gather and reduce-scatter per layer, 0.68 s");
 
     /* gradient reduction across 2 nodes (tp=1, dp=16, pp=1), 16-bit gradients, not
      * overlapped: 2P bytes in ceil(2P / 25 MiB) buckets; ZeRO 0 all-reduces each bucket
-     * (2*15/16 on the bus), ZeRO 1 and 2 reduce-scatter it and all-gather as many 16-bit
-     * weights (15/16 each): the same bytes, twice the latency */
+     * (2*15/16 on the bus, 30 us), ZeRO 1 and 2 reduce-scatter it and all-gather as many
+     * 16-bit weights (15/16 each; rings of 16 over 2 nodes: 8.4 us + 14 x 3.4 us + 1 x 14 us
+     * = 70 us each): the same bytes, more latency */
     cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
     hb.grad_bytes = 2, hb.dp_overlap = 0;
     double P = cc_model_params(&m), nb = ceil(2 * P / 26214400.0);
     struct cc_layout lz = {1, 1, 16, 1, 1, 1, 0, 0, CC_RC_SELECTIVE};
-    double want[3] = {nb * 30e-6 + 2 * P * 1.875 / 185e9, 2 * nb * 30e-6 + 2 * P * 1.875 / 185e9,
-                      2 * nb * 30e-6 + 2 * P * 1.875 / 185e9};
+    double want[3] = {nb * 30e-6 + 2 * P * 1.875 / 185e9, 2 * nb * 70e-6 + 2 * P * 1.875 / 185e9,
+                      2 * nb * 70e-6 + 2 * P * 1.875 / 185e9};
     for (int z = 0; z < 3; z++) {
         lz.zero = z;
         cc_layout_eval(&m, &c, &hb, &lz, &e);
@@ -1195,15 +1250,17 @@ static void test_comm_parts(void)
     cc_layout_eval(&m, &c, &hb, &lz, &e);
     REL(e.t_dp, fmax(want[0] / nb, want[0] - 2.0 / 3 * e.t_compute / 32), 1e-12,
         "ZeRO 0 overlapped with the last backward pass");
-    /* ZeRO 3 per micro-batch: all-gather the 16-bit weights for the forward and the backward
-     * pass, reduce-scatter the gradients; prefetching hides all of it behind the compute here
+    /* ZeRO 3 per micro-batch: all-gather each unit's 16-bit weights for the forward and the
+     * backward pass, reduce-scatter its gradients (37 units: 36 layers and the tied
+     * embedding, 3 rings of 70 us each); prefetching hides all of it behind the compute here
      * (3 x 0.076 s against 0.4 s per micro-batch), and none of it at 5 GB/s per node */
     lz.zero = 3;
     cc_layout_eval(&m, &c, &hb, &lz, &e);
     ok(e.t_dp == 0, "ZeRO 3 at 185 GB/s: the gathers hide behind the compute (%g s)", e.t_dp);
     c.inter_node_Bps = 5e9;
     cc_layout_eval(&m, &c, &hb, &lz, &e);
-    double z3 = 3 * (30e-6 + 2 * P * 0.9375 / 5e9);
+    ok(m.tied_embed, "megatron-7.5b ties its embeddings (one unit for both)");
+    double z3 = 3 * (37 * 70e-6 + 2 * P * 0.9375 / 5e9);
     REL(e.t_dp, 32 * (z3 - e.t_compute / 32), 1e-12,
         "ZeRO 3 at 5 GB/s: 32 micro-batches x (2 gathers + 1 scatter of %.1f s - compute)",
         z3 / 3);
@@ -1292,6 +1349,7 @@ int main(void)
     test_eval();
     test_zero3();
     test_comm_parts();
+    test_llama3_meta();
     test_gqa_replicated();
     test_ties();
     test_embed_sync();
