@@ -755,13 +755,17 @@ double cc_ring_latency(const struct cc_cluster *c, int n, int per_node)
         return 0.0;
     double nodes = per_node >= n || per_node < 1 ? 1.0 : ceil((double)n / per_node);
     double hop = c->intra_busbw_Bps >= 100e9 ? RING_HOP_NVLINK_S : RING_HOP_PCIE_S;
-    double ring = RING_BASE_S + ((double)n - nodes) * hop + (nodes - 1.0) * RING_HOP_NET_S;
-    if (per_node != 1 || nodes < 2)
-        return ring;
-    /* one GPU per node: NCCL's PAT algorithm (2.23 on), logarithmic across nodes plus its
-     * linear part, where it is shorter */
-    double pat = 8e-6 + log2(nodes) * RING_HOP_NET_S / 3.5 + (double)n * 2.8e-6;
-    return fmin(ring, pat);
+    return RING_BASE_S + ((double)n - nodes) * hop + (nodes - 1.0) * RING_HOP_NET_S;
+}
+
+double cc_pat_latency(int n, int per_node)
+{
+    if (n < 2 || per_node != 1)
+        return INFINITY;
+    int lg = 0; /* NCCL's log2i: the floor */
+    for (int k = n; k > 1; k >>= 1)
+        lg++;
+    return 8e-6 + lg * RING_HOP_NET_S / 3.5 + (double)n * 2.8e-6;
 }
 
 /* The fit of the nearest group size; among those, the nearest members per node; first of
@@ -814,15 +818,18 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     const struct cc_fit *f = from < 0 ? NULL
                                       : nearest_fit(c, (enum cc_coll_id)from, scope, n, per_node);
 
-    /* all-gather and reduce-scatter run as rings whose latency grows with the ranks (NCCL's
-     * PAT algorithm, for one GPU per node, is not modelled); all-reduce switches to trees and
-     * keeps its flat latency */
+    /* all-gather and reduce-scatter run as rings whose latency grows with the ranks, or with
+     * one GPU per node as PAT where that takes less time in all; all-reduce switches to trees
+     * and keeps its flat latency */
     int ring = coll == CC_ALLGATHER || coll == CC_REDUCESCATTER;
+    double pat = INFINITY; /* PAT's latency, when it may run */
     if (f) {
         alpha = f->alpha_s;
-        if (ring) /* what the ring adds beyond the group measured */
-            alpha += fmax(0.0, cc_ring_latency(c, n, per_node) -
-                               cc_ring_latency(c, f->nranks, f->per_node));
+        if (ring) { /* what the ring (or PAT) adds beyond the group measured */
+            double lat_f = cc_ring_latency(c, f->nranks, f->per_node);
+            pat = alpha + fmax(0.0, cc_pat_latency(n, per_node) - lat_f);
+            alpha += fmax(0.0, cc_ring_latency(c, n, per_node) - lat_f);
+        }
         bw = f->busbw_Bps;
         /* a collective's rate across nodes is its node's NICs shared by its members there;
          * a send/recv ring crosses each node boundary with one flow, so what it measured is
@@ -841,10 +848,13 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
     } else {
         alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_inter_s;
+        if (ring)
+            pat = cc_pat_latency(n, per_node);
         bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
                                                                       : INFINITY);
     }
     if (bw <= 0)
         return INFINITY;
-    return alpha + bytes * factor / bw;
+    /* NCCL takes the algorithm of least time; PAT moves its bytes at 3/4 of the ring's rate */
+    return fmin(alpha + bytes * factor / bw, pat + bytes * factor / (0.75 * bw));
 }

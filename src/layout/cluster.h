@@ -108,9 +108,12 @@ int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope);
 /* Latency of a ring all-gather or reduce-scatter over n GPUs, per_node of them in a node (NCCL's
  * own model, src/graph/tuning.cc, Simple protocol): 8.4 us + 3.4 us per step within a node
  * (5.7 us where the node's links carry under 100 GB/s: PCIe) + 14 us per step across nodes,
- * n - 1 steps of which nodes - 1 cross; with one GPU per node, NCCL's PAT algorithm where it
- * is shorter: 8 us + log2(nodes) x 4 us + n x 2.8 us. 0 for n < 2. Seconds. */
+ * n - 1 steps of which nodes - 1 cross. 0 for n < 2. Seconds. */
 double cc_ring_latency(const struct cc_cluster *c, int n, int per_node);
+/* Latency of NCCL's PAT all-gather or reduce-scatter (one GPU per node only; NCCL 2.23 on):
+ * 8 us + floor(log2 n) x 4 us + n x 2.8 us; INFINITY where it does not run (per_node != 1,
+ * n < 2). NCCL moves PAT's bytes at 3/4 of the ring's bus bandwidth. Seconds. */
+double cc_pat_latency(int n, int per_node);
 
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node
  * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
@@ -119,8 +122,9 @@ double cc_ring_latency(const struct cc_cluster *c, int n, int per_node);
  * by k / j (upwards no further than the node's rate and the rate within a node).
  * CC_SENDRECV is a point-to-point transfer. The fit used is cc_comm_source's. The latency of
  * all-gather and reduce-scatter is cc_ring_latency's (with a fit: its measured latency plus
- * what the ring adds beyond the group measured); all-reduce and send/recv keep a flat one
- * (lat_intra_s, lat_inter_s, or the fit's). */
+ * what the ring adds beyond the group measured); with one GPU per node, PAT (cc_pat_latency,
+ * 3/4 of the bandwidth) where its total time is less, as NCCL chooses. All-reduce and
+ * send/recv keep a flat latency (lat_intra_s, lat_inter_s, or the fit's). */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
 

@@ -532,8 +532,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         /* gather each unit's weights for the forward and the backward pass and scatter its
          * gradients: a collective per unit (a layer; the embedding and the output layer),
          * each paying its ring latency */
-        double units = ceil(fmax(x->Lf, fmax(x->Lm, x->Ll))) +
-                       (pp > 1 ? 1.0 : m->tied_embed ? 1.0 : 2.0);
+        double units = pp == 1 ? m->layers + (m->tied_embed ? 1.0 : 2.0)
+                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0)));
+        e->z3_units = (int)units;
         double z3 = units * (2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / units) +
                              cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / units));
         z3_mb = fmax(0.0, z3 - comp); /* prefetching hides it behind compute */

@@ -104,6 +104,8 @@ struct cc_eval {
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
+    int z3_units;          /* ZeRO 3: units gathered per micro-batch on the fullest stage (a
+                              layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;

@@ -235,6 +235,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
+    if (e->z3_units > 0)
+        fprintf(out, "ZeRO 3: per micro-batch %d units (a layer each; the embedding, the output "
+                     "layer) gathered twice and their gradients scattered once\n", e->z3_units);
     parts(e, p);
     fprintf(out, "time per step %.4f s:\n", e->t_step);
     for (int j = 0; j < 7; j++)
@@ -551,6 +554,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
+    json_object_set_new(lay, "zero3_units", json_integer(e->z3_units));
     json_object_set_new(o, "layout", lay);
     json_object_set_new(o, "feasible", json_boolean(e->feasible));
     if (!e->feasible)

@@ -158,17 +158,31 @@ static void test_comm(void)
     ok(cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err) == CC_OK,
        "quick cluster 16 x a100-80g");
     /* NCCL's ring latency (Simple protocol): 8.4 us + 3.4 us per step on NVLink + 14 us per
-     * step across nodes; one GPU per node: its PAT algorithm where shorter */
+     * step across nodes; PAT with one GPU per node: 8 us + floor(log2 n) x 4 us + n x 2.8 us */
     is_near(cc_ring_latency(&c, 8, 8), 8.4e-6 + 7 * 3.4e-6, 1e-15, "ring of 8 in a node: 32.2 us");
     is_near(cc_ring_latency(&c, 2048, 2), 8.4e-6 + 1024 * 3.4e-6 + 1023 * 14e-6, 1e-12,
             "ring of 2048 on 1024 nodes: 17.8 ms");
-    is_near(cc_ring_latency(&c, 128, 1), 8e-6 + 7 * 4e-6 + 128 * 2.8e-6, 1e-12,
-            "128 nodes, one GPU each: PAT, 394 us (the ring: 1.79 ms)");
-    is_near(cc_ring_latency(&c, 2, 1), 8e-6 + 1 * 4e-6 + 2 * 2.8e-6, 1e-15,
-            "2 nodes, one GPU each: PAT's 17.6 us, under the ring's 22.4 us");
-    is_near(cc_ring_latency(&c, 4, 2), 8.4e-6 + 2 * 3.4e-6 + 1 * 14e-6, 1e-15,
-            "4 ranks on 2 nodes: a ring (PAT needs one GPU per node), 29.2 us");
+    is_near(cc_ring_latency(&c, 128, 1), 8.4e-6 + 127 * 14e-6, 1e-12,
+            "ring of 128 on 128 nodes: 1.79 ms");
+    is_near(cc_pat_latency(128, 1), 8e-6 + 7 * 4e-6 + 128 * 2.8e-6, 1e-12, "PAT on 128: 394 us");
+    is_near(cc_pat_latency(6, 1), 8e-6 + 2 * 4e-6 + 6 * 2.8e-6, 1e-15,
+            "PAT on 6 nodes: log2 rounded down (2), 32.8 us");
+    ok(isinf(cc_pat_latency(4, 2)) && isinf(cc_pat_latency(1, 1)),
+       "no PAT with two GPUs per node or one rank");
     is_near(cc_ring_latency(&c, 1, 1), 0, 0, "a group of one: none");
+    {
+        /* NCCL takes the algorithm of least time: 128 ranks, one per node (185/8 GB/s each);
+         * 1 MB: PAT (394 us + 1 MB x 127/128 / (0.75 x 23.1 GB/s)) beats the ring (1.79 ms +
+         * ...); 1 GB: the ring's full bandwidth wins */
+        struct cc_cluster big;
+        cc_cluster_quick(&big, 1024, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        double bw = 185e9 / 8, f = 127.0 / 128;
+        is_near(cc_comm_time(&big, CC_ALLGATHER, 128, 1, 1e6),
+                fmin(1786.4e-6 + 1e6 * f / bw, 394.4e-6 + 1e6 * f / (0.75 * bw)), 1e-12,
+                "1 MB over 128 nodes: PAT");
+        is_near(cc_comm_time(&big, CC_REDUCESCATTER, 128, 1, 1e9), 1786.4e-6 + 1e9 * f / bw,
+                1e-12, "1 GB over 128 nodes: the ring");
+    }
     {
         struct cc_cluster p;
         cc_cluster_quick(&p, 4, 4, cc_gpu_lookup("l40s"), err, sizeof err);
@@ -1070,21 +1084,14 @@ static void test_megatron(void)
     }
 }
 
-/* NVIDIA's published NeMo 24.07 fp8 pre-training runs on DGX-H100 (NeMo's performance
- * summary; layouts and settings as its launcher configs give them: distributed optimizer,
- * sequence parallelism, tensor-parallel overlap, overlapped pipeline sends, no recomputation,
- * 16-bit gradient reduction). Tokens/s per GPU, the mean of the two published revisions. The
- * fp8 efficiency was calibrated on these rows (results/layout-megatron.md), so this guards
- * the calibration and the model terms behind it against drifting. */
 /* Meta's Llama-3 405B pre-training layouts (SC'24 slide; results/layout-megatron.md): in the
  * search's top 3 at the default habits, on 8,192 and 16,384 H100 at 8,192 tokens (context
  * parallelism off, the default), and at 131,072 tokens with --cp-max 16. None of them took part
  * in any calibration. */
 static void test_llama3_meta(void)
 {
-    static const struct { int gpus, seq, batch, dp, cp, want; } rows[] = {
-        {8192, 8192, 2048, 64, 1, 2}, {16384, 8192, 2048, 128, 1, 1},
-        {16384, 131072, 128, 8, 16, 2}};
+    static const struct { int gpus, seq, batch, dp, cp; } rows[] = {
+        {8192, 8192, 2048, 64, 1}, {16384, 8192, 2048, 128, 1}, {16384, 131072, 128, 8, 16}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct cc_model m;
         struct cc_cluster c;
@@ -1099,12 +1106,18 @@ static void test_llama3_meta(void)
         int rank = -1;
         if (cc_layout_search(&m, &c, &hb, &s) == CC_OK)
             rank = cc_search_rank(&s, 8, 16, rows[i].dp, rows[i].cp);
-        is_int(rank + 1, rows[i].want, "Meta's llama3-405b tp=8,pp=16,dp=%d,cp=%d on %d GPUs: "
-               "ranked %d (top 3)", rows[i].dp, rows[i].cp, rows[i].gpus, rank + 1);
+        ok(rank >= 0 && rank < 3, "Meta's llama3-405b tp=8,pp=16,dp=%d,cp=%d on %d GPUs: "
+           "ranked %d (top 3)", rows[i].dp, rows[i].cp, rows[i].gpus, rank + 1);
         cc_search_free(&s);
     }
 }
 
+/* NVIDIA's published NeMo 24.07 fp8 pre-training runs on DGX-H100 (NeMo's performance
+ * summary; layouts and settings as its launcher configs give them: distributed optimizer,
+ * sequence parallelism, tensor-parallel overlap, overlapped pipeline sends, no recomputation,
+ * 16-bit gradient reduction). Tokens/s per GPU, the mean of the two published revisions. The
+ * fp8 efficiency was calibrated on these rows (results/layout-megatron.md), so this guards
+ * the calibration and the model terms behind it against drifting. */
 static void test_nemo_fp8(void)
 {
     static const struct {
@@ -1257,9 +1270,26 @@ static void test_comm_parts(void)
     lz.zero = 3;
     cc_layout_eval(&m, &c, &hb, &lz, &e);
     ok(e.t_dp == 0, "ZeRO 3 at 185 GB/s: the gathers hide behind the compute (%g s)", e.t_dp);
+    {
+        /* the units of the fullest pipeline stage: 36 layers on 4 stages, 9 layers each and
+         * the embedding (first) or the output layer (last): 10; with the split (34 layers + 2
+         * slots), 8 layers and the embedding, or 9 layers: 9; untied at pp = 1: layers + 2 */
+        struct cc_model m2 = m;
+        struct cc_eval e2;
+        struct cc_layout lp = {1, 4, 4, 1, 1, 1, 0, 3, CC_RC_SELECTIVE};
+        cc_layout_eval(&m2, &c, &hb, &lp, &e2);
+        is_int(e2.z3_units, 10, "ZeRO 3 units, 36 layers on 4 stages: 9 layers + the embedding");
+        m2.layers = 34, lp.split = 1;
+        cc_layout_eval(&m2, &c, &hb, &lp, &e2);
+        is_int(e2.z3_units, 9, "with the embedding/loss split (34 + 2 slots on 4): 9");
+        m2.layers = 36, m2.tied_embed = 0, lp.pp = 1, lp.dp = 16, lp.split = 0;
+        cc_layout_eval(&m2, &c, &hb, &lp, &e2);
+        is_int(e2.z3_units, 38, "untied at pp = 1: 36 layers, the embedding, the output layer");
+    }
     c.inter_node_Bps = 5e9;
     cc_layout_eval(&m, &c, &hb, &lz, &e);
     ok(m.tied_embed, "megatron-7.5b ties its embeddings (one unit for both)");
+    is_int(e.z3_units, 37, "ZeRO 3 units: 36 layers and the tied embedding");
     double z3 = 3 * (37 * 70e-6 + 2 * P * 0.9375 / 5e9);
     REL(e.t_dp, 32 * (z3 - e.t_compute / 32), 1e-12,
         "ZeRO 3 at 5 GB/s: 32 micro-batches x (2 gathers + 1 scatter of %.1f s - compute)",
