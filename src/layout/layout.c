@@ -41,6 +41,11 @@ double cc_habits_attn_efficiency(const struct cc_habits *hb)
     return hb->efficiency_attn > 0 ? hb->efficiency_attn : hb->efficiency;
 }
 
+int cc_habits_dp_overlaps(const struct cc_habits *hb, int pp)
+{
+    return hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
+}
+
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
@@ -557,7 +562,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
                          : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
                                  cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
-        int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
+        int overlap = cc_habits_dp_overlaps(hb, pp);
         double window = overlap ? 2.0 / passes * comp : 0.0; /* last backward */
         e->t_dp += fmax(red / nb, red - window);
     }
@@ -718,14 +723,13 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 int have = 0;
                 if (!dp_min || dp < dp_min)
                     dp_min = dp;
-                if (m->global_batch % dp == 0)
-                    whole++;
                 if (m->global_batch % dp) {
                     if (!first_why[0])
                         snprintf(first_why, sizeof first_why, "global batch %lld is not a "
                                  "multiple of dp %d (tp=%d, pp=%d)", m->global_batch, dp, tp, pp);
                     continue;
                 }
+                whole++;
                 long long per_dp = m->global_batch / dp;
                 for (int mb = 1; mb <= hb->mb_max && mb <= per_dp; mb++) {
                     if (per_dp % mb)

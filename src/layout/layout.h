@@ -67,6 +67,9 @@ struct cc_habits {
 void cc_habits_default(struct cc_habits *hb);
 /* The attention products' efficiency: efficiency_attn, or efficiency when it is 0. */
 double cc_habits_attn_efficiency(const struct cc_habits *hb);
+/* Whether the gradient reduction overlaps the last backward pass with pp pipeline stages
+ * (dp_overlap 1, or 2 and pp = 1). */
+int cc_habits_dp_overlaps(const struct cc_habits *hb, int pp);
 
 struct cc_layout {
     int tp, pp, dp, cp;

@@ -339,14 +339,14 @@ json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster 
 static const char *const fsdp_strategy[] = {"no_shard", "optim", "optim_grads",
                                             "optim_grads_params"};
 
-/* Megatron-LM refuses tensor or context parallelism on GPUs before Blackwell unless the device
- * runs one connection (work queued in launch order), and Megatron-FSDP refuses exactly that
- * setting: "1" to set, "-" to clear (an inherited one), NULL to leave alone. */
-static const char *one_connection(const struct cc_cluster *c, const struct cc_layout *l)
+/* What goes before torchrun: Megatron-LM refuses tensor or context parallelism on GPUs before
+ * Blackwell unless the device runs one connection (work queued in launch order), and
+ * Megatron-FSDP refuses exactly that setting, so an inherited one is cleared. */
+static const char *connection_prefix(const struct cc_cluster *c, const struct cc_layout *l)
 {
     if (l->zero >= 2)
-        return "-";
-    return (l->tp > 1 || l->cp > 1) && !c->blackwell ? "1" : NULL;
+        return "env -u CUDA_DEVICE_MAX_CONNECTIONS ";
+    return (l->tp > 1 || l->cp > 1) && !c->blackwell ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
 }
 
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
@@ -406,8 +406,7 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --tp-comm-overlap");
     if (!hb->pp_overlap && l->vpp > 1)
         PUT(" --no-overlap-p2p-communication");
-    int overlap = hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1);
-    if (overlap && l->dp * l->cp > 1)
+    if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1)
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
 #undef PUT
     return buf;
@@ -418,11 +417,8 @@ const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster
                                size_t len)
 {
     char args[2048];
-    const char *conn = one_connection(c, l);
     snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
-             "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s",
-             !conn ? "" : conn[0] == '1' ? "CUDA_DEVICE_MAX_CONNECTIONS=1 "
-                                          : "env -u CUDA_DEVICE_MAX_CONNECTIONS ",
+             "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s", connection_prefix(c, l),
              c->nodes, c->gpus_per_node, cc_layout_megatron_args(m, hb, l, args, sizeof args));
     return buf;
 }
@@ -445,7 +441,7 @@ json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habit
                                     : m->prec == CC_PREC_FP16 ? "fp16" : "bf16"));
     json_object_set_new(z, "stage", json_integer(l->zero));
     json_object_set_new(z, "overlap_comm",
-                        json_boolean(hb->dp_overlap == 1 || (hb->dp_overlap == 2 && l->pp == 1)));
+                        json_boolean(cc_habits_dp_overlaps(hb, l->pp)));
     json_object_set_new(z, "contiguous_gradients", json_true());
     json_object_set_new(z, "reduce_bucket_size", json_integer(bucket));
     if (l->zero < 3) {
