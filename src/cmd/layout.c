@@ -359,10 +359,12 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         l.dp = rest >= 1 ? (int)rest : 1;
     }
     struct cc_eval e;
-    long long need = (long long)l.tp * l.pp * l.dp * l.cp;
+    /* each degree is at most 1,000,000, so the product is formed in double */
+    double need_f = (double)l.tp * l.pp * l.dp * l.cp;
+    long long need = need_f <= 16777216 ? (long long)need_f : 0;
     struct cc_cluster *big = NULL; /* a layout larger than the cluster: as many GPUs of its kind */
     const struct cc_cluster *on = c; /* the cluster the layout is evaluated (and launched) on */
-    if (need > c->gpus && need <= 16777216) {
+    if (need_f > c->gpus && need_f <= 16777216) {
         if (!(big = malloc(sizeof *big))) {
             cc_err("out of memory");
             return 3;

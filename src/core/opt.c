@@ -1,5 +1,6 @@
 #include "core/opt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -110,6 +111,14 @@ static cc_status check_range(const struct cc_opt *o, double v, const char *text,
 }
 
 /* Store the textual value `text` into the field of option o. */
+/* A number as written on a command line: decimal digits with an optional sign, point and
+ * exponent; not the blanks, hexadecimal, inf or nan that strtod would also take. */
+static int plain_number(const char *t)
+{
+    return (isdigit((unsigned char)t[0]) || t[0] == '-' || t[0] == '+' || t[0] == '.') &&
+           !strpbrk(t, "xXnNiI");
+}
+
 static cc_status set_value(const struct cc_opt *o, const char *text, void *cfg, char *err,
                            size_t errlen)
 {
@@ -124,7 +133,7 @@ static cc_status set_value(const struct cc_opt *o, const char *text, void *cfg, 
     case CC_OPT_LONG: {
         errno = 0;
         long long v = strtoll(text, &end, 10); /* decimal: '010' is ten */
-        if (errno || end == text || *end) {
+        if (errno || end == text || *end || !plain_number(text)) {
             cc_errbuf(err, errlen, "--%s needs an integer, got '%s'", o->name, text);
             return CC_EUSAGE;
         }
@@ -143,7 +152,7 @@ static cc_status set_value(const struct cc_opt *o, const char *text, void *cfg, 
     case CC_OPT_DOUBLE: {
         errno = 0;
         double v = strtod(text, &end);
-        if (errno || end == text || *end || !isfinite(v)) {
+        if (errno || end == text || *end || !isfinite(v) || !plain_number(text)) {
             cc_errbuf(err, errlen, "--%s needs a number, got '%s'", o->name, text);
             return CC_EUSAGE;
         }

@@ -11,6 +11,7 @@
 
 #include "core/grow.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "layout/nccltests.h"
 #include "topo/topo.h"
 
@@ -144,6 +145,14 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
 
 /* ---- topology ------------------------------------------------------------------------------ */
 
+/* A GPU model name from a file, as one printable line for a message (buf: at least 64). */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+    snprintf(buf, len, "%s", s ? s : "(none)");
+    cc_text_line(buf);
+    return buf;
+}
+
 static double num(json_t *o, const char *key)
 {
     json_t *x = json_object_get(o, key);
@@ -164,7 +173,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     cc_status st;
     const char *model = NULL;
     double mem = 0, intra = 0;
-    int gpn = 0, hetero = 0;
+    int gpn = 0, hetero = 0, typed = 0; /* typed: model is the first GPU node type's */
     long long gpus_total = 0;
 
     init_common(c);
@@ -198,9 +207,10 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         json_array_foreach(gpus, gi, gk) { /* every GPU: one model, the smallest memory */
             const char *mk = json_string_value(json_object_get(gk, "model"));
             if ((m && mk && strcmp(m, mk) != 0) || (!m != !mk)) {
+                char a[64], b[64];
                 cc_errbuf(err, errlen, "topology '%s': GPUs of two models in nodes[%zu] ('%s' and "
-                          "'%s'): layout plans one GPU model", path, i, m ? m : "(none)",
-                          mk ? mk : "(none)");
+                          "'%s'): layout plans one GPU model", path, i, shown(a, sizeof a, m),
+                          shown(b, sizeof b, mk));
                 goto done;
             }
             if (num(gk, "memory_bytes") > 0 && (gm == 0 || num(gk, "memory_bytes") < gm))
@@ -215,18 +225,19 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
                           "in GB/s (0.01 to 1e6, or 0: none)", path, i, rk[k]);
                 goto done;
             }
-        if (model && m && strcmp(m, model) != 0) {
+        if (typed && ((model && m && strcmp(m, model) != 0) || !model != !m)) {
+            char a[64], b[64];
             cc_errbuf(err, errlen, "topology '%s': GPUs of two models ('%s' and '%s'): layout "
                       "plans one GPU model; give a topology of the nodes that train together",
-                      path, model, m);
+                      path, shown(a, sizeof a, model), shown(b, sizeof b, m));
             goto done;
         }
         if (gpn && ng != gpn)
             hetero = 1;
         if (!gpn || ng < gpn)
             gpn = ng;
-        if (!model)
-            model = m;
+        if (!typed)
+            model = m, typed = 1;
         if (gm > 0 && (mem == 0 || gm < mem))
             mem = gm;
         if (num(exp, "intra_allreduce_busbw_GBps") > 0 &&
@@ -249,12 +260,15 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     if (g)
         set_gpu(c, g);
     else if (!allow_unknown) {
+        char a[96];
         cc_errbuf(err, errlen, "topology '%s': unknown GPU model '%s' (give --peak-tflops, "
-                  "or see --list-gpus)", path, model ? model : "(none)");
+                  "or see --list-gpus)", path, shown(a, sizeof a, model));
         st = CC_EINVAL;
         goto done;
-    } else
+    } else {
         snprintf(c->gpu_name, sizeof c->gpu_name, "%s", model ? model : "unknown");
+        cc_text_line(c->gpu_name);
+    }
     if (hetero)
         cc_warn("topology '%s': node types differ; planning with %d GPUs per node", path, gpn);
     c->gpus_per_node = gpn;
@@ -268,17 +282,22 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     c->p2p_intra_Bps = c->intra_busbw_Bps;
     json_t *fab = json_object_get(root, "fabric");
     double inter = num(fab, "inter_allreduce_busbw_GBps");
-    if (inter <= 0 && num(fab, "nics_per_node") > 0)
+    int from_nics = inter <= 0 && num(fab, "nics_per_node") > 0;
+    if (from_nics)
         inter = num(fab, "nics_per_node") * num(fab, "rate_gbps_per_nic") / 8.0;
     if (bad_rate(inter)) {
-        cc_errbuf(err, errlen, "topology '%s': fabric gives %g GB/s across nodes, not a rate",
-                  path, inter);
+        cc_errbuf(err, errlen, "topology '%s': fabric.%s gives %.3g GB/s across nodes, not a "
+                  "rate (0.01 to 1e6)", path,
+                  from_nics ? "nics_per_node x rate_gbps_per_nic / 8" : "inter_allreduce_busbw_GBps",
+                  inter);
         goto done;
     }
     const char *kind = json_string_value(json_object_get(fab, "kind"));
     json_t *nics = json_object_get(fab, "nics_per_node");
+    /* no NICs: kind none or a count of 0 (-1 is the schema's unknown: the rate is then looked
+     * for elsewhere) */
     if (c->nodes > 1 && inter <= 0 &&
-        ((kind && strcmp(kind, "none") == 0) || (nics && num(fab, "nics_per_node") <= 0))) {
+        ((kind && strcmp(kind, "none") == 0) || (nics && num(fab, "nics_per_node") == 0))) {
         cc_errbuf(err, errlen, "topology '%s': %d nodes but its fabric has no NICs (%s): the "
                   "nodes cannot train together", path, c->nodes,
                   kind && strcmp(kind, "none") == 0 ? "kind none" : "nics_per_node 0");
@@ -297,6 +316,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     const char *nm = json_string_value(json_object_get(root, "name"));
     snprintf(c->name, sizeof c->name, "%s: %d x %s (%d nodes of %d)", nm ? nm : path, c->gpus,
              g ? g->id : c->gpu_name, c->nodes, gpn);
+    cc_text_line(c->name);
     char from_table[160] = ""; /* the rates the file does not give */
     if (g && (intra <= 0 || inter_from_table))
         snprintf(from_table, sizeof from_table, " (%s: the built-in table for %s)",
@@ -306,6 +326,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
                  g->id);
     snprintf(c->bw_source, sizeof c->bw_source, "expected rates of topology '%s'%s", path,
              from_table);
+    cc_text_line(c->bw_source);
     st = CC_OK;
 done:
     json_decref(root);
@@ -314,7 +335,35 @@ done:
 
 /* ---- bench results ------------------------------------------------------------------------ */
 
-struct pt { int coll, scope, n, per_node; double x, t; };
+struct pt { int coll, scope, n, per_node; double x, t; long order; };
+
+/* By group (collective, scope, ranks, ranks per node), then as read. */
+static int cmp_pt_group(const void *a, const void *b)
+{
+    const struct pt *p = a, *q = b;
+    if (p->coll != q->coll)
+        return p->coll < q->coll ? -1 : 1;
+    if (p->scope != q->scope)
+        return p->scope < q->scope ? -1 : 1;
+    if (p->n != q->n)
+        return p->n < q->n ? -1 : 1;
+    if (p->per_node != q->per_node)
+        return p->per_node < q->per_node ? -1 : 1;
+    return (p->order > q->order) - (p->order < q->order);
+}
+
+static int same_group(const struct pt *p, const struct pt *q)
+{
+    return p->coll == q->coll && p->scope == q->scope && p->n == q->n &&
+           p->per_node == q->per_node;
+}
+
+/* By the order in which the groups were first read. */
+static int cmp_pt_order(const void *a, const void *b)
+{
+    const struct pt *p = a, *q = b;
+    return (p->order > q->order) - (p->order < q->order);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -420,7 +469,8 @@ static int push_point(struct pts *v, struct pt p)
 static struct pt make_point(enum cc_coll_id coll, int n, int nnodes, double bytes, double t)
 {
     return (struct pt){(int)coll, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA, n,
-                       (n + nnodes - 1) / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t};
+                       (n + nnodes - 1) / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t,
+                       0};
 }
 
 /* ccbench bench --json: the header's nnodes, then "type":"result" lines. */
@@ -493,8 +543,14 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
     }
     free(line);
     if (st == CC_OK && !v->n) {
-        cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines%s", path,
-                  wrong ? " (every measured one reported wrong elements)" : "");
+        if (bad)
+            cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines: %d "
+                      "lack a known collective, an integer nranks of at least 2, or positive "
+                      "bytes and time_us (the first: line %ld)%s", path, bad, first_bad,
+                      wrong ? "; the others reported wrong elements" : "");
+        else
+            cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines%s", path,
+                      wrong ? " (every measured one reported wrong elements)" : "");
         st = CC_EINVAL;
     }
     if (st == CC_OK && wrong)
@@ -533,10 +589,10 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
     } else if (st == CC_OK && !sum.points) {
         cc_errbuf(err, errlen, "results '%s': nccl-tests output with nothing to fit (of %d "
                   "rows: %d of one-GPU tests, %d timed on the host (-C), %d of tests without a "
-                  "ccbench collective, %d of failed tests; %d runs with #wrong > 0; %d lines "
-                  "that did not read as rows)", path,
+                  "ccbench collective, %d of failed tests, %d of size 0 or time 0; %d runs "
+                  "with #wrong > 0; %d lines that did not read as rows)", path,
                   sum.rows, sum.single_rows, sum.cputime_rows, sum.other_rows, sum.failed_rows,
-                  sum.wrong_runs, sum.bad_rows);
+                  sum.empty_rows, sum.wrong_runs, sum.bad_rows);
         st = CC_EINVAL;
     }
     if (st == CC_OK && sum.bad_rows)
@@ -621,7 +677,7 @@ static void check_rate(const struct cc_cluster *c, const char *path, const char 
     const char *fit = strstr(c->bw_source, "; fitted from "); /* the rates before any */
     int src = fit ? (int)(fit - c->bw_source) : (int)strlen(c->bw_source); /* results file */
     if (want > 0 && (f->busbw_Bps > 2 * want || f->busbw_Bps < 0.1 * want))
-        cc_warn("results '%s': %s fits %.1f GB/s of bus bandwidth, %s the %.1f GB/s expected "
+        cc_warn("results '%s': %s fits %.3g GB/s of bus bandwidth, %s the %.3g GB/s expected "
                 "(%.*s); used as measured", path, group, f->busbw_Bps / 1e9,
                 f->busbw_Bps > want ? "over twice" : "under a tenth of", want / 1e9, src,
                 c->bw_source);
@@ -664,28 +720,30 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             free(v.p);
             return CC_EINVAL;
         }
-    /* group by (collective, scope, nranks, members per node) and fit each group */
+    /* group by (collective, scope, nranks, members per node) and fit each group, in the
+     * order the groups were first read (the first CC_FIT_MAX are kept): sorted by group,
+     * every point takes its group's first place in the file, then sorted by that */
     struct pt *pts = v.p;
     int dropped = 0, dup = 0;
     size_t plen = strlen(path);
+    for (int i = 0; i < v.n; i++)
+        pts[i].order = i;
+    qsort(pts, (size_t)v.n, sizeof *pts, cmp_pt_group);
+    for (int i = 0, j; i < v.n; i = j)
+        for (j = i; j < v.n && same_group(&pts[j], &pts[i]); j++)
+            pts[j].order = pts[i].order;
+    qsort(pts, (size_t)v.n, sizeof *pts, cmp_pt_order);
     for (int i = 0; i < v.n; i++) {
-        if (pts[i].coll < 0)
-            continue;
         struct pt key = pts[i];
-        int k = 0;
-        for (int j = i; j < v.n; j++)
-            if (pts[j].coll == key.coll && pts[j].scope == key.scope && pts[j].n == key.n &&
-                pts[j].per_node == key.per_node) {
-                struct pt tmp = pts[j];
-                pts[j] = pts[i + k];
-                pts[i + k] = tmp;
-                k++;
-            }
+        int k = 1;
+        while (i + k < v.n && pts[i + k].order == key.order)
+            k++;
         struct cc_fit fit = {.nranks = key.n, .per_node = key.per_node};
         size_t from = plen > 95 ? plen - 95 : 0; /* the end of the path, whole characters */
         while (from < plen && ((unsigned char)path[from] & 0xc0) == 0x80)
             from++;
         cc_topo_text(fit.from, sizeof fit.from, path + from);
+        cc_text_line(fit.from);
         char group[96], why[192];
         snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
                  key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
@@ -716,8 +774,6 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
             nfit++;
         } else
             dropped++;
-        for (int j = i; j < i + k; j++)
-            pts[j].coll = -1;
         i += k - 1;
     }
     free(v.p);
@@ -735,6 +791,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     size_t used = strlen(c->bw_source);
     snprintf(c->bw_source + used, sizeof c->bw_source - used, "%sfitted from '%s'%s",
              used ? "; " : "", path, nt ? " (nccl-tests)" : "");
+    cc_text_line(c->bw_source);
     return CC_OK;
 }
 

@@ -6,10 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/opt.h"
 #include "layout/gemm.h"
+
+/* A search still running after this many seconds says so once, on stderr (a wide search,
+ * --mb-max 4096 with --interleave 64 on a model of many layers, takes tens of seconds). */
+#define SEARCH_NOTE_S 3.0
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* Bytes of memory traffic per activation byte and pass (one write, one read): the element-wise
  * work (norms, activations, softmax, dropout, residuals) runs at memory speed. Fixed a priori,
@@ -596,7 +608,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     double n = (double)x.tp * x.pp * x.dp * x.cp;
     if (n > c->gpus || x.v > m->layers + 2) { /* no numbers: the products would not fit */
         if (n > c->gpus)
-            why(e, "tp*pp*dp*cp is %.0f but the cluster has %d GPUs", n, c->gpus);
+            why(e, "tp*pp*dp*cp is %.15g but the cluster has %d GPUs", n, c->gpus);
         else
             why(e, "v %d is more than the %d layers", x.v, m->layers);
         return;
@@ -690,6 +702,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int nrc = 0;
 
     memset(s, 0, sizeof *s);
+    double t0 = mono_s();
+    int noted = 0;
     if (hb->recompute == CC_RC_AUTO)
         rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL, nrc = 3;
     else
@@ -751,7 +765,15 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     struct cc_ranked cand = {
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
-                                    s->evaluated++;
+                                    if (!(++s->evaluated & 0xffff) && !noted &&
+                                        mono_s() - t0 > SEARCH_NOTE_S) {
+                                        cc_info("layout: %lld settings searched in %.0f s, "
+                                                "at tp=%d of up to %d; a narrower --mb-max, "
+                                                "--interleave or --cp-max makes it faster",
+                                                (long long)s->evaluated, mono_s() - t0, tp,
+                                                tp_max < c->gpus ? tp_max : c->gpus);
+                                        noted = 1;
+                                    }
                                     if (!cand.eval.feasible) {
                                         double ratio = cand.eval.mem_total / cand.eval.mem_limit;
                                         if (cand.eval.mem_only && ratio < closest_ratio) {

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "core/jsonfile.h"
+#include "core/text.h"
 #include "core/log.h"
 
 const char *const cc_prec_names[] = {"bf16", "fp16", "fp8", NULL};
@@ -374,28 +375,6 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     return CC_OK;
 }
 
-/* Make s valid UTF-8 in place: a sequence cut short at the end (a name longer than its
- * buffer) is dropped, any other invalid byte becomes '?'. JSON output needs valid text. */
-static void utf8_clean(char *s)
-{
-    unsigned char *p = (unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
-        int k = 1;
-        while (n > 1 && k < n && (p[k] & 0xC0) == 0x80)
-            k++;
-        if (n > 1 && k < n && !p[k]) { /* cut short by the end of the buffer */
-            *p = 0;
-            return;
-        }
-        if (n == 0 || k < n) {
-            *p++ = '?';
-            continue;
-        }
-        p += n;
-    }
-}
-
 /* A spec that starts from a preset and changes its shape is another model: its name says so
  * ("llama3-8b (changed)") and its source names the file and the keys changed before the
  * preset's source. Precision, optimizer, batch and the like are training settings, not the
@@ -421,7 +400,7 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
     if (!n)
         return;
     snprintf(m->name, sizeof m->name, "%.50s (changed)", p.name);
-    if (!json_object_get(root, "source")) { /* cut to the buffer; utf8_clean mends the end */
+    if (!json_object_get(root, "source")) { /* cut to the buffer; cc_text_line mends the end */
         char src[1024];
         snprintf(src, sizeof src, "%.500s: preset %s with %s changed; the preset: %s", path,
                  p.name, keys, p.source);
@@ -487,6 +466,16 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         }
     }
     json_t *nm = json_object_get(root, "name");
+    const char *tk = nm && !json_is_string(nm) ? "name"
+                     : json_object_get(root, "source") &&
+                               !json_is_string(json_object_get(root, "source"))
+                         ? "source"
+                         : NULL;
+    if (tk) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a string", path, tk);
+        st = CC_EINVAL;
+        goto done;
+    }
     if (json_is_string(nm)) /* else the preset's or the config's name, else the path */
         snprintf(m->name, sizeof m->name, "%s", json_string_value(nm));
     else if (!m->name[0])
@@ -554,10 +543,12 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         goto done;
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
+    cc_text_line(m->name); /* before the checks, whose messages may name it */
+    cc_text_line(m->source);
     st = cc_model_check(m, err, errlen);
 done:
-    utf8_clean(m->name);
-    utf8_clean(m->source);
+    cc_text_line(m->name);
+    cc_text_line(m->source);
     json_decref(root);
     return st;
 }

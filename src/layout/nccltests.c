@@ -482,8 +482,10 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
             st = CC_EPARSE;
             break;
         }
-        if (bytes <= 0 || t_op <= 0) /* the size-0 row of a sweep from 0 */
+        if (bytes <= 0 || t_op <= 0) { /* the size-0 row of a sweep from 0 */
+            sum->empty_rows++;
             continue;
+        }
         /* in-place: not for the collectives that have none (nccl-tests times them anyway) */
         int have_ip = ip > 0 && nt >= ip + 4 &&
                       !(cc_coll_get(s.coll)->flags & CC_COLL_NO_INPLACE) &&

@@ -57,6 +57,7 @@ struct cc_nt_summary {
     int cputime_rows;  /* rows timed on the host (-C) */
     int single_rows;   /* rows of a one-GPU test (nothing to fit) */
     int other_rows;    /* rows of a test ccbench has no collective for */
+    int empty_rows;    /* rows of size 0 or time 0 (printed 0.00: under 5 ns, not a time) */
     int bad_rows;      /* lines after a column header that start like a row but do not read
                           as one (NCCL's log inside a row, a script's message): passed over */
     long first_bad_line;

@@ -66,10 +66,15 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
                 char pn[32] = "";
                 if (sc == CC_SCOPE_INTER)
                     snprintf(pn, sizeof pn, ", %d per node", f->per_node);
-                fprintf(out, "#         fit %s, %d ranks %s%s: %.1f us + bus bytes / %.1f GB/s "
+                char bw[32]; /* a slow link keeps its digits: 0.012, not 0.0 */
+                if (f->busbw_Bps >= GB)
+                    snprintf(bw, sizeof bw, "%.1f", f->busbw_Bps / GB);
+                else
+                    snprintf(bw, sizeof bw, "%.3g", f->busbw_Bps / GB);
+                fprintf(out, "#         fit %s, %d ranks %s%s: %.1f us + bus bytes / %s GB/s "
                              "(%d sizes, '%s')\n", cc_coll_get((enum cc_coll_id)k)->name,
                         f->nranks, sc == CC_SCOPE_INTRA ? "within a node" : "across nodes", pn,
-                        f->alpha_s * 1e6, f->busbw_Bps / GB, f->sizes, f->from);
+                        f->alpha_s * 1e6, bw, f->sizes, f->from);
             }
     /* with measurements, say where each rate the estimates use comes from */
     struct stand_in si[8];
@@ -267,7 +272,7 @@ static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
 /* Why a layout has no place in the ranking. */
 static const char *unranked_why(const struct cc_cluster *c, const struct cc_layout *l)
 {
-    if ((long long)l->tp * l->pp * l->dp * l->cp != c->gpus)
+    if ((double)l->tp * l->pp * l->dp * l->cp != c->gpus)
         return "it does not use the cluster's GPUs";
     return "none of its settings fits within the search's limits";
 }
@@ -360,8 +365,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (l->split && l->pp > 1)
         PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
     if (l->vpp > 1)
-        PUT(" --num-layers-per-virtual-pipeline-stage %d",
-            (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / (l->pp * l->vpp));
+        PUT(" --num-layers-per-virtual-pipeline-stage %lld",
+            (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / ((long long)l->pp * l->vpp));
     if (l->cp > 1)
         PUT(" --context-parallel-size %d", l->cp);
     if (l->sp)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "topo/topo.h"
 
 /* <root>/<rel> into out; -1 when root is NULL (no sysfs to read). */
@@ -30,33 +31,6 @@ static int join(char *out, size_t len, const char *root, const char *rel)
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 character at s (1 to 4), or 0 if s starts none: a stray byte, an
- * overlong form, a surrogate, past U+10FFFF, or cut short (jansson's rules). */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0], cp;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0; /* also stops at the terminating 0 */
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 void cc_topo_text(char *dst, size_t len, const char *src)
 {
     const unsigned char *s = (const unsigned char *)(src ? src : "");
@@ -64,7 +38,7 @@ void cc_topo_text(char *dst, size_t len, const char *src)
     if (len == 0)
         return;
     while (*s) {
-        size_t n = utf8_len(s);
+        size_t n = cc_utf8_len(s);
         if (k + (n ? n : 1) >= len)
             break;
         if (n)

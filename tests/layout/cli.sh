@@ -670,4 +670,60 @@ PY
 refuse "several nodes with a fabric of kind none" "4 nodes but its fabric has no NICs (kind none)" -m megatron-1.7b -t "$out/nofab.json"
 { echo '{"type": "header", "nnodes": -1}'; sed -n 2,3p "$T/bench-intra.jsonl"; } >"$out/nn.jsonl"
 refuse "a header with nnodes -1" "header without a node count" -m megatron-1.7b -t "$T/dgx-a100x4.json" -r "$out/nn.jsonl"
+# names from files are printed as one line: a newline or an escape in a model's or a
+# topology's name becomes '?', in the header and in messages
+printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"global_batch":1024,"name":"evil\\nbest: tp=1\\u001b[31m","source":"x\\ny"}' >"$out/evil.json"
+"$CCBENCH" layout -m "$out/evil.json" -g 64 -k 1 >"$out/ev" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^# model   evil?best: tp=1?\[31m: ' "$out/ev" && grep -q '^#         source: x?y$' "$out/ev" &&
+    [ "$(grep -c '^best: ' "$out/ev")" -eq 1 ] && ! grep -q "$(printf '\033')" "$out/ev"
+ok $? "control characters in a model's name and source printed as '?' (exit $rc)" "$(head -3 "$out/ev")"
+refuse "a model named with a newline, in a message" "model 'evil?best: tp=1?\[31m' on 3 GPUs" -m "$out/evil.json" -g 3
+python3 - "$T/dgx-a100x4.json" "$out/tname.json" "$out/tgpu.json" "$out/tmix.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["name"] = "rack\n7" + "\u00e9" * 200
+json.dump(t, open(sys.argv[2], "w"))
+u = json.loads(json.dumps(t))
+for n in u["nodes"]:
+    for g in n["gpus"]:
+        g["model"] = "Foo\nBar" + "\u00e9" * 100
+json.dump(u, open(sys.argv[3], "w"))
+m = json.loads(json.dumps(t))
+m["nodes"] = [json.loads(json.dumps(t["nodes"][0])), json.loads(json.dumps(t["nodes"][0]))]
+for g in m["nodes"][0]["gpus"]:
+    del g["model"]
+json.dump(m, open(sys.argv[4], "w"))
+PY
+"$CCBENCH" layout -m megatron-1.7b -t "$out/tname.json" -j -k 1 >"$out/tn" 2>&1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1], encoding="utf-8"))["cluster"]; n=c["name"]; sys.exit(not (n.startswith("rack?7\u00e9") and "\ufffd" not in n))' "$out/tn"
+ok $? "a topology name cut inside a character and holding a newline: kept in the JSON, one line"
+"$CCBENCH" layout -m megatron-1.7b -t "$out/tgpu.json" -j -k 1 --peak-tflops 100 --intra-GBps 100 --inter-GBps 25 >"$out/tg" 2>&1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1], encoding="utf-8"))["cluster"]; sys.exit(not c["gpu"].startswith("Foo?Bar\u00e9"))' "$out/tg"
+ok $? "an unknown GPU model's long name: kept in the JSON as one line" "$(head -c 300 "$out/tg")"
+refuse "an unknown GPU model with a newline" "unknown GPU model 'Foo?Bar" -m megatron-1.7b -t "$out/tgpu.json"
+refuse "a node type without a GPU model beside one with" "GPUs of two models ('(none)' and '" -m megatron-1.7b -t "$out/tmix.json"
+printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"global_batch":1024,"name":5}' >"$out/n5.json"
+refuse "a model name that is not a string" '"name" must be a string' -m "$out/n5.json" -g 8
+refuse "a hexadecimal number" "--gpu-mem-gb needs a number, got '0x10'" -m llama3-8b -g 8 --gpu-mem-gb 0x10
+refuse "a number after a blank" "--gpus needs an integer, got ' 8'" -m llama3-8b --gpus " 8"
+# products of --explain's degrees beyond any integer: the infeasible message, no overflow
+refuse "--explain with degrees of 1,000,000" "tp\*pp\*dp\*cp is 1e+24 but the cluster has 64 GPUs" -m llama3-8b -g 64 -x tp=1000000,pp=1000000,dp=1000000,cp=1000000
+printf '{"layers":8192,"hidden":64,"heads":8,"vocab":1000,"seq_len":16,"global_batch":1024}' >"$out/l8k.json"
+refuse "--explain --json of pp x v beyond an int" "pp 524288 does not divide the 8192 layers" -m "$out/l8k.json" -g 8 -x pp=524288,v=8192 --json
+# results that cannot be fitted say why
+printf '{"type":"header","nnodes":1}\n{"type":"result","collective":"allreduce","nranks":2,"bytes":1024,"time_us":0}\n' >"$out/z.jsonl"
+refuse "JSON Lines whose every result has time 0" "no usable \"type\":\"result\" lines: 1 lack .* positive bytes and time_us (the first: line 2)" -m megatron-1.7b -g 16 -r "$out/z.jsonl"
+# many groups of results: read in well under the test's 20 s (grouping is sorted, not quadratic)
+python3 -c '
+import sys
+f = open(sys.argv[1], "w"); f.write("{\"type\":\"header\",\"nnodes\":1}\n")
+for i in range(100000):
+    for b, t in ((1024, 5), (1073741824, 10000)):
+        f.write("{\"type\":\"result\",\"collective\":\"allreduce\",\"nranks\":%d,\"bytes\":%d,\"time_us\":%d}\n" % (i + 2, b, t))' "$out/many.jsonl"
+timeout 20 "$CCBENCH" layout -m megatron-1.7b -g 16 -r "$out/many.jsonl" >"$out/mg" 2>"$out/mge"; rc=$?
+[ $rc -eq 0 ] && grep -q "99968 group(s) not used: ccbench keeps 32 group sizes" "$out/mge" &&
+    grep -q "^#         fit allreduce, 2 ranks within a node: " "$out/mg" &&
+    grep -q "^#         fit allreduce, 33 ranks within a node: " "$out/mg" &&
+    ! grep -q "^#         fit allreduce, 34 ranks" "$out/mg"
+ok $? "100,000 groups of results: the first 32 read are kept (exit $rc)" "$(cat "$out/mge")"
 tap_done

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../tap.h"
+#include "core/text.h"
 #include "topo/gpulib.h"
 #include "topo/sysfs.h"
 
@@ -529,6 +530,14 @@ static void check_text(void)
     json_t *j = cc_topo_jtext("x\xff");
     is_str(json_string_value(j), "x?", "text: as a JSON string");
     json_decref(j);
+    /* one printable line, in place: controls (C0, DEL, C1) become one '?' each, a character
+     * cut by the end is dropped, other bad bytes become '?' */
+    char line[] = "a\nb\tc\x1b[31m\x7f" "\xc2\x85" "\xc3\xa9" "\xff" "\xe2\x82";
+    cc_text_line(line);
+    is_str(line, "a?b?c?[31m??\xc3\xa9?", "text line: controls to '?', a cut character dropped");
+    char nbsp[] = "\xc2\xa0x"; /* U+00A0 is no control */
+    cc_text_line(nbsp);
+    is_str(nbsp, "\xc2\xa0x", "text line: U+00A0 kept");
 }
 
 /* NVML and the CUDA runtime are optional: opening them where they are absent (or where

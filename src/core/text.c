@@ -1,0 +1,63 @@
+/* text.c - names made safe to print and to put in JSON. */
+#include "core/text.h"
+
+#include <string.h>
+
+size_t cc_utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0], cp;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0; /* also stops at the terminating 0 */
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* Whether s starts a lead byte and continuation bytes up to the end of the string, fewer
+ * than the lead byte announces: a character cut by a buffer's end. */
+static int cut_at_end(const unsigned char *s)
+{
+    size_t want = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+                  : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    size_t k = 1;
+    while (k < want && (s[k] & 0xc0) == 0x80)
+        k++;
+    return want && k < want && !s[k];
+}
+
+void cc_text_line(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        size_t n = cc_utf8_len(p);
+        if (!n && cut_at_end(p)) {
+            *p = 0;
+            return;
+        }
+        /* C0 controls and DEL; C1 controls are U+0080-U+009F, encoded 0xc2 0x80-0x9f */
+        if (!n || *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+            size_t skip = n ? n : 1;
+            *p = '?';
+            if (skip > 1)
+                memmove(p + 1, p + skip, strlen((char *)p + skip) + 1);
+            p++;
+            continue;
+        }
+        p += n;
+    }
+}

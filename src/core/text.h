@@ -1,0 +1,21 @@
+/* text.h - names from files and flags made safe to print and to put in JSON.
+ *
+ * Text that ccbench did not write (a model's name, a topology's, a path) can hold any bytes.
+ * JSON needs valid UTF-8, and a terminal line must not be split or recoloured by a newline or
+ * an escape sequence hidden in it.
+ */
+#ifndef CC_TEXT_H
+#define CC_TEXT_H
+
+#include <stddef.h>
+
+/* Length of the valid UTF-8 character at s (1 to 4), or 0 if s starts none: a stray byte, an
+ * overlong form, a surrogate, past U+10FFFF, or a sequence cut short (jansson's rules). */
+size_t cc_utf8_len(const unsigned char *s);
+
+/* Makes s, in place, one line of valid UTF-8: a character cut short by the end of the string
+ * (a name cut to its buffer) is dropped; any other invalid byte, and every control character
+ * (U+0000-U+001F, U+007F-U+009F: newline, tab, escape), becomes '?'. */
+void cc_text_line(char *s);
+
+#endif
