@@ -24,6 +24,7 @@
 #include "report/outfile.h"
 #include "report/report.h"
 #include "rte/rte.h"
+#include "topo/topo.h"
 
 struct bench_cfg {
     size_t minbytes, maxbytes, stepbytes;
@@ -377,13 +378,14 @@ static cc_status on_start(void *user)
             continue;
         r->is_file[r->nsinks] = 1;
         r->sink_name[r->nsinks] = r->outs[i].path;
+        int own = !r->outs[i].borrowed; /* stdout or stderr stay open */
         if (i == OUT_JSON) {
-            cc_sink_jsonl(&r->sinks[r->nsinks++], r->outs[i].f, 1);
+            cc_sink_jsonl(&r->sinks[r->nsinks++], r->outs[i].f, own);
             sig_json_fd = fileno(r->outs[i].f);
         } else {
-            cc_sink_csv(&r->sinks[r->nsinks++], r->outs[i].f, 1);
+            cc_sink_csv(&r->sinks[r->nsinks++], r->outs[i].f, own);
         }
-        r->outs[i].f = NULL; /* the sink owns it now */
+        r->outs[i].f = NULL; /* the sink owns it now (or borrows it) */
         r->outs[i].fd = -1;
     }
     writing_begin();
@@ -487,8 +489,10 @@ static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
     gmtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_object_set_new(h, "command", json_string("bench"));
+    /* an argument or a variable that is not UTF-8 is kept with its bad bytes as '?': the
+     * command line stays whole (json_string would refuse it and leave a gap) */
     for (int i = 0; i < argc; i++)
-        json_array_append_new(a, json_string(argv[i]));
+        json_array_append_new(a, cc_topo_jtext(argv[i]));
     json_object_set_new(h, "argv", a);
     json_object_set_new(h, "version", json_string(PACKAGE_VERSION));
     json_object_set_new(h, "start_time", json_string(ts));
@@ -516,7 +520,8 @@ static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
                 size_t n = (size_t)(eq - *e) < sizeof key - 1 ? (size_t)(eq - *e) : sizeof key - 1;
                 memcpy(key, *e, n);
                 key[n] = 0;
-                json_object_set_new(env, key, json_string(eq + 1));
+                cc_topo_text(key, sizeof key, key);
+                json_object_set_new(env, key, cc_topo_jtext(eq + 1));
                 break;
             }
     json_object_set_new(h, "env", env);
@@ -544,14 +549,27 @@ static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
 
 static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv)
 {
-    char buf[4096];
-    size_t n = 0;
-    for (int i = 0; i < argc && n < sizeof buf; i++) {
-        int w = snprintf(buf + n, sizeof buf - n, "%s%s", i ? " " : "", argv[i]);
+    /* the command line as text, its first 3,000 bytes; longer ones end with their length
+     * and a hash of every byte (FNV-1a), so that a difference anywhere is seen */
+    char buf[3200];
+    size_t n = 0, total = 0;
+    unsigned long long hash = 14695981039346656037ull;
+    for (int i = 0; i < argc; i++)
+        for (const unsigned char *c = (const unsigned char *)argv[i];; c++) {
+            hash = (hash ^ *c) * 1099511628211ull; /* the terminating 0 separates arguments */
+            total++;
+            if (!*c)
+                break;
+        }
+    for (int i = 0; i < argc && n < 3000; i++) {
+        int w = snprintf(buf + n, 3000 - n, "%s%s", i ? " " : "", argv[i]);
         if (w < 0)
             break;
         n += (size_t)w;
     }
+    if (n >= 3000)
+        snprintf(buf + 2999, sizeof buf - 2999, " ... (%zu bytes of arguments, hash %016llx)",
+                 total, hash);
     char **all = NULL;
     int differ = -1;
     if (cc_rte_gather_str(rte, buf, &all) != CC_OK)
@@ -560,9 +578,17 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
         for (int i = 1; i < rte->size && differ < 0; i++)
             if (strcmp(all[i], all[0]) != 0)
                 differ = i;
-        if (differ >= 0)
-            cc_err("rank %d (%s) was given different arguments: '%s' (rank 0: '%s')", differ,
-                   rte->hosts[differ], all[differ], all[0]);
+        if (differ >= 0) {
+            /* both from a little before the first difference, 160 bytes at most each */
+            const char *a = all[differ], *z = all[0];
+            size_t d = 0;
+            while (a[d] && a[d] == z[d])
+                d++;
+            size_t from = d > 40 ? d - 40 : 0;
+            cc_err("rank %d (%s) was given different arguments: '%s%.160s' (rank 0: '%s%.160s')",
+                   differ, rte->hosts[differ], from ? "..." : "", a + from, from ? "..." : "",
+                   z + from);
+        }
         for (int i = 0; i < rte->size; i++)
             free(all[i]);
         free(all);
@@ -699,11 +725,26 @@ int cc_cmd_bench(int argc, char **argv)
                  "(give neither to measure both)");
         st = CC_EUSAGE;
     }
+    if (st == CC_OK && cfg.ib_dev && !cfg.ib_dev[0]) {
+        snprintf(err, sizeof err, "--ib-dev needs a device list (leave it out for every port)");
+        st = CC_EUSAGE;
+    }
     if (st != CC_OK) {
         if (cc_rte_launcher_speaks())
             cc_err("%s", err);
         free(res.pos);
         return 2;
+    }
+    /* an option of another backend (its help starts "tcp: ", "nccl: ", "verbs: ") does
+     * nothing: said, as it is probably meant for a run with that backend */
+    for (int i = 0; bench_opts[i].name && cc_rte_launcher_speaks(); i++) {
+        const char *h = bench_opts[i].help, *colon = strchr(h, ':');
+        static const char *const owners[] = {"tcp", "nccl", "verbs"};
+        for (size_t k = 0; given[i] && colon && k < sizeof owners / sizeof *owners; k++)
+            if ((size_t)(colon - h) == strlen(owners[k]) && !strncmp(h, owners[k], strlen(owners[k])) &&
+                strcmp(cfg.backend, owners[k]) != 0)
+                cc_warn("--%s is a %s option: not used with --backend %s", bench_opts[i].name,
+                        owners[k], cfg.backend);
     }
     /* --max-iters alone also lowers the default --min-iters; both given must agree */
     if (!given[cc_opt_find(bench_opts, "min-iters")] && cfg.min_iters > cfg.max_iters)

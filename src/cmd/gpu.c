@@ -17,6 +17,7 @@
 #include "core/opt.h"
 #include "core/size.h"
 #include "gpu/copybw.h"
+#include "report/outfile.h"
 #include "report/report.h"
 
 struct gpu_cfg {
@@ -127,6 +128,7 @@ struct out {
     FILE *json;
     const char *json_path;
     int json_bad; /* a write to --json failed (and was said): no more JSON, exit 2 */
+    int json_borrowed; /* json is stdout or stderr: flushed, not closed */
     struct cc_copy_result *res;
     size_t n, cap;
     int ndev_max;
@@ -300,6 +302,20 @@ int cc_cmd_gpu(int argc, char **argv)
             snprintf(err, sizeof err, "GPU %d does not exist (%d visible)", devs[i], ngpu);
             st = CC_EUSAGE;
         }
+    /* peer-to-peer copies need two GPUs: asked for alone, a clear error; among others, said */
+    unsigned p2p = 1u << CC_COPY_P2P_WRITE | 1u << CC_COPY_P2P_READ | 1u << CC_COPY_P2P_BIDIR;
+    int nsel = ndev ? ndev : ngpu;
+    if (st == CC_OK && !cfg.list && nsel < 2 && (p.tests & p2p)) {
+        if (!(p.tests & ~p2p)) {
+            snprintf(err, sizeof err, "the peer-to-peer tests need two GPUs; %d %s", nsel,
+                     ndev ? "selected by --devices" : "visible");
+            st = CC_EUSAGE;
+        } else {
+            cc_warn("peer-to-peer tests left out: %d GPU %s", nsel,
+                    ndev ? "selected by --devices" : "visible");
+            p.tests &= ~p2p;
+        }
+    }
     if (st != CC_OK) {
         cc_err("%s", err);
         free(devs);
@@ -324,8 +340,11 @@ int cc_cmd_gpu(int argc, char **argv)
     p.ndevs = ndev;
     if (cfg.json) {
         o.json_path = cfg.json;
-        if (!(o.json = fopen(cfg.json, "w"))) {
-            cc_err("cannot write --json file '%s': %s", cfg.json, strerror(errno));
+        /* the file stdout or stderr writes to (`> run.txt --json run.txt`): through them */
+        FILE *twin = cc_std_twin(cfg.json);
+        o.json_borrowed = twin != NULL;
+        if (!(o.json = twin ? twin : cc_fopen_write(cfg.json))) {
+            cc_err("cannot write --json file '%s': %s", cfg.json, cc_open_strerror(errno));
             rc = 2;
             goto out;
         }
@@ -366,7 +385,7 @@ int cc_cmd_gpu(int argc, char **argv)
     }
 out:
     errno = 0;
-    if (o.json && fclose(o.json) != 0 && !o.json_bad) {
+    if (o.json && (o.json_borrowed ? fflush(o.json) : fclose(o.json)) != 0 && !o.json_bad) {
         cc_err("cannot write '%s': %s", cfg.json, strerror(errno ? errno : EIO));
         o.json_bad = 1;
     }

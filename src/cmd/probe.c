@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "report/outfile.h"
 #include "report/report.h"
 #include "rte/rte.h"
 #include "topo/topo.h"
@@ -176,14 +177,14 @@ static int out_open(struct out_file *o, const char *path)
     }
     int exists = stat(o->path, &sb) == 0;
     if (exists && !S_ISREG(sb.st_mode)) /* a device, a FIFO */
-        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+        return (o->f = cc_fopen_write(o->path)) ? 0 : -1;
     /* a file this user may not write stays refused; another user's file, or one with other
      * names (hard links), is written in place: a new file would change its owner (and in a
      * sticky directory could not be renamed over it), or leave its other names behind */
     if (exists && access(o->path, W_OK) != 0)
         return -1;
     if (exists && (sb.st_uid != geteuid() || sb.st_nlink > 1))
-        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+        return (o->f = cc_fopen_write(o->path)) ? 0 : -1;
     const char *slash = strrchr(o->path, '/');
     snprintf(o->tmp, sizeof o->tmp, "%.*s.ccbench-XXXXXX", slash ? (int)(slash - o->path + 1) : 0,
              o->path);
@@ -191,7 +192,7 @@ static int out_open(struct out_file *o, const char *path)
     if (fd < 0) {
         o->tmp[0] = 0;
         if (exists && (errno == EACCES || errno == EPERM))
-            return (o->f = fopen(o->path, "w")) ? 0 : -1;
+            return (o->f = cc_fopen_write(o->path)) ? 0 : -1;
         return -1;
     }
     mode_t mask = umask(0);
@@ -201,7 +202,7 @@ static int out_open(struct out_file *o, const char *path)
         close(fd);
         unlink(o->tmp);
         o->tmp[0] = 0;
-        return (o->f = fopen(o->path, "w")) ? 0 : -1;
+        return (o->f = cc_fopen_write(o->path)) ? 0 : -1;
     }
     if (fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
         int e = errno;
@@ -241,7 +242,8 @@ static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p
     expand_host(cfg->nccl_topo, json_string_value(json_object_get(node, "hostname")), path, sizeof path);
     struct out_file o;
     if (out_open(&o, path) != 0) {
-        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path, strerror(errno));
+        cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path,
+                  cc_open_strerror(errno));
         return CC_EIO;
     }
     errno = 0;
@@ -418,7 +420,7 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
     if (bad) {
         if (reserved)
             unlink(path); /* the name taken for this file: nothing of it stays */
-        cc_err("cannot write topology '%s': %s", path, strerror(e));
+        cc_err("cannot write topology '%s': %s", path, cc_open_strerror(e));
         return -1;
     }
     cc_info("topology saved to %s", path);
@@ -555,6 +557,15 @@ int cc_cmd_probe(int argc, char **argv)
                      "nothing to do then", probing_only[i]);
             st = CC_EUSAGE;
         }
+    if (st == CC_OK && cfg.name) {
+        char clean[256];
+        cc_topo_text(clean, sizeof clean, cfg.name);
+        if (strcmp(clean, cfg.name) != 0) {
+            snprintf(err, sizeof err, "--name '%.100s' is not UTF-8 text of under 256 bytes",
+                     clean);
+            st = CC_EUSAGE;
+        }
+    }
     for (int i = 0; st == CC_OK && i < 3; i++) {
         static const char *const names[] = {"--nccl-topo", "--json", "--out"};
         const char *v = i == 0 ? cfg.nccl_topo : i == 1 ? cfg.json : cfg.out;

@@ -251,6 +251,10 @@ cc_status cc_opt_parse(const struct cc_opt *tbl, int argc, char **argv, void *cf
             res->help = 1;
             continue;
         }
+        if (strncmp(a, "--help=", 7) == 0) {
+            cc_errbuf(err, errlen, "option '--help' takes no value");
+            return CC_EUSAGE;
+        }
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
             size_t n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
@@ -289,8 +293,12 @@ cc_status cc_opt_parse(const struct cc_opt *tbl, int argc, char **argv, void *cf
             }
         } else if (!val) {
             if (i + 1 >= argc) {
-                cc_errbuf(err, errlen, "option '--%s' needs a value (%s)", o->name,
-                          o->metavar ? o->metavar : "VALUE");
+                if (a[1] == '-')
+                    cc_errbuf(err, errlen, "option '--%s' needs a value (%s)", o->name,
+                              o->metavar ? o->metavar : "VALUE");
+                else
+                    cc_errbuf(err, errlen, "option '-%c' (--%s) needs a value (%s)",
+                              o->short_name, o->name, o->metavar ? o->metavar : "VALUE");
                 return CC_EUSAGE;
             }
             val = argv[++i];

@@ -76,6 +76,15 @@ const char *cc_size_format(size_t b, char *buf, size_t len)
         snprintf(buf, len, "%zu", b);
         return buf;
     }
+    if (b > (size_t)1 << 53) { /* beyond a double's integers: whole units, else bytes */
+        for (int u = 3; u >= 0; u--)
+            if (b % ((size_t)1 << (10 * (u + 1))) == 0) {
+                snprintf(buf, len, "%zu%c", b >> (10 * (u + 1)), units[u]);
+                return buf;
+            }
+        snprintf(buf, len, "%zu", b);
+        return buf;
+    }
     int u = -1;
     double v = (double)b;
     while (v >= 1024 && u < 3) {

@@ -9,10 +9,57 @@
 
 #include "core/log.h"
 
+int cc_open_write(const char *path, int flags, int mode)
+{
+    int fd = open(path, flags | O_NONBLOCK, (mode_t)mode);
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    return fd;
+}
+
+FILE *cc_fopen_write(const char *path)
+{
+    int fd = cc_open_write(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+const char *cc_open_strerror(int e)
+{
+    return e == ENXIO ? "a FIFO (or device) with no reader" : strerror(e);
+}
+
+/* Whether st is the file open on descriptor fd. */
+static int is_fd(const struct stat *st, int fd)
+{
+    struct stat fs;
+    return fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino;
+}
+
+FILE *cc_std_twin(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    return is_fd(&st, STDOUT_FILENO) ? stdout : is_fd(&st, STDERR_FILENO) ? stderr : NULL;
+}
+
 void cc_outfiles_abandon(struct cc_outfile *o, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (o[i].f)
+        if (o[i].f && !o[i].borrowed)
             fclose(o[i].f);
         else if (o[i].fd >= 0)
             close(o[i].fd);
@@ -21,6 +68,7 @@ void cc_outfiles_abandon(struct cc_outfile *o, int n)
         o[i].f = NULL;
         o[i].fd = -1;
         o[i].created = 0;
+        o[i].borrowed = 0;
     }
 }
 
@@ -30,6 +78,7 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
         o[i].fd = -1;
         o[i].created = 0;
         o[i].f = NULL;
+        o[i].borrowed = 0;
     }
     for (int i = 0; i < n; i++) {
         if (!o[i].path)
@@ -40,24 +89,30 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
         }
         /* created here, or opened as it is: nothing is truncated until every file is known
          * to be writable and distinct */
-        o[i].fd = open(o[i].path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (o[i].fd >= 0)
             o[i].created = 1;
         else if (errno == EEXIST)
-            o[i].fd = open(o[i].path, O_WRONLY | O_CLOEXEC);
+            o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CLOEXEC, 0);
         if (o[i].fd < 0 && errno == ENOENT) { /* a link to a file not there yet: create it */
-            o[i].fd = open(o[i].path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+            o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
             o[i].created = o[i].fd >= 0;
         }
         struct stat st;
         if (o[i].fd < 0 || fstat(o[i].fd, &st) != 0) {
             cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
-                      strerror(errno));
+                      cc_open_strerror(errno));
             goto fail;
         }
         /* only regular files can be clobbered by another output: /dev/null twice is fine */
         o[i].dev = (unsigned long long)st.st_dev;
         o[i].ino = S_ISREG(st.st_mode) ? (unsigned long long)st.st_ino : 0;
+        if (!o[i].created && (is_fd(&st, STDOUT_FILENO) || is_fd(&st, STDERR_FILENO))) {
+            o[i].f = is_fd(&st, STDOUT_FILENO) ? stdout : stderr;
+            o[i].borrowed = 1;
+            close(o[i].fd);
+            o[i].fd = -1;
+        }
         for (int j = 0; j < i; j++)
             if (o[j].path && o[i].ino && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
                 cc_errbuf(err, errlen, "%s '%s' and %s '%s' are the same file", o[j].opt,
@@ -78,7 +133,7 @@ cc_status cc_outfiles_commit(struct cc_outfile *o, int n, char *err, size_t errl
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             struct stat st;
-            if (!o[i].path || o[i].fd < 0)
+            if (!o[i].path || o[i].fd < 0) /* not asked for, or borrowed (f set) */
                 continue;
             int bad = pass == 0 ? !(o[i].f = fdopen(o[i].fd, "w"))
                                 : fstat(o[i].fd, &st) != 0 ||

@@ -19,14 +19,20 @@ struct cc_outfile {
     const char *path; /* NULL: not requested (skipped by every function) */
     int fd;           /* open for writing, -1 when closed */
     int created;      /* cc_outfiles_open created it (cc_outfiles_abandon removes it) */
-    FILE *f;          /* after cc_outfiles_commit: the stream to write (owns fd) */
+    FILE *f;          /* after cc_outfiles_commit: the stream to write (owns fd, unless
+                         borrowed) */
+    int borrowed;     /* f is the process's stdout or stderr (the file is theirs): written
+                         through that stream, never truncated or closed */
     unsigned long long dev, ino; /* identity of the open file */
 };
 
 /* Open every requested file for writing without truncating it. CC_EUSAGE with a message
  * naming the option and the path when one cannot be opened ("cannot write --csv file
- * '/x/y.csv': No such file or directory") or when two name the same file (after links and
- * "./" are resolved); nothing is left open or created then. */
+ * '/x/y.csv': No such file or directory"; a FIFO without a reader fails at once) or when two
+ * name the same file (after links and "./" are resolved); nothing is left open or created
+ * then. A path to the file the process's stdout or stderr writes (the shell's `> run.txt`
+ * given again as --json run.txt, or /dev/stdout) is written through that stream: a separate
+ * descriptor at offset 0 would write over what the other prints. */
 cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen);
 
 /* Truncate the files (regular files only: /dev/stdout or a pipe stays as it is) and give
@@ -35,5 +41,18 @@ cc_status cc_outfiles_commit(struct cc_outfile *o, int n, char *err, size_t errl
 
 /* Close what is open, removing the files cc_outfiles_open created (before any commit). */
 void cc_outfiles_abandon(struct cc_outfile *o, int n);
+
+/* open(2) for writing that does not wait: a FIFO without a reader fails at once with ENXIO
+ * instead of blocking until one comes (the descriptor is blocking again once open). */
+int cc_open_write(const char *path, int flags, int mode);
+
+/* fopen(path, "w") through cc_open_write: a FIFO without a reader fails with ENXIO. */
+FILE *cc_fopen_write(const char *path);
+
+/* The standard stream (stdout or stderr) that writes to the file at path, or NULL. */
+FILE *cc_std_twin(const char *path);
+
+/* errno's text, with ENXIO from cc_open_write said for what it means there. */
+const char *cc_open_strerror(int e);
 
 #endif

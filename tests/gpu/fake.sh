@@ -115,4 +115,20 @@ has "gpu: names the missing GPU" "^ccbench: error: GPU 7 does not exist \(2 visi
 run "gpu: --json /dev/full" 2 "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d --json /dev/full
 has "gpu: names the file and the reason" "cannot write '/dev/full': No space left on device"
 [ "$(printf '%s\n' "$out" | grep -c 'error:')" -eq 1 ]; ok $? "gpu: --json /dev/full said once" "$out"
+# peer-to-peer copies need two GPUs: alone, refused; among other tests, left out and said
+run "gpu: p2p tests with one GPU selected refused" 2 "$CCBENCH" gpu -D 0 -t p2p
+has "gpu: says why" "^ccbench: error: the peer-to-peer tests need two GPUs; 1 selected by --devices$"
+FAKEGPU_DEVICES=1 run "gpu: every test on one GPU: p2p left out" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1
+has "gpu: the p2p tests named as left out" "peer-to-peer tests left out: 1 GPU visible"
+has "gpu: the other tests ran" "^d2d +sm +gpu0 +gpu0 "
+# --json naming the file stdout is redirected to: written through stdout, nothing overwritten
+"$CCBENCH" gpu -b 64K -n 1 -r 1 -t h2d,d2d --json "$dir/same.txt" >"$dir/same.txt" 2>"$dir/same.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '"type": *"gpu_copy"' "$dir/same.txt")" -eq 8 ] &&
+    grep -q '"type": *"header"' "$dir/same.txt" && grep -Eq "^d2d +sm +gpu1 +gpu1 " "$dir/same.txt" &&
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]' "$dir/same.txt"
+ok $? "gpu: --json to stdout's own file keeps the table and every JSON line (exit $rc)" "$(head -5 "$dir/same.txt")"
+mkfifo "$dir/fifo"
+run "gpu: --json to a FIFO without a reader refused at once" 2 timeout 20 "$CCBENCH" gpu -b 64K -n 1 -r 1 -t d2d --json "$dir/fifo"
+has "gpu: says so" "cannot write --json file '.*fifo': a FIFO \(or device\) with no reader"
 tap_done

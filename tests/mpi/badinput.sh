@@ -75,6 +75,15 @@ expect 0 "--tcp-chunk '1T' is out of range (0 to 16M)" --tcp-chunk 1T
 expect 2 "backend tcp: no interface with an IPv4 or IPv6 address matches --tcp-if '=eth9'" \
     --backend tcp --tcp-if =eth9 -b 8 -e 8
 
+expect 0 "--ib-dev needs a device list" --ib-dev ''
+expect 0 "option '-b' (--minbytes) needs a value" -b
+# an option of another backend does nothing: said once, and the run goes on
+timeout 120 "$CCBENCH" bench -b 8 -e 8 -n 1 -q --ib-dev mlx5_0 --tcp-if lo >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "warning: --ib-dev is a verbs option: not used with --backend mpi" "$tmp/err" &&
+    grep -q "warning: --tcp-if is a tcp option: not used with --backend mpi" "$tmp/err" &&
+    [ "$(grep -c warning "$tmp/err")" -eq 2 ]
+ok $? "options of other backends named as unused (exit $rc)" "$(cat "$tmp/err")"
 # output files: all checked before any is truncated, and before the backend starts
 printf 'earlier results\n' >"$tmp/keep.jsonl"
 expect 2 "cannot write --csv file '/nonexistent/x.csv'" -b 8 -e 8 --json "$tmp/keep.jsonl" \
@@ -88,6 +97,18 @@ expect 0 "backend tcp: no interface" --backend tcp --tcp-if =eth9 -b 8 -e 8 --js
     --csv "$tmp/new.csv"
 [ "$(cat "$tmp/keep.jsonl")" = "earlier results" ] && [ ! -e "$tmp/new.csv" ]
 ok $? "a backend that does not start leaves the files alone"
+# a FIFO without a reader: refused at once (the open used to wait for a reader for ever)
+mkfifo "$tmp/fifo"
+expect 0 "cannot write --json file '$tmp/fifo': a FIFO (or device) with no reader" -b 8 -e 8 -n 1 --json "$tmp/fifo"
+# --json naming the file that stdout is redirected to: written through stdout, the table and
+# every JSON line kept (a second descriptor at offset 0 wrote over the other's lines)
+timeout 120 "$CCBENCH" bench -b 8 -e 256 -n 1 --json "$tmp/both.txt" >"$tmp/both.txt" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^{"type": *"header"' "$tmp/both.txt" &&
+    [ "$(grep -c '"type": *"result"' "$tmp/both.txt")" -ge 6 ] && grep -q '"type": *"summary"' "$tmp/both.txt" &&
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]' "$tmp/both.txt" &&
+    grep -Eq '^ +256 +' "$tmp/both.txt"
+ok $? "--json to stdout's own file: table and JSON both whole (exit $rc)" "$(head -c 600 "$tmp/both.txt")"
 # writes that fail (a full disk): one line naming the file, exit 2, no claim of results
 expect 2 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 --json /dev/full
 ! grep -q "# results: /dev/full" "$tmp/out"; ok $? "no '# results' line for a file not written"

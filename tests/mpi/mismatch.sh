@@ -10,4 +10,11 @@ rc=$?
 [ $rc -eq 2 ]; ok $? "exit 2 (got $rc)" "$(cat "$tmp/err")"
 grep -q "rank 2 (.*) was given different arguments" "$tmp/err"; ok $? "names rank 2" "$(cat "$tmp/err")"
 ! grep -q '^  *[0-9]' "$tmp/out"; ok $? "nothing measured"
+# a difference past the first few thousand bytes of a long command line is seen too
+long=$(i=0; while [ $i -lt 900 ]; do printf -- '-b 8 '; i=$((i + 1)); done)
+$CC_MPIRUN -np 1 "$CCBENCH" bench $long -e 8 -n 2 : -np 1 "$CCBENCH" bench $long -e 1K -n 2 \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "rank 1 (.*) was given different arguments: .* bytes of arguments, hash " "$tmp/err"
+ok $? "a difference after 4,500 bytes of arguments: exit 2, rank 1 named (got $rc)" "$(cut -c1-200 "$tmp/err")"
 tap_done

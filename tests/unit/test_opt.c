@@ -71,6 +71,8 @@ int main(void)
         {1, {"--nope"}, "unknown option '--nope'"},
         {1, {"-z"}, "unknown option '-z'"},
         {1, {"--iters"}, "needs a value"},
+        {1, {"-n"}, "option '-n' (--iters) needs a value (N)"}, /* as typed, and its long name */
+        {1, {"--help=1"}, "option '--help' takes no value"},
         {2, {"--iters", "abc"}, "needs an integer"},
         {2, {"--iters", "0"}, "out of range"},
         {2, {"--iters", "5000"}, "out of range"},

@@ -44,6 +44,11 @@ int main(void)
     is_str(cc_size_format(64 << 20, buf, sizeof buf), "64M", "format 64M");
     is_str(cc_size_format(1536 * 1024, buf, sizeof buf), "1.5M", "format 1.5M");
     is_str(cc_size_format(1152, buf, sizeof buf), "1.125K", "format 1.125K");
+    /* beyond 2^53 a double rounds: the exact size, not the nearest whole unit */
+    is_str(cc_size_format(SIZE_MAX, buf, sizeof buf), "18446744073709551615", "format 2^64-1 exactly");
+    is_str(cc_size_format(9007199254740993ull, buf, sizeof buf), "9007199254740993",
+           "format 2^53+1 exactly");
+    is_str(cc_size_format((size_t)1 << 60, buf, sizeof buf), "1048576T", "format 2^60 as 1048576T");
     is_str(cc_size_format(1049600, buf, sizeof buf), "1025K", "format 1025K, not 1M");
     is_str(cc_size_format(1000500, buf, sizeof buf), "1000500", "format 1000500: bytes, never rounded");
 
