@@ -547,29 +547,52 @@ static json_t *make_header(int argc, char **argv, const struct bench_cfg *cfg,
 
 /* ---- argument agreement ------------------------------------------------------------------ */
 
+/* Whether an option whose help is `help` applies to `backend`: yes unless the help names
+ * backends ("tcp: ...", "nccl: ...; verbs: ...") and not this one; those it names go to
+ * owners ("tcp", "nccl or verbs"). */
+static int backend_option_for(const char *help, const char *backend, char *owners, size_t len)
+{
+    static const char *const names[] = {"tcp", "nccl", "verbs"};
+    int named = 0, mine = 0;
+    size_t k = 0;
+    for (size_t b = 0; b < sizeof names / sizeof *names; b++) {
+        size_t n = strlen(names[b]);
+        for (const char *p = help; p; p = strstr(p, "; "), p = p ? p + 2 : NULL)
+            if (!strncmp(p, names[b], n) && p[n] == ':') {
+                mine |= !strcmp(backend, names[b]);
+                k += (size_t)snprintf(owners + k, k < len ? len - k : 0, "%s%s",
+                                      named ? " or " : "", names[b]);
+                named = 1;
+                break;
+            }
+    }
+    return !named || mine;
+}
+
 static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv)
 {
-    /* the command line as text, its first 3,000 bytes; longer ones end with their length
-     * and a hash of every byte (FNV-1a), so that a difference anywhere is seen */
-    char buf[3200];
+    /* the command line as text (its first 3,000 bytes, for the message), then a tab, the
+     * bytes of its arguments and an FNV-1a hash of every one (with the 0 that ends it), so
+     * that a difference anywhere is seen, a space inside an argument included */
+    enum { SHOWN = 3000 };
+    char buf[SHOWN + 64];
     size_t n = 0, total = 0;
     unsigned long long hash = 14695981039346656037ull;
-    for (int i = 0; i < argc; i++)
-        for (const unsigned char *c = (const unsigned char *)argv[i];; c++) {
-            hash = (hash ^ *c) * 1099511628211ull; /* the terminating 0 separates arguments */
-            total++;
-            if (!*c)
-                break;
-        }
-    for (int i = 0; i < argc && n < 3000; i++) {
-        int w = snprintf(buf + n, 3000 - n, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        const unsigned char *c = (const unsigned char *)argv[i];
+        do
+            hash = (hash ^ *c) * 1099511628211ull;
+        while (*c++);
+        total += strlen(argv[i]);
+    }
+    for (int i = 0; i < argc && n < SHOWN; i++) {
+        int w = snprintf(buf + n, SHOWN - n, "%s%s", i ? " " : "", argv[i]);
         if (w < 0)
             break;
         n += (size_t)w;
     }
-    if (n >= 3000)
-        snprintf(buf + 2999, sizeof buf - 2999, " ... (%zu bytes of arguments, hash %016llx)",
-                 total, hash);
+    n = n < SHOWN ? n : SHOWN - 1;
+    snprintf(buf + n, sizeof buf - n, "\t%zu %016llx", total, hash);
     char **all = NULL;
     int differ = -1;
     if (cc_rte_gather_str(rte, buf, &all) != CC_OK)
@@ -581,13 +604,22 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
         if (differ >= 0) {
             /* both from a little before the first difference, 160 bytes at most each */
             const char *a = all[differ], *z = all[0];
-            size_t d = 0;
+            size_t d = 0, la = strcspn(a, "\t"), lz = strcspn(z, "\t");
             while (a[d] && a[d] == z[d])
                 d++;
             size_t from = d > 40 ? d - 40 : 0;
-            cc_err("rank %d (%s) was given different arguments: '%s%.160s' (rank 0: '%s%.160s')",
-                   differ, rte->hosts[differ], from ? "..." : "", a + from, from ? "..." : "",
-                   z + from);
+            int wa = from < la ? (int)(la - from < 160 ? la - from : 160) : 0;
+            int wz = from < lz ? (int)(lz - from < 160 ? lz - from : 160) : 0;
+            if (d < la || d < lz || la != lz)
+                cc_err("rank %d (%s) was given different arguments: '%s%.*s' (rank 0: "
+                       "'%s%.*s')", differ, rte->hosts[differ], from ? "..." : "", wa,
+                       from < la ? a + from : "", from ? "..." : "", wz,
+                       from < lz ? z + from : "");
+            else
+                cc_err("rank %d (%s) was given different arguments: the same text, %s",
+                       differ, rte->hosts[differ],
+                       la >= SHOWN - 1 ? "as far as its first 3,000 bytes go"
+                                       : "spaced differently inside its arguments");
         }
         for (int i = 0; i < rte->size; i++)
             free(all[i]);
@@ -735,16 +767,14 @@ int cc_cmd_bench(int argc, char **argv)
         free(res.pos);
         return 2;
     }
-    /* an option of another backend (its help starts "tcp: ", "nccl: ", "verbs: ") does
-     * nothing: said, as it is probably meant for a run with that backend */
+    /* an option of other backends only (its help names them: "tcp: ...", "nccl: ...;
+     * verbs: ...") does nothing: said, as it is probably meant for a run with one of them */
     for (int i = 0; bench_opts[i].name && cc_rte_launcher_speaks(); i++) {
-        const char *h = bench_opts[i].help, *colon = strchr(h, ':');
-        static const char *const owners[] = {"tcp", "nccl", "verbs"};
-        for (size_t k = 0; given[i] && colon && k < sizeof owners / sizeof *owners; k++)
-            if ((size_t)(colon - h) == strlen(owners[k]) && !strncmp(h, owners[k], strlen(owners[k])) &&
-                strcmp(cfg.backend, owners[k]) != 0)
-                cc_warn("--%s is a %s option: not used with --backend %s", bench_opts[i].name,
-                        owners[k], cfg.backend);
+        char owners[64] = "";
+        if (given[i] && !backend_option_for(bench_opts[i].help, cfg.backend, owners,
+                                            sizeof owners))
+            cc_warn("--%s is an option of the %s backend: not used with --backend %s",
+                    bench_opts[i].name, owners, cfg.backend);
     }
     /* --max-iters alone also lowers the default --min-iters; both given must agree */
     if (!given[cc_opt_find(bench_opts, "min-iters")] && cfg.min_iters > cfg.max_iters)

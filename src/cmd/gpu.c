@@ -344,7 +344,8 @@ int cc_cmd_gpu(int argc, char **argv)
         FILE *twin = cc_std_twin(cfg.json);
         o.json_borrowed = twin != NULL;
         if (!(o.json = twin ? twin : cc_fopen_write(cfg.json))) {
-            cc_err("cannot write --json file '%s': %s", cfg.json, cc_open_strerror(errno));
+            cc_err("cannot write --json file '%s': %s", cfg.json,
+                   cc_open_strerror(cfg.json, errno));
             rc = 2;
             goto out;
         }

@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/opt.h"
 #include "report/outfile.h"
 #include "report/report.h"
@@ -243,7 +244,7 @@ static cc_status write_nccl_topo(const struct probe_cfg *cfg, struct cc_probe *p
     struct out_file o;
     if (out_open(&o, path) != 0) {
         cc_errbuf(err, errlen, "cannot write NCCL topology '%s': %s", path,
-                  cc_open_strerror(errno));
+                  cc_open_strerror(path, errno));
         return CC_EIO;
     }
     errno = 0;
@@ -420,7 +421,7 @@ static int save(const struct probe_cfg *cfg, json_t *topo)
     if (bad) {
         if (reserved)
             unlink(path); /* the name taken for this file: nothing of it stays */
-        cc_err("cannot write topology '%s': %s", path, cc_open_strerror(e));
+        cc_err("cannot write topology '%s': %s", path, cc_open_strerror(path, e));
         return -1;
     }
     cc_info("topology saved to %s", path);
@@ -557,14 +558,14 @@ int cc_cmd_probe(int argc, char **argv)
                      "nothing to do then", probing_only[i]);
             st = CC_EUSAGE;
         }
-    if (st == CC_OK && cfg.name) {
-        char clean[256];
-        cc_topo_text(clean, sizeof clean, cfg.name);
-        if (strcmp(clean, cfg.name) != 0) {
-            snprintf(err, sizeof err, "--name '%.100s' is not UTF-8 text of under 256 bytes",
-                     clean);
+    for (const unsigned char *s = (const unsigned char *)cfg.name; st == CC_OK && s && *s;) {
+        size_t n = cc_utf8_len(s); /* the name goes into JSON, which needs UTF-8 */
+        if (!n) {
+            snprintf(err, sizeof err, "--name is not UTF-8 text (byte %zu is 0x%02x)",
+                     (size_t)(s - (const unsigned char *)cfg.name), *s);
             st = CC_EUSAGE;
         }
+        s += n;
     }
     for (int i = 0; st == CC_OK && i < 3; i++) {
         static const char *const names[] = {"--nccl-topo", "--json", "--out"};

@@ -49,8 +49,13 @@ void cc_text_line(char *s)
             *p = 0;
             return;
         }
-        /* C0 controls and DEL; C1 controls are U+0080-U+009F, encoded 0xc2 0x80-0x9f */
-        if (!n || *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+        /* C0 controls and DEL; C1 controls are U+0080-U+009F, encoded 0xc2 0x80-0x9f; the
+         * line and paragraph separators and the bidirectional embeddings, overrides and
+         * isolates (U+2028-U+202E, U+2066-U+2069), which break or reorder a line */
+        if (!n || *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) ||
+            (n == 3 && p[0] == 0xe2 &&
+             ((p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae) ||
+              (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))) {
             size_t skip = n ? n : 1;
             *p = '?';
             if (skip > 1)

@@ -14,8 +14,9 @@
 size_t cc_utf8_len(const unsigned char *s);
 
 /* Makes s, in place, one line of valid UTF-8: a character cut short by the end of the string
- * (a name cut to its buffer) is dropped; any other invalid byte, and every control character
- * (U+0000-U+001F, U+007F-U+009F: newline, tab, escape), becomes '?'. */
+ * (a name cut to its buffer) is dropped; any other invalid byte, every control character
+ * (U+0000-U+001F, U+007F-U+009F: newline, tab, escape) and the characters that break or
+ * reorder a line (U+2028-U+202E, U+2066-U+2069) become '?'. */
 void cc_text_line(char *s);
 
 #endif

@@ -225,11 +225,23 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
                           "in GB/s (0.01 to 1e6, or 0: none)", path, i, rk[k]);
                 goto done;
             }
-        if (typed && ((model && m && strcmp(m, model) != 0) || !model != !m)) {
+        if (typed && model && m && strcmp(m, model) != 0) {
             char a[64], b[64];
             cc_errbuf(err, errlen, "topology '%s': GPUs of two models ('%s' and '%s'): layout "
                       "plans one GPU model; give a topology of the nodes that train together",
                       path, shown(a, sizeof a, model), shown(b, sizeof b, m));
+            goto done;
+        }
+        if (typed && !model != !m) {
+            char a[64];
+            if (m)
+                cc_errbuf(err, errlen, "topology '%s': the GPUs of nodes[%zu] are '%s' but an "
+                          "earlier node type's name no model: layout plans one GPU model", path,
+                          i, shown(a, sizeof a, m));
+            else
+                cc_errbuf(err, errlen, "topology '%s': the GPUs of nodes[%zu] name no model but "
+                          "an earlier node type's are '%s': layout plans one GPU model", path, i,
+                          shown(a, sizeof a, model));
             goto done;
         }
         if (gpn && ng != gpn)
@@ -286,9 +298,10 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     if (from_nics)
         inter = num(fab, "nics_per_node") * num(fab, "rate_gbps_per_nic") / 8.0;
     if (bad_rate(inter)) {
-        cc_errbuf(err, errlen, "topology '%s': fabric.%s gives %.3g GB/s across nodes, not a "
-                  "rate (0.01 to 1e6)", path,
-                  from_nics ? "nics_per_node x rate_gbps_per_nic / 8" : "inter_allreduce_busbw_GBps",
+        cc_errbuf(err, errlen, "topology '%s': %s gives %.15g GB/s across nodes, not a rate "
+                  "(0.01 to 1e6)", path,
+                  from_nics ? "fabric.nics_per_node x fabric.rate_gbps_per_nic / 8"
+                            : "fabric.inter_allreduce_busbw_GBps",
                   inter);
         goto done;
     }
@@ -545,9 +558,9 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
     if (st == CC_OK && !v->n) {
         if (bad)
             cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines: %d "
-                      "lack a known collective, an integer nranks of at least 2, or positive "
-                      "bytes and time_us (the first: line %ld)%s", path, bad, first_bad,
-                      wrong ? "; the others reported wrong elements" : "");
+                      "without a known collective, an integer nranks of at least 2, and "
+                      "positive bytes and time_us (the first: line %ld); %d reporting wrong "
+                      "elements", path, bad, first_bad, wrong);
         else
             cc_errbuf(err, errlen, "results '%s': no usable \"type\":\"result\" lines%s", path,
                       wrong ? " (every measured one reported wrong elements)" : "");
@@ -668,6 +681,15 @@ static double expected_rate(const struct cc_cluster *c, const struct pt *key)
     return c->intra_busbw_Bps > 0 ? fmin(bw, c->intra_busbw_Bps) : bw;
 }
 
+const char *cc_gbps_text(double Bps, char *buf, size_t len)
+{
+    if (Bps >= 1e9)
+        snprintf(buf, len, "%.1f", Bps / 1e9);
+    else
+        snprintf(buf, len, "%.3g", Bps / 1e9);
+    return buf;
+}
+
 /* A fit more than twice or under a tenth of what the cluster's figures expect is used as
  * measured, but said: a wrong file (host memory, another machine) looks just like this. */
 static void check_rate(const struct cc_cluster *c, const char *path, const char *group,
@@ -676,11 +698,12 @@ static void check_rate(const struct cc_cluster *c, const char *path, const char 
     double want = expected_rate(c, key);
     const char *fit = strstr(c->bw_source, "; fitted from "); /* the rates before any */
     int src = fit ? (int)(fit - c->bw_source) : (int)strlen(c->bw_source); /* results file */
+    char a[32], b[32];
     if (want > 0 && (f->busbw_Bps > 2 * want || f->busbw_Bps < 0.1 * want))
-        cc_warn("results '%s': %s fits %.3g GB/s of bus bandwidth, %s the %.3g GB/s expected "
-                "(%.*s); used as measured", path, group, f->busbw_Bps / 1e9,
-                f->busbw_Bps > want ? "over twice" : "under a tenth of", want / 1e9, src,
-                c->bw_source);
+        cc_warn("results '%s': %s fits %s GB/s of bus bandwidth, %s the %s GB/s expected "
+                "(%.*s); used as measured", path, group, cc_gbps_text(f->busbw_Bps, a, sizeof a),
+                f->busbw_Bps > want ? "over twice" : "under a tenth of",
+                cc_gbps_text(want, b, sizeof b), src, c->bw_source);
 }
 
 cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *err,

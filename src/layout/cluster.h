@@ -88,6 +88,9 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
 cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int allow_unknown,
                                    char *err, size_t errlen);
 
+/* GB/s as text: one decimal from 1 GB/s up ("185.3"), else three digits ("0.0123"). */
+const char *cc_gbps_text(double Bps, char *buf, size_t len);
+
 /* Fit alpha + x/busbw (x = bytes * busbw factor) per collective, scope and group size to
  * the measurements in `path`: ccbench bench JSON Lines ("type":"result" lines; scope from the
  * header's nnodes, 1: within a node) or an nccl-tests log (layout/nccltests.h; scope from

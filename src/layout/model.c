@@ -440,8 +440,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     json_t *pre = json_object_get(root, "preset");
     if (pre) {
         if (!json_is_string(pre) || cc_model_preset(json_string_value(pre), m) != CC_OK) {
-            cc_errbuf(err, errlen, "model spec '%s': unknown preset '%s'", path,
-                      json_is_string(pre) ? json_string_value(pre) : "(not a string)");
+            char shown[64];
+            snprintf(shown, sizeof shown, "%s",
+                     json_is_string(pre) ? json_string_value(pre) : "(not a string)");
+            cc_text_line(shown);
+            cc_errbuf(err, errlen, "model spec '%s': unknown preset '%s'", path, shown);
             st = CC_EINVAL;
             goto done;
         }
@@ -451,6 +454,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     if (!pre && (json_object_get(root, "model_type") || json_object_get(root, "architectures") ||
                  (!json_object_get(root, "layers") && hf_like(root)))) {
         st = hf_config(root, m, path, err, errlen);
+        cc_text_line(m->name); /* before the checks, whose messages may name it */
+        cc_text_line(m->source);
         if (st == CC_OK)
             st = cc_model_check(m, err, errlen);
         goto done;

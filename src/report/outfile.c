@@ -17,6 +17,8 @@ int cc_open_write(const char *path, int flags, int mode)
         if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
             int e = errno;
             close(fd);
+            if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+                unlink(path); /* created by this call: not left behind */
             errno = e;
             return -1;
         }
@@ -36,9 +38,12 @@ FILE *cc_fopen_write(const char *path)
     return f;
 }
 
-const char *cc_open_strerror(int e)
+const char *cc_open_strerror(const char *path, int e)
 {
-    return e == ENXIO ? "a FIFO (or device) with no reader" : strerror(e);
+    struct stat st;
+    if (e == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+        return "a FIFO with no reader";
+    return strerror(e);
 }
 
 /* Whether st is the file open on descriptor fd. */
@@ -72,6 +77,18 @@ void cc_outfiles_abandon(struct cc_outfile *o, int n)
     }
 }
 
+/* Whether o[i] is a regular file that an earlier output also names (said in err). */
+static int same_as_earlier(const struct cc_outfile *o, int i, char *err, size_t errlen)
+{
+    for (int j = 0; j < i; j++)
+        if (o[j].path && o[i].ino && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
+            cc_errbuf(err, errlen, "%s '%s' and %s '%s' are the same file", o[j].opt, o[j].path,
+                      o[i].opt, o[i].path);
+            return 1;
+        }
+    return 0;
+}
+
 cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
@@ -87,6 +104,17 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
             cc_errbuf(err, errlen, "%s needs a file name", o[i].opt);
             goto fail;
         }
+        struct stat st;
+        FILE *twin = cc_std_twin(o[i].path);
+        if (twin && stat(o[i].path, &st) == 0) { /* written through stdout or stderr */
+            o[i].f = twin;
+            o[i].borrowed = 1;
+            o[i].dev = (unsigned long long)st.st_dev;
+            o[i].ino = S_ISREG(st.st_mode) ? (unsigned long long)st.st_ino : 0;
+            if (same_as_earlier(o, i, err, errlen))
+                goto fail;
+            continue;
+        }
         /* created here, or opened as it is: nothing is truncated until every file is known
          * to be writable and distinct */
         o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -98,27 +126,16 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
             o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
             o[i].created = o[i].fd >= 0;
         }
-        struct stat st;
         if (o[i].fd < 0 || fstat(o[i].fd, &st) != 0) {
             cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,
-                      cc_open_strerror(errno));
+                      cc_open_strerror(o[i].path, errno));
             goto fail;
         }
         /* only regular files can be clobbered by another output: /dev/null twice is fine */
         o[i].dev = (unsigned long long)st.st_dev;
         o[i].ino = S_ISREG(st.st_mode) ? (unsigned long long)st.st_ino : 0;
-        if (!o[i].created && (is_fd(&st, STDOUT_FILENO) || is_fd(&st, STDERR_FILENO))) {
-            o[i].f = is_fd(&st, STDOUT_FILENO) ? stdout : stderr;
-            o[i].borrowed = 1;
-            close(o[i].fd);
-            o[i].fd = -1;
-        }
-        for (int j = 0; j < i; j++)
-            if (o[j].path && o[i].ino && o[j].dev == o[i].dev && o[j].ino == o[i].ino) {
-                cc_errbuf(err, errlen, "%s '%s' and %s '%s' are the same file", o[j].opt,
-                          o[j].path, o[i].opt, o[i].path);
-                goto fail;
-            }
+        if (same_as_earlier(o, i, err, errlen))
+            goto fail;
     }
     return CC_OK;
 fail:

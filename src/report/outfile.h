@@ -32,7 +32,8 @@ struct cc_outfile {
  * name the same file (after links and "./" are resolved); nothing is left open or created
  * then. A path to the file the process's stdout or stderr writes (the shell's `> run.txt`
  * given again as --json run.txt, or /dev/stdout) is written through that stream: a separate
- * descriptor at offset 0 would write over what the other prints. */
+ * descriptor at offset 0 would write over what the other prints. (Under mpirun a rank's
+ * stdout is a pipe to the launcher, so there the file is not stdout's and this cannot help.) */
 cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen);
 
 /* Truncate the files (regular files only: /dev/stdout or a pipe stays as it is) and give
@@ -52,7 +53,8 @@ FILE *cc_fopen_write(const char *path);
 /* The standard stream (stdout or stderr) that writes to the file at path, or NULL. */
 FILE *cc_std_twin(const char *path);
 
-/* errno's text, with ENXIO from cc_open_write said for what it means there. */
-const char *cc_open_strerror(int e);
+/* errno's text for a failed open of path; ENXIO from cc_open_write on a FIFO is said for
+ * what it means there ("a FIFO with no reader"). */
+const char *cc_open_strerror(const char *path, int e);
 
 #endif

@@ -80,10 +80,16 @@ expect 0 "option '-b' (--minbytes) needs a value" -b
 # an option of another backend does nothing: said once, and the run goes on
 timeout 120 "$CCBENCH" bench -b 8 -e 8 -n 1 -q --ib-dev mlx5_0 --tcp-if lo >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -eq 0 ] && grep -q "warning: --ib-dev is a verbs option: not used with --backend mpi" "$tmp/err" &&
-    grep -q "warning: --tcp-if is a tcp option: not used with --backend mpi" "$tmp/err" &&
+[ $rc -eq 0 ] && grep -q "warning: --ib-dev is an option of the verbs backend: not used with --backend mpi" "$tmp/err" &&
+    grep -q "warning: --tcp-if is an option of the tcp backend: not used with --backend mpi" "$tmp/err" &&
     [ "$(grep -c warning "$tmp/err")" -eq 2 ]
 ok $? "options of other backends named as unused (exit $rc)" "$(cat "$tmp/err")"
+timeout 120 "$CCBENCH" bench -b 8 -e 8 -n 1 -q --gpu 0 >"$tmp/out" 2>"$tmp/err"
+grep -q "warning: --gpu is an option of the nccl or verbs backend: not used with --backend mpi" "$tmp/err"
+ok $? "an option of two backends names both" "$(cat "$tmp/err")"
+timeout 120 "$CCBENCH" bench -b 8 -e 8 -n 1 -q --backend verbs --gpu 0 >"$tmp/out" 2>"$tmp/err"
+! grep -q "warning: --gpu is an option" "$tmp/err"
+ok $? "--gpu with --backend verbs (GPUDirect) is not called unused" "$(cat "$tmp/err")"
 # output files: all checked before any is truncated, and before the backend starts
 printf 'earlier results\n' >"$tmp/keep.jsonl"
 expect 2 "cannot write --csv file '/nonexistent/x.csv'" -b 8 -e 8 --json "$tmp/keep.jsonl" \
@@ -99,7 +105,10 @@ expect 0 "backend tcp: no interface" --backend tcp --tcp-if =eth9 -b 8 -e 8 --js
 ok $? "a backend that does not start leaves the files alone"
 # a FIFO without a reader: refused at once (the open used to wait for a reader for ever)
 mkfifo "$tmp/fifo"
-expect 0 "cannot write --json file '$tmp/fifo': a FIFO (or device) with no reader" -b 8 -e 8 -n 1 --json "$tmp/fifo"
+timeout 20 "$CCBENCH" bench -b 8 -e 8 -n 1 --json "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "cannot write --json file '$tmp/fifo': a FIFO with no reader" "$tmp/err"
+ok $? "--json to a FIFO without a reader refused at once (exit $rc)" "$(cat "$tmp/err")"
 # --json naming the file that stdout is redirected to: written through stdout, the table and
 # every JSON line kept (a second descriptor at offset 0 wrote over the other's lines)
 timeout 120 "$CCBENCH" bench -b 8 -e 256 -n 1 --json "$tmp/both.txt" >"$tmp/both.txt" 2>"$tmp/err"

@@ -535,6 +535,9 @@ static void check_text(void)
     char line[] = "a\nb\tc\x1b[31m\x7f" "\xc2\x85" "\xc3\xa9" "\xff" "\xe2\x82";
     cc_text_line(line);
     is_str(line, "a?b?c?[31m??\xc3\xa9?", "text line: controls to '?', a cut character dropped");
+    char bidi[] = "a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xe2\x80\x94"; /* LS RLO LRI, em dash */
+    cc_text_line(bidi);
+    is_str(bidi, "a?b?c?d\xe2\x80\x94", "text line: line separator and bidi controls to '?'");
     char nbsp[] = "\xc2\xa0x"; /* U+00A0 is no control */
     cc_text_line(nbsp);
     is_str(nbsp, "\xc2\xa0x", "text line: U+00A0 kept");
