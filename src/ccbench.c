@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "report/report.h"
 
 const struct cc_cmd cc_cmds[] = {
@@ -18,6 +19,23 @@ const struct cc_cmd cc_cmds[] = {
     {"backends", "list transports: built in, and usable on this machine (with the reason)", cc_cmd_backends},
     {NULL, NULL, NULL},
 };
+
+/* The commands' names, then help and version, for a "did you mean". */
+static const char *cmd_name_at(int i, const void *ctx)
+{
+    (void)ctx;
+    int n = (int)(sizeof cc_cmds / sizeof cc_cmds[0]) - 1;
+    return i < n ? cc_cmds[i].name : i == n ? "help" : i == n + 1 ? "version" : NULL;
+}
+
+/* "unknown command 'lay' (did you mean layout? see ccbench help)" */
+static int unknown_command(const char *name)
+{
+    const char *near = cc_closest(name, cmd_name_at, NULL);
+    cc_err("unknown command '%s' (%s%s%ssee ccbench help)", name, near ? "did you mean " : "",
+           near ? near : "", near ? "? " : "");
+    return 2;
+}
 
 static void usage(FILE *out)
 {
@@ -75,8 +93,7 @@ static int run(int argc, char **argv)
                     char *hargv[] = {argv[2], "--help", NULL};
                     return cc_cmds[i].main(2, hargv);
                 }
-            cc_err("unknown command '%s' (see ccbench help)", argv[2]);
-            return 2;
+            return unknown_command(argv[2]);
         }
         usage(stdout);
         return 0;
@@ -84,8 +101,7 @@ static int run(int argc, char **argv)
     for (int i = 0; cc_cmds[i].name; i++)
         if (strcmp(cc_cmds[i].name, name) == 0)
             return cc_cmds[i].main(argc - 1, argv + 1);
-    cc_err("unknown command '%s' (see ccbench help)", name);
-    return 2;
+    return unknown_command(name);
 }
 
 /* What a command printed must have reached standard output (a full disk, /dev/full): a

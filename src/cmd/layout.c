@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "core/text.h"
 #include "layout/layout.h"
 #include "layout/megatron.h"
 #include "layout/report.h"
@@ -30,6 +31,23 @@ struct layout_cfg {
     int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, tp_overlap, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
+
+/* Names for a "did you mean": the model presets, the GPU table's ids. */
+static const char *preset_name_at(int i, const void *ctx)
+{
+    (void)ctx;
+    const struct cc_model *p = cc_model_preset_at(i);
+    return p ? p->name : NULL;
+}
+
+static const char *gpu_id_at(int i, const void *ctx)
+{
+    (void)ctx;
+    for (int k = 0; cc_gpu_table[k].id; k++)
+        if (k == i)
+            return cc_gpu_table[k].id;
+    return NULL;
+}
 
 static const char *const grad_names[] = {"auto", "bf16", "fp16", "fp32", NULL};
 static const char *const copy_names[] = {"auto", "0", "4", NULL};
@@ -153,8 +171,10 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
     }
     if (cc_model_preset(cfg->model, m) != CC_OK) {
         if (!strchr(cfg->model, '/') && !strstr(cfg->model, ".json")) {
-            cc_errbuf(err, errlen, "unknown model '%s' (a preset from --list-models or a "
-                      "JSON file)", cfg->model);
+            const char *near = cc_closest(cfg->model, preset_name_at, NULL);
+            cc_errbuf(err, errlen, "unknown model '%s' (%s%s%sa preset from --list-models or "
+                      "a JSON file)", cfg->model, near ? "did you mean " : "", near ? near : "",
+                      near ? "? " : "");
             return CC_EUSAGE;
         }
         if ((st = cc_model_load(cfg->model, m, err, errlen)) != CC_OK)
@@ -228,8 +248,10 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         struct cc_gpu_spec other = {.id = cfg->gpu_model, .name = cfg->gpu_model,
                                     .eff16 = cc_eff16_unchecked};
         if (!g && (cfg->peak_tflops <= 0 || cfg->gpu_mem_gb <= 0)) {
-            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (see --list-gpus; a GPU the table "
-                      "lacks needs --peak-tflops and --gpu-mem-gb)", cfg->gpu_model);
+            const char *near = cc_closest(cfg->gpu_model, gpu_id_at, NULL);
+            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (%s%s%ssee --list-gpus; a GPU the "
+                      "table lacks needs --peak-tflops and --gpu-mem-gb)", cfg->gpu_model,
+                      near ? "did you mean " : "", near ? near : "", near ? "? " : "");
             return CC_EUSAGE;
         }
         if (!g) /* its rates: --intra-GBps and --inter-GBps (checked below) */

@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/size.h"
+#include "core/text.h"
 
 int cc_choice_index(const char *const *choices, const char *word)
 {
@@ -88,6 +89,16 @@ int cc_opt_find(const struct cc_opt *tbl, const char *name)
         if (strcmp(tbl[i].name, name) == 0)
             return i;
     return -1;
+}
+
+/* The visible options' long names, for a "did you mean". */
+static const char *opt_name_at(int i, const void *ctx)
+{
+    const struct cc_opt *tbl = ctx;
+    for (int k = 0; tbl[k].name; k++)
+        if (!(tbl[k].flags & CC_OPT_HIDDEN) && i-- == 0)
+            return tbl[k].name;
+    return NULL;
 }
 
 static cc_status check_range(const struct cc_opt *o, double v, const char *text, char *err,
@@ -266,7 +277,9 @@ cc_status cc_opt_parse(const struct cc_opt *tbl, int argc, char **argv, void *cf
             namebuf[n] = 0;
             idx = cc_opt_find(tbl, namebuf);
             if (idx < 0) {
-                cc_errbuf(err, errlen, "unknown option '--%s' (see --help)", namebuf);
+                const char *near = cc_closest(namebuf, opt_name_at, tbl);
+                cc_errbuf(err, errlen, "unknown option '--%s' (%s%s%ssee --help)", namebuf,
+                          near ? "did you mean --" : "", near ? near : "", near ? "? " : "");
                 return CC_EUSAGE;
             }
             if (eq)

@@ -1,7 +1,9 @@
 /* text.c - names made safe to print and to put in JSON. */
 #include "core/text.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 size_t cc_utf8_len(const unsigned char *s)
 {
@@ -65,4 +67,53 @@ void cc_text_line(char *s)
         }
         p += n;
     }
+}
+
+/* Edits between a and b (optimal string alignment), ignoring case; beyond `cap`, cap + 1. */
+static size_t edits(const char *a, const char *b, size_t cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64 || (la > lb ? la - lb : lb - la) > cap)
+        return cap + 1;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int x = tolower((unsigned char)a[i - 1]), y = tolower((unsigned char)b[j - 1]);
+            size_t v = d[i - 1][j - 1] + (x != y);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && x == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == y && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb] > cap ? cap + 1 : d[la][lb];
+}
+
+const char *cc_closest(const char *word, const char *(*name_at)(int i, const void *ctx),
+                       const void *ctx)
+{
+    size_t lw = strlen(word), cap = lw <= 4 ? 1 : lw / 3, best = cap + 1;
+    const char *pick = NULL, *name;
+    if (!lw)
+        return NULL;
+    int starts = 0; /* names that word starts: one is what it meant, several say nothing */
+    for (int i = 0; (name = name_at(i, ctx)); i++)
+        if (lw >= 2 && lw < strlen(name) && !strncasecmp(name, word, lw))
+            starts++, pick = name;
+    if (starts == 1)
+        return pick;
+    pick = NULL;
+    for (int i = 0; (name = name_at(i, ctx)); i++) {
+        size_t e = edits(word, name, cap);
+        if (e < best)
+            best = e, pick = name;
+    }
+    return pick;
 }

@@ -19,4 +19,12 @@ size_t cc_utf8_len(const unsigned char *s);
  * reorder a line (U+2028-U+202E, U+2066-U+2069) become '?'. */
 void cc_text_line(char *s);
 
+/* The name, of those name_at(0, ctx), name_at(1, ctx), ... up to the first NULL, that word
+ * most likely meant, or NULL: one it starts (at least 2 characters: "lay" for "layout"), else
+ * the nearest within a few edits (insertions, deletions, substitutions, swaps of neighbours;
+ * at most 1 for words of up to 4 characters, else a third of the word), ignoring case. For a
+ * "did you mean" in messages. */
+const char *cc_closest(const char *word, const char *(*name_at)(int i, const void *ctx),
+                       const void *ctx);
+
 #endif

@@ -704,6 +704,10 @@ refuse "an unknown GPU model with a newline" "unknown GPU model 'Foo?Bar" -m meg
 refuse "a node type without a GPU model beside one with" "the GPUs of nodes\[1\] are '.*' but an earlier node type's name no model" -m megatron-1.7b -t "$out/tmix.json"
 printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"global_batch":1024,"name":5}' >"$out/n5.json"
 refuse "a model name that is not a string" '"name" must be a string' -m "$out/n5.json" -g 8
+refuse "a preset's name without its last letter" "unknown model 'llama3-8' (did you mean llama3-8b? " -m llama3-8 -g 8
+refuse "a preset's name with a letter missing" "(did you mean llama2-70b? " -m lama2-70b -g 8
+refuse "the beginning of several presets: none suggested" "unknown model 'llama3' (a preset from" -m llama3 -g 8
+refuse "a misspelt GPU" "unknown --gpu-model 'b20' (did you mean b200? " -m llama3-8b -g 8 --gpu-model b20
 refuse "a hexadecimal number" "--gpu-mem-gb needs a number, got '0x10'" -m llama3-8b -g 8 --gpu-mem-gb 0x10
 refuse "a number after a blank" "--gpus needs an integer, got ' 8'" -m llama3-8b --gpus " 8"
 # products of --explain's degrees beyond any integer: the infeasible message, no overflow

@@ -11,7 +11,9 @@ grep -q '^ccbench [0-9]' "$tmp/v" && grep -q '^backends: mpi' "$tmp/v"; ok $? "-
 "$CCBENCH" bench --help >"$tmp/h" 2>&1; ok $? "bench --help exits 0 without mpirun"
 grep -q -- '--precision' "$tmp/h" && ! grep -q -- 'debug-' "$tmp/h"; ok $? "help lists options, hides every debug switch"
 "$CCBENCH" help >/dev/null 2>&1; ok $? "ccbench help"
-"$CCBENCH" nosuchcmd >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd'" "$tmp/e"; ok $? "unknown command: exit 2"
+"$CCBENCH" nosuchcmd >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] && grep -q "unknown command 'nosuchcmd' (see ccbench help)" "$tmp/e"; ok $? "unknown command: exit 2"
+"$CCBENCH" lay >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] && grep -q "unknown command 'lay' (did you mean layout? see ccbench help)" "$tmp/e"; ok $? "a command's beginning: the command suggested" "$(cat "$tmp/e")"
+"$CCBENCH" bnech >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] && grep -q "(did you mean bench? " "$tmp/e"; ok $? "two letters swapped: the command suggested" "$(cat "$tmp/e")"
 
 $CC_MPIRUN -np 2 "$CCBENCH" bench --coll allreduce,broadcast -b 1K -e 64K -f 4 -n 3 \
     --json "$tmp/r.jsonl" --csv "$tmp/r.csv" >"$tmp/out" 2>&1

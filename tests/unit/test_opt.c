@@ -73,6 +73,10 @@ int main(void)
         {1, {"--iters"}, "needs a value"},
         {1, {"-n"}, "option '-n' (--iters) needs a value (N)"}, /* as typed, and its long name */
         {1, {"--help=1"}, "option '--help' takes no value"},
+        {1, {"--iter"}, "unknown option '--iter' (did you mean --iters? see --help)"},
+        {1, {"--clor"}, "(did you mean --color? "},
+        {1, {"--zzzzzz"}, "unknown option '--zzzzzz' (see --help)"}, /* nothing near */
+        {1, {"--secre"}, "unknown option '--secre' (see --help)"}, /* hidden: not suggested */
         {2, {"--iters", "abc"}, "needs an integer"},
         {2, {"--iters", "0"}, "out of range"},
         {2, {"--iters", "5000"}, "out of range"},
