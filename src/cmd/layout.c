@@ -20,7 +20,7 @@
 
 struct layout_cfg {
     const char *model, *topology, *results, *explain;
-    int gpus, gpn;
+    int gpus, gpn, gph;
     const char *gpu_model;
     double gpu_mem_gb, peak_tflops, hbm_GBps, intra_GBps, inter_GBps;
     int seq_len;
@@ -59,7 +59,8 @@ static const struct cc_opt layout_opts[] = {
     {"model", 'm', CC_OPT_STR, F(model), NULL, "NAME|FILE", "model preset (see --list-models), JSON spec file or Hugging Face config.json"},
     {"topology", 't', CC_OPT_STR, F(topology), NULL, "FILE", "cluster topology JSON (docs/topology.md)"},
     {"gpus", 'g', CC_OPT_INT, F(gpus), "0", "N", "quick cluster: number of GPUs (instead of --topology)", NULL, CC_OPT_RANGE, 0, 16777216},
-    {"gpus-per-node", 0, CC_OPT_INT, F(gpn), "8", "N", "quick cluster: GPUs per node", NULL, CC_OPT_RANGE, 1, 1024},
+    {"gpus-per-node", 0, CC_OPT_INT, F(gpn), "8", "N", "quick cluster: GPUs per node, the NVLink domain (an NVL72 rack: 72)", NULL, CC_OPT_RANGE, 1, 1024},
+    {"gpus-per-host", 0, CC_OPT_INT, F(gph), "0", "N", "quick cluster: GPUs per host when a node's NVLink domain spans hosts (NVL72: 4); the torchrun line's (0: --gpus-per-node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"gpu-model", 0, CC_OPT_STR, F(gpu_model), "h100-sxm", "ID", "quick cluster: GPU (see --list-gpus; another name needs --peak-tflops and --gpu-mem-gb)"},
     {"gpu-mem-gb", 0, CC_OPT_DOUBLE, F(gpu_mem_gb), "0", "GB", "override GPU memory (GB, 1e9 bytes; 0: table/topology)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"peak-tflops", 0, CC_OPT_DOUBLE, F(peak_tflops), "0", "TF", "override dense peak TFLOP/s of the chosen precision", NULL, CC_OPT_RANGE, 0, 1e6},
@@ -222,9 +223,10 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         cc_errbuf(err, errlen, "give either --topology or --gpus, not both");
         return CC_EUSAGE;
     }
-    if (cfg->topology && (given_opt(given, "gpu-model") || given_opt(given, "gpus-per-node"))) {
-        cc_errbuf(err, errlen, "--gpu-model and --gpus-per-node describe a --gpus cluster; a "
-                  "--topology file names its own GPUs and nodes");
+    if (cfg->topology && (given_opt(given, "gpu-model") || given_opt(given, "gpus-per-node") ||
+                          given_opt(given, "gpus-per-host"))) {
+        cc_errbuf(err, errlen, "--gpu-model, --gpus-per-node and --gpus-per-host describe a "
+                  "--gpus cluster; a --topology file names its own GPUs and nodes");
         return CC_EUSAGE;
     }
     /* 0 keeps the default (the table's value); anything else must be a plausible figure */
@@ -258,6 +260,12 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             g = &other;
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
+        if (cfg->gph > 0 && (cfg->gph > c->gpus_per_node || c->gpus_per_node % cfg->gph)) {
+            cc_errbuf(err, errlen, "--gpus-per-host %d does not divide the %d GPUs of a node "
+                      "(--gpus-per-node)", cfg->gph, c->gpus_per_node);
+            return CC_EUSAGE;
+        }
+        c->gpus_per_host = cfg->gph;
         if (g == &other)
             snprintf(c->bw_source, sizeof c->bw_source, "no table entry for %.64s",
                      cfg->gpu_model);

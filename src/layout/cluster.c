@@ -116,6 +116,18 @@ static void init_common(struct cc_cluster *c)
     c->eff16_note = cc_eff16_unchecked; /* a GPU the table does not know, until set_gpu */
 }
 
+int cc_cluster_per_host(const struct cc_cluster *c)
+{
+    return c->gpus_per_host > 0 && c->gpus_per_host < c->gpus_per_node ? c->gpus_per_host
+                                                                       : c->gpus_per_node;
+}
+
+int cc_cluster_hosts(const struct cc_cluster *c)
+{
+    int ph = cc_cluster_per_host(c);
+    return ph > 0 ? (c->gpus + ph - 1) / ph : c->nodes;
+}
+
 cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
                            const struct cc_gpu_spec *gpu, char *err, size_t errlen)
 {
@@ -133,6 +145,10 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
     if (gpus < gpus_per_node)
         gpus_per_node = gpus;
     set_gpu(c, gpu);
+    /* the table's rate across nodes is a node of 8 GPUs with a NIC each: as many NICs as GPUs
+     * in nodes of another size (4-GPU hosts, a 72-GPU NVLink domain) */
+    if (gpus > gpus_per_node)
+        c->inter_node_Bps *= gpus_per_node / 8.0;
     c->gpus = gpus;
     c->gpus_per_node = gpus_per_node;
     c->nodes = gpus / gpus_per_node;
@@ -848,6 +864,22 @@ double cc_pat_latency(int n, int per_node)
     return 8e-6 + lg * RING_HOP_NET_S / 3.5 + (double)n * 2.8e-6;
 }
 
+/* NCCL's tree all-reduce (Simple protocol): a base, then up and down the tree: the members of
+ * a node in a chain (4 us a hop on NVLink, the ring's 5.7 on PCIe) and floor(log2 k) levels
+ * of nodes (14 us each). */
+double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
+{
+    if (n < 2)
+        return 0.0;
+    int nodes = per_node >= n || per_node < 1 ? 1 : (n + per_node - 1) / per_node;
+    int lg = 0; /* NCCL's log2i: the floor */
+    for (int k = nodes; k > 1; k >>= 1)
+        lg++;
+    double hop = c->intra_busbw_Bps >= 100e9 ? 4.0e-6 : RING_HOP_PCIE_S;
+    double ppn = (double)n / nodes;
+    return RING_BASE_S + 2.0 * ((ppn - 1.0) * hop + lg * RING_HOP_NET_S);
+}
+
 /* The fit of the nearest group size; among those, the nearest members per node; first of
  * equals wins (the order of the files: deterministic). */
 static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll_id coll,
@@ -899,9 +931,12 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
                                       : nearest_fit(c, (enum cc_coll_id)from, scope, n, per_node);
 
     /* all-gather and reduce-scatter run as rings whose latency grows with the ranks, or with
-     * one GPU per node as PAT where that takes less time in all; all-reduce switches to trees
-     * and keeps its flat latency */
+     * one GPU per node as PAT where that takes less time in all; all-reduce across nodes runs
+     * as a tree, whose latency grows with the log of the nodes beyond those of the measured
+     * (or table's two-node) latency; within a node it keeps its flat latency (LL and LL128
+     * serve its small messages) */
     int ring = coll == CC_ALLGATHER || coll == CC_REDUCESCATTER;
+    int tree = coll == CC_ALLREDUCE && scope == CC_SCOPE_INTER;
     double pat = INFINITY; /* PAT's latency, when it may run */
     if (f) {
         alpha = f->alpha_s;
@@ -909,6 +944,9 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
             double lat_f = cc_ring_latency(c, f->nranks, f->per_node);
             pat = alpha + fmax(0.0, cc_pat_latency(n, per_node) - lat_f);
             alpha += fmax(0.0, cc_ring_latency(c, n, per_node) - lat_f);
+        } else if (tree && f->per_node < f->nranks) { /* what the tree adds */
+            alpha += fmax(0.0, cc_tree_latency(c, n, per_node) -
+                                   cc_tree_latency(c, f->nranks, f->per_node));
         }
         bw = f->busbw_Bps;
         /* a collective's rate across nodes is its node's NICs shared by its members there;
@@ -930,6 +968,9 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
         alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_inter_s;
         if (ring)
             pat = cc_pat_latency(n, per_node);
+        if (tree) /* the table's latency is two nodes' */
+            alpha += fmax(0.0, cc_tree_latency(c, n, per_node) -
+                                   cc_tree_latency(c, 2 * per_node, per_node));
         bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
                                                                       : INFINITY);
     }

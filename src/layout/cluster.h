@@ -61,6 +61,8 @@ struct cc_cluster {
     char name[128];
     char gpu_name[96];
     int nodes, gpus_per_node, gpus;
+    int gpus_per_host;                 /* hosts a node's GPUs sit in, when its NVLink domain
+                                          spans several (an NVL72 rack: 4); 0: one host */
     double mem_bytes;                  /* per GPU */
     double peak_flops[CC_PREC_COUNT];  /* per GPU; 0: precision not supported */
     double hbm_Bps;
@@ -77,8 +79,15 @@ struct cc_cluster {
     int nfits[CC_COLL_COUNT][2];
 };
 
+/* Hosts (each runs one torchrun) and GPUs per host: the nodes, unless gpus_per_host splits
+ * them. */
+int cc_cluster_per_host(const struct cc_cluster *c);
+int cc_cluster_hosts(const struct cc_cluster *c);
+
 /* A cluster of `gpus` GPUs, `gpus_per_node` per node, of the table row `gpu`; rates from the
- * table. CC_EINVAL with a message if gpus is not a multiple of gpus_per_node (when larger). */
+ * table, the rate across nodes scaled from the table's 8 GPUs per node (one NIC each) to
+ * gpus_per_node. CC_EINVAL with a message if gpus is not a multiple of gpus_per_node (when
+ * larger). */
 cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
                            const struct cc_gpu_spec *gpu, char *err, size_t errlen);
 
@@ -118,6 +127,10 @@ double cc_ring_latency(const struct cc_cluster *c, int n, int per_node);
  * n < 2). NCCL moves PAT's bytes at 3/4 of the ring's bus bandwidth. Seconds. */
 double cc_pat_latency(int n, int per_node);
 
+/* NCCL's tree all-reduce latency (Simple): 8.4 us + 2 x ((n/k - 1) x 4 us on NVLink, 5.7 on
+ * PCIe + floor(log2 k) x 14 us) over n ranks on k nodes. Seconds. */
+double cc_tree_latency(const struct cc_cluster *c, int n, int per_node);
+
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node
  * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
  * nodes, a node's bandwidth is shared evenly by its GPUs: a group with k members per node
@@ -126,8 +139,10 @@ double cc_pat_latency(int n, int per_node);
  * CC_SENDRECV is a point-to-point transfer. The fit used is cc_comm_source's. The latency of
  * all-gather and reduce-scatter is cc_ring_latency's (with a fit: its measured latency plus
  * what the ring adds beyond the group measured); with one GPU per node, PAT (cc_pat_latency,
- * 3/4 of the bandwidth) where its total time is less, as NCCL chooses. All-reduce and
- * send/recv keep a flat latency (lat_intra_s, lat_inter_s, or the fit's). */
+ * 3/4 of the bandwidth) where its total time is less, as NCCL chooses. All-reduce across nodes
+ * adds what cc_tree_latency grows beyond the group measured (without a fit: beyond two
+ * nodes) to lat_inter_s or the fit's latency; within a node it and send/recv keep a flat
+ * latency (lat_intra_s, lat_inter_s, or the fit's). */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
 

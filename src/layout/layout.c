@@ -567,16 +567,20 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_bubble = cc_bubble_time(pp, v, t_mb);
     e->t_dp = mm * z3_mb;
 
-    /* gradient reduction once per step (ZeRO 0-2), in buckets */
+    /* gradient reduction once per step (ZeRO 0-2), in buckets; ZeRO 2 keeps only its shard
+     * of the gradients, so every earlier micro-batch reduce-scatters its own too (DeepSpeed
+     * refuses no_sync with stage 2), each behind its backward pass where that overlaps */
     if (x->zero < 3 && shard > 1) {
         double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
+        double rs = nb * cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb);
         double red = x->zero == 0
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
-                         : nb * (cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb) +
-                                 cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb));
+                         : rs + nb * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb);
         int overlap = cc_habits_dp_overlaps(hb, pp);
-        double window = overlap ? 2.0 / passes * comp : 0.0; /* last backward */
+        double window = overlap ? 2.0 / passes * comp : 0.0; /* a backward pass */
         e->t_dp += fmax(red / nb, red - window);
+        if (x->zero == 2 && mm > 1)
+            e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - window);
     }
     e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
     double p_opt = p_max / (x->zero >= 1 ? shard : 1);

@@ -641,9 +641,12 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         return sp ? 2.0 * sbh / t : 2.0 * sbh;
     /* Per token: 10h bytes outside the tensor-parallel region (LayerNorm inputs, QKV and MLP
      * inputs, dropout masks); inside it Q and K/V (2h + 4*kv), the projection input (2h),
-     * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. */
+     * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. A swiglu
+     * model is costed as Llama, which trains without dropout: no masks (8h), and of the
+     * attention scores only the softmax output (2as^2b, not 5as^2b). */
+    int dropout = m->mlp != CC_MLP_SWIGLU;
     double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
-    double out = 10.0;
+    double out = dropout ? 10.0 : 8.0;
     if (fp8) {
         /* Transformer Engine keeps a linear layer's input for the backward pass as its fp8
          * copy: 1 byte instead of 2 for the QKV and MLP inputs (outside the tensor-parallel
@@ -651,7 +654,8 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         out -= 2.0;
         par -= h + m->ffn;
     }
-    double scores = (rc == CC_RC_NONE && !m->flash_attn) ? 5.0 * a * s * s * b : 0.0;
+    double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
+                                                         : 0.0;
     if (sp)
         return (out * sbh + par * s * b + scores) / t;
     return out * sbh + (par * s * b + scores) / t;

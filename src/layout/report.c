@@ -1,5 +1,6 @@
 /* report.c - text, arguments, JSON and Markdown output of `ccbench layout`. */
 #include "layout/report.h"
+#include "core/size.h"
 #include "topo/topo.h"
 
 #include <math.h>
@@ -23,6 +24,18 @@ const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster 
         return NULL;
     snprintf(buf, len, "the 16-bit efficiency %.2f (the default) was %s: set --efficiency and "
              "--attn-efficiency for your software (docs/layout.md)", hb->efficiency, c->eff16_note);
+    return buf;
+}
+
+const char *cc_layout_hint(const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_habits *hb, char *buf, size_t len)
+{
+    /* long sequences: their attention and activations grow with s, and context parallelism,
+     * off by default, is what splits them */
+    if (m->seq_len < 32768 || hb->cp_max > 1 || c->gpus < 2)
+        return NULL;
+    snprintf(buf, len, "sequences of %d tokens with context parallelism off (--cp-max 1, the "
+             "default): --cp-max 8 or 16 lets the search split them over GPUs", m->seq_len);
     return buf;
 }
 
@@ -109,6 +122,9 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     if (caution)
         fprintf(out, "# caution %s\n", caution);
+    const char *hint = cc_layout_hint(m, c, hb, cb, sizeof cb);
+    if (hint)
+        fprintf(out, "# hint    %s\n", hint);
 }
 
 struct part { const char *name; double t; };
@@ -383,9 +399,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
-    if (m->mlp == CC_MLP_SWIGLU) { /* costed as Llama: no biases, RMSNorm, no learned positions */
+    if (m->mlp == CC_MLP_SWIGLU) { /* costed as Llama: no biases, RMSNorm, no learned
+                                     * positions, no dropout (Megatron-LM's default is 0.1) */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
-            "--disable-bias-linear");
+            "--disable-bias-linear --attention-dropout 0.0 --hidden-dropout 0.0");
         if (m->rope_base > 0 && m->rope_base != 10000) /* Megatron-LM's default base */
             PUT(" --rotary-base %.0f", m->rope_base);
     }
@@ -410,6 +427,9 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --no-overlap-p2p-communication");
     if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1)
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
+    if (l->zero <= 1 && l->dp * l->cp > 1) /* Megatron's DDP buckets count parameters */
+        PUT(" --ddp-bucket-size %zu", hb->bucket_bytes / (size_t)(hb->grad_bytes > 0
+                                                                      ? hb->grad_bytes : 1));
 #undef PUT
     return buf;
 }
@@ -421,7 +441,8 @@ const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster
     char args[2048];
     snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
              "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s", connection_prefix(c, l),
-             c->nodes, c->gpus_per_node, cc_layout_megatron_args(m, hb, l, args, sizeof args));
+             cc_cluster_hosts(c), cc_cluster_per_host(c),
+             cc_layout_megatron_args(m, hb, l, args, sizeof args));
     return buf;
 }
 
@@ -484,15 +505,30 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(1, "selective recomputation is Megatron-LM's (--recompute-granularity selective); "
                 "DeepSpeed's activation checkpointing recomputes whole layers");
     if (l->cp > 1)
+        NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
+                "the attention (Llama 3's way, --cp-comm-type allgather); Megatron-LM's default "
+                "p2p ring overlaps its exchanges, so for it the estimate is an upper bound");
+    if (l->cp > 1)
         NOTE(1, "DeepSpeed has no context parallelism: this batch counts the dp = %d "
                 "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x cp = "
                 "%d and refuse it; DeepSpeed-Ulysses sequence parallelism is the nearest",
              l->dp, l->mb, e->m, l->dp, (long long)l->mb * e->m * l->dp, l->dp * l->cp);
     if (l->pp > 1)
-        NOTE(1, "pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s); tensor "
-                "parallel %d comes from Megatron-DeepSpeed", l->pp,
+        NOTE(1, "pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s)%s%.0d%s", l->pp,
              l->split ? ", partitioned so that the embedding and the output layer each count "
-                        "as one layer" : "", l->tp);
+                        "as one layer" : "",
+             l->tp > 1 ? "; tensor parallel " : "", l->tp > 1 ? l->tp : 0,
+             l->tp > 1 ? " comes from Megatron-DeepSpeed" : "");
+    if (l->pp > 1 && l->vpp > 1)
+        NOTE(1, "DeepSpeed's pipeline engine has no interleaved schedule: this estimate's v=%d "
+                "is Megatron-LM's; with DeepSpeed the bubble is v times larger (--explain the "
+                "layout with v=1 for its step)", l->vpp);
+    char bk[32];
+    if (l->zero <= 1 && l->dp * l->cp > 1)
+        NOTE(0, "--ddp-bucket-size is the estimate's --bucket (%s bytes of %d-byte gradients); "
+                "Megatron-LM's own default is max(40M, 1M x dp) parameters, fewer collectives "
+                "at large dp: give --bucket to cost that",
+             cc_size_format(hb->bucket_bytes, bk, sizeof bk), hb->grad_bytes);
 #undef NOTE
     return n;
 }
@@ -509,7 +545,8 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
     for (int i = 0; i < nn; i++)
         if (!note[i].deepspeed)
             fprintf(out, "  # %s\n", note[i].text);
-    fprintf(out, "\ntorchrun (run on each of the %d nodes):\n  %s\n", c->nodes,
+    fprintf(out, "\ntorchrun (run on each of the %d %s):\n  %s\n", cc_cluster_hosts(c),
+            c->gpus_per_host > 0 && c->gpus_per_host < c->gpus_per_node ? "hosts" : "nodes",
             cc_layout_torchrun(m, c, hb, l, run, sizeof run));
     json_t *ds = cc_layout_deepspeed_json(m, hb, l, e);
     char *txt = json_dumps(ds, JSON_INDENT(2));
@@ -614,6 +651,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "gpus", json_integer(c->gpus));
     json_object_set_new(co, "nodes", json_integer(c->nodes));
     json_object_set_new(co, "gpus_per_node", json_integer(c->gpus_per_node));
+    json_object_set_new(co, "gpus_per_host", json_integer(cc_cluster_per_host(c)));
     json_object_set_new(co, "memory_bytes", jnum(c->mem_bytes));
     json_object_set_new(co, "peak_flops", jnum(c->peak_flops[m->prec]));
     json_object_set_new(co, "sms", json_integer(c->sms));
@@ -652,6 +690,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     json_object_set_new(ho, "caution", caution ? json_string(caution) : json_null());
+    const char *hint = cc_layout_hint(m, c, hb, cb, sizeof cb);
+    json_object_set_new(ho, "hint", hint ? json_string(hint) : json_null());
     json_object_set_new(ho, "efficiency", jnum(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", jnum(hb->efficiency_fp8));
     json_object_set_new(ho, "efficiency_attn",

@@ -9,6 +9,10 @@
 #include "layout/layout.h"
 #include "layout/megatron.h"
 
+/* A hint for long sequences searched without context parallelism, or NULL. */
+const char *cc_layout_hint(const struct cc_model *m, const struct cc_cluster *c,
+                           const struct cc_habits *hb, char *buf, size_t len);
+
 /* One line of caution when the estimate rests on a default constant that was not fitted on
  * this GPU: the 16-bit --efficiency away from the A100 (results/layout-heldout.md). Written
  * into buf; NULL when there is nothing to say. */

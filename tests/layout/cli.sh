@@ -47,8 +47,8 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["top"])==3; assert d["top"][0]["time_s"]["step"]>0; assert d["cluster"]["gpus"]==512; t=d["top"]; assert t[0]["behind_best_pct"]==0 and t[0]["near_best"] is True; assert all(abs(x["behind_best_pct"]-(x["time_s"]["step"]/t[0]["time_s"]["step"]-1)*100)<1e-3 and x["near_best"]==(x["behind_best_pct"]<=5) for x in t)' "$out/j"
     ok $? "JSON parses: 3 layouts, step time, cluster, how far behind the best"
     "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --json -k 1 >"$out/j405" 2>&1
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; assert t["layers_per_stage"]==[7,8,7], t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True; h=d["habits"]; assert h["pp_overlap"] is True and h["tp_overlap"] is False and h["efficiency"]==0.71 and h["efficiency_fp8"]==0.48, h' "$out/j405"
-    ok $? "JSON: uneven split, layers per stage 7/8/7, SMs, habits"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; f,mid,l=t["layers_per_stage"]; assert f==l==mid-1 and f+l+mid*(t["pp"]-2)==126, t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True; h=d["habits"]; assert h["pp_overlap"] is True and h["tp_overlap"] is False and h["efficiency"]==0.71 and h["efficiency_fp8"]==0.48, h' "$out/j405"
+    ok $? "JSON: uneven split, layers per stage one fewer on the first and last, SMs, habits"
 else
     skip "JSON parses" "python3 not installed"
     skip "JSON: uneven split" "python3 not installed"
@@ -236,7 +236,7 @@ ok $? "Megatron-LM arguments for the uneven split"
 # the Megatron-LM arguments build the model that was costed: a swiglu model without biases,
 # a GPT one with them (Megatron's default), SGD when chosen
 "$CCBENCH" layout -m llama3-8b -g 8 -x tp=2,pp=1,zero=1 --optimizer sgd >"$out/ma" 2>&1
-grep -q -- "--group-query-attention --num-query-groups 8 .*--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear --rotary-base 500000 --untie-embeddings-and-output-weights --optimizer sgd --bf16" "$out/ma"
+grep -q -- "--group-query-attention --num-query-groups 8 .*--swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear --attention-dropout 0.0 --hidden-dropout 0.0 --rotary-base 500000 --untie-embeddings-and-output-weights --optimizer sgd --bf16" "$out/ma"
 ok $? "Megatron-LM arguments: GQA, swiglu, RMSNorm, rope, no biases, untied, SGD" "$(grep -m1 -- --tensor-model "$out/ma")"
 "$CCBENCH" layout -m megatron-1.7b -g 8 -x tp=2,pp=1 >"$out/mg" 2>&1 &&
     ! grep -q -- "--disable-bias-linear\|--optimizer\|--swiglu" "$out/mg"
@@ -387,7 +387,7 @@ grep -q "^# model   llama3-8b (changed): .* l=31 " "$out/l31" &&
 ok $? "a preset with its layers changed is named as changed, the file and key said" "$(head -2 "$out/l31")"
 "$CCBENCH" layout -m "$T/hf-llama3-8b.json" -g 8 -k 1 >"$out/rb1" 2>&1
 "$CCBENCH" layout -m "$T/hf-llama2-7b.json" -g 8 -k 1 >"$out/rb2" 2>&1
-grep -q -- "--disable-bias-linear --rotary-base 500000 " "$out/rb1" && ! grep -q -- "--rotary-base" "$out/rb2"
+grep -q -- "--hidden-dropout 0.0 --rotary-base 500000 " "$out/rb1" && ! grep -q -- "--rotary-base" "$out/rb2"
 ok $? "Hugging Face rope_theta 500000 becomes --rotary-base; Llama 2's default base is left out"
 printf '{"preset": "llama3-8b", "rope_theta": "big"}\n' >"$out/rbad.json"
 refuse "rope_theta not a number" '"rope_theta" must be a number from 1 to 1e12' -m "$out/rbad.json" -g 8
@@ -704,6 +704,35 @@ refuse "an unknown GPU model with a newline" "unknown GPU model 'Foo?Bar" -m meg
 refuse "a node type without a GPU model beside one with" "the GPUs of nodes\[1\] are '.*' but an earlier node type's name no model" -m megatron-1.7b -t "$out/tmix.json"
 printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"global_batch":1024,"name":5}' >"$out/n5.json"
 refuse "a model name that is not a string" '"name" must be a string' -m "$out/n5.json" -g 8
+# a 72-GPU NVLink domain across 4-GPU hosts: one torchrun per host; the rate across nodes
+# scales with the GPUs of a node (the table's is 8 GPUs with a NIC each)
+"$CCBENCH" layout -m llama3-405b -g 1152 --gpu-model b200 --gpus-per-node 72 --gpus-per-host 4 -k 1 >"$out/nvl" 2>&1
+grep -q "^torchrun (run on each of the 288 hosts):" "$out/nvl" && grep -q "torchrun --nnodes 288 --nproc-per-node 4 " "$out/nvl" &&
+    grep -q "16 nodes of 72" "$out/nvl" && grep -q "across nodes 3330 GB/s per node" "$out/nvl"
+ok $? "NVL72: 16 nodes of 72, 288 hosts of 4 in the torchrun line, 9 x the table's 370 GB/s" "$(grep -E 'rates|torchrun' "$out/nvl" | cut -c1-160)"
+"$CCBENCH" layout -m llama3-8b -g 16 --gpu-model h100-sxm --gpus-per-node 4 -k 1 >"$out/gpn4" 2>&1
+grep -q "across nodes 185 GB/s per node" "$out/gpn4"; ok $? "4-GPU nodes: half the table's rate across nodes" "$(grep rates "$out/gpn4")"
+refuse "--gpus-per-host not dividing the node" "--gpus-per-host 5 does not divide the 72 GPUs of a node" -m llama3-8b -g 144 --gpus-per-node 72 --gpus-per-host 5
+# the launch lines say what was costed: Megatron's DDP buckets at --bucket (in parameters),
+# no dropout for Llama, and notes for what a framework does differently
+"$CCBENCH" layout -m llama3-70b -g 64 -x tp=4,pp=4,dp=4,mb=1,v=5,zero=1,rc=full >"$out/bk" 2>&1
+grep -q -- "--attention-dropout 0.0 --hidden-dropout 0.0 " "$out/bk" && grep -q -- " --ddp-bucket-size 6553600$" "$out/bk" &&
+    grep -q "# --ddp-bucket-size is the estimate's --bucket (25M bytes of 4-byte gradients)" "$out/bk" &&
+    grep -q "# DeepSpeed's pipeline engine has no interleaved schedule: this estimate's v=5" "$out/bk"
+ok $? "Megatron: no dropout, --ddp-bucket-size 25M / 4 bytes; DeepSpeed: no interleaving, said" "$(grep -E '^  #' "$out/bk")"
+"$CCBENCH" layout -m llama3-70b -g 64 --bucket 100M --grad-reduce bf16 -x tp=4,pp=4,dp=4,mb=1,zero=1,rc=full >"$out/bk2" 2>&1
+grep -q -- " --ddp-bucket-size 52428800$" "$out/bk2" && grep -q "PipelineModule(num_stages=4); tensor parallel 4 comes from Megatron-DeepSpeed" "$out/bk2"
+ok $? "--bucket 100M of bf16 gradients: 52428800 parameters" "$(grep -E 'ddp-bucket|PipelineModule' "$out/bk2" | cut -c1-200)"
+"$CCBENCH" layout -m llama2-7b -g 16 -x tp=1,pp=2,dp=8,mb=1,zero=1 >"$out/bk3" 2>&1
+grep -q "PipelineModule(num_stages=2)$" "$out/bk3"
+ok $? "tp=1: no 'tensor parallel 1' in the DeepSpeed note" "$(grep PipelineModule "$out/bk3")"
+"$CCBENCH" layout -m llama3-8b -g 64 --cp-max 4 -x tp=1,pp=1,cp=2,dp=32,mb=1,zero=1 >"$out/cpn" 2>&1
+grep -q "# context parallelism is costed as an all-gather of K and V not overlapped" "$out/cpn"
+ok $? "context parallelism: the costed exchange named beside the Megatron arguments" "$(grep -E '^  #' "$out/cpn")"
+"$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 -k 1 >"$out/hint" 2>&1
+grep -q "^# hint    sequences of 65536 tokens with context parallelism off (--cp-max 1, the default)" "$out/hint" &&
+    "$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 --cp-max 8 -k 1 2>&1 | grep -vq "^# hint"
+ok $? "long sequences without --cp-max: a hint, none with it" "$(grep hint "$out/hint")"
 refuse "a preset's name without its last letter" "unknown model 'llama3-8' (did you mean llama3-8b? " -m llama3-8 -g 8
 refuse "a preset's name with a letter missing" "(did you mean llama2-70b? " -m lama2-70b -g 8
 refuse "the beginning of several presets: none suggested" "unknown model 'llama3' (a preset from" -m llama3 -g 8
