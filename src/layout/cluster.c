@@ -153,8 +153,8 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
     c->gpus_per_node = gpus_per_node;
     c->nodes = gpus / gpus_per_node;
     c->p2p_intra_Bps = c->intra_busbw_Bps;
-    snprintf(c->name, sizeof c->name, "%d x %s (%d nodes of %d)", gpus, gpu->id, c->nodes,
-             gpus_per_node);
+    snprintf(c->name, sizeof c->name, "%d x %s (%d node%s of %d)", gpus, gpu->id, c->nodes,
+             c->nodes == 1 ? "" : "s", gpus_per_node);
     snprintf(c->bw_source, sizeof c->bw_source, "built-in table for %s", gpu->id);
     return CC_OK;
 }
@@ -343,8 +343,8 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         goto done;
     }
     const char *nm = json_string_value(json_object_get(root, "name"));
-    snprintf(c->name, sizeof c->name, "%s: %d x %s (%d nodes of %d)", nm ? nm : path, c->gpus,
-             g ? g->id : c->gpu_name, c->nodes, gpn);
+    snprintf(c->name, sizeof c->name, "%s: %d x %s (%d node%s of %d)", nm ? nm : path, c->gpus,
+             g ? g->id : c->gpu_name, c->nodes, c->nodes == 1 ? "" : "s", gpn);
     cc_text_line(c->name);
     char from_table[160] = ""; /* the rates the file does not give */
     if (g && (intra <= 0 || inter_from_table))

@@ -166,7 +166,7 @@ const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *
         n += w > 0 ? (size_t)w : 0;
     }
     if (n < len && o->mem_total < b->mem_total)
-        snprintf(buf + n, len - n, " (it needs less memory)");
+        snprintf(buf + n, len - n, " (though that one needs less memory)");
     return buf;
 }
 
@@ -199,10 +199,10 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
         return;
     const struct cc_eval *b = &s->best[0].eval;
     double comm = b->t_tp + b->t_cp + b->t_pp + b->t_dp;
-    fprintf(out, "\nbest: %s, %.3f s per step, %.0f tokens/s (%.1f per GPU), MFU %.1f%%, %.1f GB "
-                 "of %.1f GB usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb),
+    fprintf(out, "\nbest: %s, %.3f s per step, %.0f tokens/s (%.1f per GPU), MFU %.1f%%%s, %.1f "
+                 "GB of %.1f GB usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb),
             b->t_step, b->tokens_per_s, b->tokens_per_s / c->gpus, b->mfu * 100,
-            b->mem_total / GB, b->mem_limit / GB);
+            m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", b->mem_total / GB, b->mem_limit / GB);
     fprintf(out, "  GPUs wait %.1f%% of the step: communication %.1f%% (tp %.1f, cp %.1f, pp "
                  "%.1f, dp %.1f), bubble %.1f%%\n",
             (comm + b->t_bubble) / b->t_step * 100, comm / b->t_step * 100,
@@ -262,9 +262,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
                 e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
     double used = (double)l->tp * l->pp * l->dp * l->cp; /* the layout's GPUs */
-    fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%, executed %.1f TFLOP/s per GPU (with "
+    fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU (with "
                  "recomputation)\n", e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
-            e->hw_tflops);
+            m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops);
 }
 
 static const char *ordinal(int n, char *buf, size_t len)

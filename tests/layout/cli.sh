@@ -733,6 +733,10 @@ ok $? "context parallelism: the costed exchange named beside the Megatron argume
 grep -q "^# hint    sequences of 65536 tokens with context parallelism off (--cp-max 1, the default)" "$out/hint" &&
     "$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 --cp-max 8 -k 1 2>&1 | grep -vq "^# hint"
 ok $? "long sequences without --cp-max: a hint, none with it" "$(grep hint "$out/hint")"
+"$CCBENCH" layout -m llama3-8b -g 8 --precision fp8 -k 3 >"$out/f8" 2>&1
+grep -q "^# cluster 8 x h100-sxm (1 node of 8)," "$out/f8" && grep -q "^best: .* MFU [0-9.]*% of the fp8 peak, " "$out/f8" &&
+    grep -q "(though that one needs less memory)$" "$out/f8"
+ok $? "one node said as one; fp8 MFU named as of the fp8 peak; the memory remark names the loser" "$(grep -E 'cluster|best|beats' "$out/f8")"
 refuse "a preset's name without its last letter" "unknown model 'llama3-8' (did you mean llama3-8b? " -m llama3-8 -g 8
 refuse "a preset's name with a letter missing" "(did you mean llama2-70b? " -m lama2-70b -g 8
 refuse "the beginning of several presets: none suggested" "unknown model 'llama3' (a preset from" -m llama3 -g 8
