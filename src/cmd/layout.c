@@ -260,9 +260,9 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             g = &other;
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
-        if (cfg->gph > 0 && (cfg->gph > c->gpus_per_node || c->gpus_per_node % cfg->gph)) {
-            cc_errbuf(err, errlen, "--gpus-per-host %d does not divide the %d GPUs of a node "
-                      "(--gpus-per-node)", cfg->gph, c->gpus_per_node);
+        if (cfg->gph > 0 && cfg->gph < cfg->gpn && cfg->gpn % cfg->gph) {
+            cc_errbuf(err, errlen, "--gpus-per-host %d does not divide --gpus-per-node %d",
+                      cfg->gph, cfg->gpn);
             return CC_EUSAGE;
         }
         c->gpus_per_host = cfg->gph;
@@ -443,7 +443,10 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         free(txt);
         json_decref(o);
     } else {
-        cc_layout_print_context(stdout, m, c, hb);
+        struct cc_habits hx = *hb; /* no context-parallelism hint over a layout that has it */
+        if (l.cp > hx.cp_max)
+            hx.cp_max = l.cp;
+        cc_layout_print_context(stdout, m, c, &hx);
         cc_layout_print_explain(stdout, m, c, &l, &e);
         cc_layout_print_versus(stdout, c, &s, st, &l, &e);
         if (e.feasible)
@@ -565,7 +568,10 @@ int cc_cmd_layout(int argc, char **argv)
         cc_layout_print_args(stdout, &m, c, &hb, &s.best[0].layout, &s.best[0].eval);
     }
     if (st != CC_OK) {
-        cc_err("model '%s' on %d GPUs: %s", m.name, c->gpus, s.why_none);
+        char hb_[384];
+        const char *hint = cc_layout_hint(&m, c, &hb, hb_, sizeof hb_);
+        cc_err("model '%s' on %d GPUs: %s%s%s", m.name, c->gpus, s.why_none, hint ? "; " : "",
+               hint ? hint : "");
         rc = 2;
         goto done;
     }

@@ -31,21 +31,21 @@ const char cc_eff16_unchecked[] = EFF16_OTHER;
 const struct cc_gpu_spec cc_gpu_table[] = {
     {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER},
     {"h200-nvl", "h200", "nvl", "NVIDIA H200 NVL", {835, 835, 1670}, 141, 4800, 50, 185, 132, EFF16_HOPPER},
-    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER, 0, 8},
     {"h100-nvl", "h100", "nvl", "NVIDIA H100 NVL", {835, 835, 1670}, 93.5, 3938, 50, 185, 132, EFF16_HOPPER},
     {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER},
-    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER, 0, 8},
     {"a100-pcie-40g", "a100", "pcie 40g", "NVIDIA A100 PCIe 40GB", {312, 312, 0}, 40, 1555, 20, 185, 108, EFF16_OTHER},
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER},
-    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL},
-    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL},
-    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1},
+    {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL, 0, 8},
+    {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL, 0, 8},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1, 8},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER},
     {"v100-16g", "v100", "16g", "NVIDIA V100 SXM2 16GB", {0, 125, 0}, 16, 900, 130, 45, 80, EFF16_OTHER},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER},
-    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER},
+    {"mi300x", "mi300x", NULL, "AMD Instinct MI300X", {1307, 1307, 2615}, 192, 5300, 300, 370, 304, EFF16_OTHER, 0, 8},
     {"mi250x", "mi250", NULL, "AMD Instinct MI250X (one GCD)", {191.5, 191.5, 0}, 64, 1600, 150, 90, 110, EFF16_OTHER},
-    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0, NULL, 0},
+    {NULL, NULL, NULL, NULL, {0, 0, 0}, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 
 static void normalise(const char *in, char *out, size_t len)
@@ -145,10 +145,10 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
     if (gpus < gpus_per_node)
         gpus_per_node = gpus;
     set_gpu(c, gpu);
-    /* the table's rate across nodes is a node of 8 GPUs with a NIC each: as many NICs as GPUs
-     * in nodes of another size (4-GPU hosts, a 72-GPU NVLink domain) */
-    if (gpus > gpus_per_node)
-        c->inter_node_Bps *= gpus_per_node / 8.0;
+    /* a row whose rate across nodes is for nodes of 8 GPUs with a NIC each: as many NICs as
+     * GPUs in nodes of another size (4-GPU hosts, a 72-GPU NVLink domain) */
+    if (gpus > gpus_per_node && gpu->nic_gpus > 0)
+        c->inter_node_Bps *= (double)gpus_per_node / gpu->nic_gpus;
     c->gpus = gpus;
     c->gpus_per_node = gpus_per_node;
     c->nodes = gpus / gpus_per_node;
@@ -865,8 +865,8 @@ double cc_pat_latency(int n, int per_node)
 }
 
 /* NCCL's tree all-reduce (Simple protocol): a base, then up and down the tree: the members of
- * a node in a chain (4 us a hop on NVLink, the ring's 5.7 on PCIe) and floor(log2 k) levels
- * of nodes (14 us each). */
+ * a node in a chain (4 us a hop, NVLink or PCIe) and floor(log2 k) levels of nodes (14 us
+ * each). */
 double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
 {
     if (n < 2)
@@ -875,7 +875,7 @@ double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
     int lg = 0; /* NCCL's log2i: the floor */
     for (int k = nodes; k > 1; k >>= 1)
         lg++;
-    double hop = c->intra_busbw_Bps >= 100e9 ? 4.0e-6 : RING_HOP_PCIE_S;
+    double hop = 4.0e-6; /* NCCL's Tree/Simple hop, on NVLink and on PCIe alike */
     double ppn = (double)n / nodes;
     return RING_BASE_S + 2.0 * ((ppn - 1.0) * hop + lg * RING_HOP_NET_S);
 }

@@ -30,6 +30,8 @@ struct cc_gpu_spec {
                              NULL where it was fitted (A100) */
     int blackwell;        /* 1: NVIDIA Blackwell or later (no one-connection rule for tensor
                              parallelism in Megatron-LM) */
+    int nic_gpus;         /* inter_GBps is for nodes of this many GPUs with a NIC each, and
+                             scales with the GPUs of a node; 0: a rate of its own (kept) */
 };
 
 /* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was
@@ -127,8 +129,8 @@ double cc_ring_latency(const struct cc_cluster *c, int n, int per_node);
  * n < 2). NCCL moves PAT's bytes at 3/4 of the ring's bus bandwidth. Seconds. */
 double cc_pat_latency(int n, int per_node);
 
-/* NCCL's tree all-reduce latency (Simple): 8.4 us + 2 x ((n/k - 1) x 4 us on NVLink, 5.7 on
- * PCIe + floor(log2 k) x 14 us) over n ranks on k nodes. Seconds. */
+/* NCCL's tree all-reduce latency (Simple): 8.4 us + 2 x ((n/k - 1) x 4 us + floor(log2 k) x
+ * 14 us) over n ranks on k nodes. Seconds. */
 double cc_tree_latency(const struct cc_cluster *c, int n, int per_node);
 
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node

@@ -34,8 +34,11 @@ const char *cc_layout_hint(const struct cc_model *m, const struct cc_cluster *c,
      * off by default, is what splits them */
     if (m->seq_len < 32768 || hb->cp_max > 1 || c->gpus < 2)
         return NULL;
-    snprintf(buf, len, "sequences of %d tokens with context parallelism off (--cp-max 1, the "
-             "default): --cp-max 8 or 16 lets the search split them over GPUs", m->seq_len);
+    int cp = 2;
+    while (cp * 2 <= 16 && cp * 2 <= c->gpus && m->seq_len % (4 * cp) == 0)
+        cp *= 2;
+    snprintf(buf, len, "sequences of %d tokens with context parallelism off (--cp-max 1): "
+             "--cp-max %d lets the search split them over GPUs", m->seq_len, cp);
     return buf;
 }
 
@@ -380,8 +383,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (l->vpp > 1)
         PUT(" --num-layers-per-virtual-pipeline-stage %lld",
             (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / ((long long)l->pp * l->vpp));
-    if (l->cp > 1)
-        PUT(" --context-parallel-size %d", l->cp);
+    if (l->cp > 1) /* the exchange costed: K and V gathered (Llama 3's way) */
+        PUT(" --context-parallel-size %d --cp-comm-type allgather", l->cp);
     if (l->sp)
         PUT(" --sequence-parallel");
     PUT(" --micro-batch-size %d --global-batch-size %lld", l->mb, m->global_batch);
@@ -427,7 +430,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --no-overlap-p2p-communication");
     if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1)
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
-    if (l->zero <= 1 && l->dp * l->cp > 1) /* Megatron's DDP buckets count parameters */
+    /* Megatron's DDP buckets count parameters, and exist only with --overlap-grad-reduce */
+    if (l->zero <= 1 && l->dp * l->cp > 1 && cc_habits_dp_overlaps(hb, l->pp))
         PUT(" --ddp-bucket-size %zu", hb->bucket_bytes / (size_t)(hb->grad_bytes > 0
                                                                       ? hb->grad_bytes : 1));
 #undef PUT
@@ -506,8 +510,8 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "DeepSpeed's activation checkpointing recomputes whole layers");
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
-                "the attention (Llama 3's way, --cp-comm-type allgather); Megatron-LM's default "
-                "p2p ring overlaps its exchanges, so for it the estimate is an upper bound");
+                "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
+                "Megatron-LM's default p2p ring overlaps its exchanges and may be faster");
     if (l->cp > 1)
         NOTE(1, "DeepSpeed has no context parallelism: this batch counts the dp = %d "
                 "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x cp = "
@@ -524,11 +528,16 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "is Megatron-LM's; with DeepSpeed the bubble is v times larger (--explain the "
                 "layout with v=1 for its step)", l->vpp);
     char bk[32];
-    if (l->zero <= 1 && l->dp * l->cp > 1)
-        NOTE(0, "--ddp-bucket-size is the estimate's --bucket (%s bytes of %d-byte gradients); "
-                "Megatron-LM's own default is max(40M, 1M x dp) parameters, fewer collectives "
-                "at large dp: give --bucket to cost that",
+    if (l->zero <= 1 && l->dp * l->cp > 1 && cc_habits_dp_overlaps(hb, l->pp))
+        NOTE(0, "--ddp-bucket-size is the estimate's --bucket (%s bytes of %d-byte gradients; "
+                "Megatron-LM never splits a tensor across buckets, and buckets only the first "
+                "pipeline stage's first chunk); its own default is max(40M, 1M x dp x cp) "
+                "parameters, fewer collectives at large dp: give --bucket to cost that",
              cc_size_format(hb->bucket_bytes, bk, sizeof bk), hb->grad_bytes);
+    else if (l->zero <= 1 && l->dp * l->cp > 1)
+        NOTE(0, "without --overlap-grad-reduce Megatron-LM reduces the gradients in one bucket; "
+                "the estimate's %s-byte buckets each pay a collective's latency, so it is a "
+                "little pessimistic there", cc_size_format(hb->bucket_bytes, bk, sizeof bk));
 #undef NOTE
     return n;
 }
@@ -545,8 +554,11 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
     for (int i = 0; i < nn; i++)
         if (!note[i].deepspeed)
             fprintf(out, "  # %s\n", note[i].text);
-    fprintf(out, "\ntorchrun (run on each of the %d %s):\n  %s\n", cc_cluster_hosts(c),
-            c->gpus_per_host > 0 && c->gpus_per_host < c->gpus_per_node ? "hosts" : "nodes",
+    int hosts = cc_cluster_hosts(c);
+    fprintf(out, "\ntorchrun (run on %s%d %s):\n  %s\n", hosts > 1 ? "each of the " : "the ", hosts,
+            c->gpus_per_host > 0 && c->gpus_per_host < c->gpus_per_node
+                ? (hosts > 1 ? "hosts" : "host")
+                : (hosts > 1 ? "nodes" : "node"),
             cc_layout_torchrun(m, c, hb, l, run, sizeof run));
     json_t *ds = cc_layout_deepspeed_json(m, hb, l, e);
     char *txt = json_dumps(ds, JSON_INDENT(2));

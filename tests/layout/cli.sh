@@ -252,7 +252,7 @@ grep -q "layers per stage: first 7, middle 8, last 7" "$out/u0"; ok $? "explicit
 "$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --precision fp8 --global-batch 128 \
     --tp-overlap 1 -x tp=4,pp=4,dp=2,cp=2,mb=1,v=5,sp=1,zero=1,rc=none >"$out/o1" 2>&1
 ok $? "--tp-overlap 1 with --explain"
-grep -q -- "--context-parallel-size 2 --sequence-parallel .*--tp-comm-overlap" "$out/o1" &&
+grep -q -- "--context-parallel-size 2 --cp-comm-type allgather --sequence-parallel .*--tp-comm-overlap" "$out/o1" &&
     grep -q "tensor-parallel overlap" "$out/o1"
 ok $? "tensor-parallel overlap shown in the habits and the Megatron-LM arguments"
 # the DeepSpeed fragment: bucket sizes in elements (25 MiB of fp32 gradients: 6553600; of
@@ -712,12 +712,12 @@ grep -q "^torchrun (run on each of the 288 hosts):" "$out/nvl" && grep -q "torch
 ok $? "NVL72: 16 nodes of 72, 288 hosts of 4 in the torchrun line, 9 x the table's 370 GB/s" "$(grep -E 'rates|torchrun' "$out/nvl" | cut -c1-160)"
 "$CCBENCH" layout -m llama3-8b -g 16 --gpu-model h100-sxm --gpus-per-node 4 -k 1 >"$out/gpn4" 2>&1
 grep -q "across nodes 185 GB/s per node" "$out/gpn4"; ok $? "4-GPU nodes: half the table's rate across nodes" "$(grep rates "$out/gpn4")"
-refuse "--gpus-per-host not dividing the node" "--gpus-per-host 5 does not divide the 72 GPUs of a node" -m llama3-8b -g 144 --gpus-per-node 72 --gpus-per-host 5
+refuse "--gpus-per-host not dividing the node" "--gpus-per-host 5 does not divide --gpus-per-node 72" -m llama3-8b -g 144 --gpus-per-node 72 --gpus-per-host 5
 # the launch lines say what was costed: Megatron's DDP buckets at --bucket (in parameters),
 # no dropout for Llama, and notes for what a framework does differently
 "$CCBENCH" layout -m llama3-70b -g 64 -x tp=4,pp=4,dp=4,mb=1,v=5,zero=1,rc=full >"$out/bk" 2>&1
 grep -q -- "--attention-dropout 0.0 --hidden-dropout 0.0 " "$out/bk" && grep -q -- " --ddp-bucket-size 6553600$" "$out/bk" &&
-    grep -q "# --ddp-bucket-size is the estimate's --bucket (25M bytes of 4-byte gradients)" "$out/bk" &&
+    grep -q "# --ddp-bucket-size is the estimate's --bucket (25M bytes of 4-byte gradients; Megatron-LM never splits a tensor" "$out/bk" &&
     grep -q "# DeepSpeed's pipeline engine has no interleaved schedule: this estimate's v=5" "$out/bk"
 ok $? "Megatron: no dropout, --ddp-bucket-size 25M / 4 bytes; DeepSpeed: no interleaving, said" "$(grep -E '^  #' "$out/bk")"
 "$CCBENCH" layout -m llama3-70b -g 64 --bucket 100M --grad-reduce bf16 -x tp=4,pp=4,dp=4,mb=1,zero=1,rc=full >"$out/bk2" 2>&1
@@ -730,9 +730,16 @@ ok $? "tp=1: no 'tensor parallel 1' in the DeepSpeed note" "$(grep PipelineModul
 grep -q "# context parallelism is costed as an all-gather of K and V not overlapped" "$out/cpn"
 ok $? "context parallelism: the costed exchange named beside the Megatron arguments" "$(grep -E '^  #' "$out/cpn")"
 "$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 -k 1 >"$out/hint" 2>&1
-grep -q "^# hint    sequences of 65536 tokens with context parallelism off (--cp-max 1, the default)" "$out/hint" &&
+grep -q "^# hint    sequences of 65536 tokens with context parallelism off (--cp-max 1): --cp-max 16 lets" "$out/hint" &&
     "$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 --cp-max 8 -k 1 2>&1 | grep -vq "^# hint"
 ok $? "long sequences without --cp-max: a hint, none with it" "$(grep hint "$out/hint")"
+"$CCBENCH" layout -m llama3-8b -g 64 --seq-len 65536 --global-batch 64 -x tp=8,pp=1,cp=4,dp=2,mb=1 2>&1 | grep -q "^# hint"
+[ $? -ne 0 ]; ok $? "no hint over an explained layout that has context parallelism"
+refuse "nothing fits: the hint ends the message" "no layout fits in memory: .*; sequences of 131072 tokens with context parallelism off (--cp-max 1): --cp-max 16 lets" -m llama3-70b -g 16 --seq-len 131072 --global-batch 16
+"$CCBENCH" layout -m llama3-8b -g 4 --gpus-per-host 8 -k 1 >"$out/gph" 2>&1
+grep -q "^torchrun (run on the 1 node):" "$out/gph"; ok $? "--gpus-per-host beyond a one-node job: accepted" "$(head -2 "$out/gph")"
+"$CCBENCH" layout -m llama3-8b -g 64 --gpu-model gh200 --gpus-per-node 1 -k 1 >"$out/gh" 2>&1
+grep -q "across nodes 45 GB/s per node" "$out/gh"; ok $? "GH200 nodes of one: its own rate across nodes, not scaled as 8 NICs" "$(grep rates "$out/gh")"
 "$CCBENCH" layout -m llama3-8b -g 8 --precision fp8 -k 3 >"$out/f8" 2>&1
 grep -q "^# cluster 8 x h100-sxm (1 node of 8)," "$out/f8" && grep -q "^best: .* MFU [0-9.]*% of the fp8 peak, " "$out/f8" &&
     grep -q "(though that one needs less memory)$" "$out/f8"
