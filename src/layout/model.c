@@ -151,6 +151,34 @@ static cc_status get_bool(json_t *o, const char *key, int *v, const char *path, 
     return CC_OK;
 }
 
+int cc_model_dropout(const struct cc_model *m)
+{
+    return m->dropout ? m->dropout > 0 : m->mlp != CC_MLP_SWIGLU;
+}
+
+/* Dropout from the probabilities under `keys` (numbers from 0 to 1; absent or null: kept):
+ * -1 (none) when every one given is 0, 1 when one is above. */
+static cc_status get_dropout(json_t *o, const char *const *keys, int *v, const char *path,
+                             char *err, size_t errlen)
+{
+    for (int i = 0; keys[i]; i++) {
+        json_t *x = json_object_get(o, keys[i]);
+        if (!x || json_is_null(x))
+            continue;
+        double p = json_number_value(x);
+        if (!json_is_number(x) || !(p >= 0 && p < 1)) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a probability from 0 to "
+                      "below 1", path, keys[i]);
+            return CC_EINVAL;
+        }
+        if (p > 0)
+            *v = 1;
+        else if (*v != 1)
+            *v = -1;
+    }
+    return CC_OK;
+}
+
 /* The rotary base under `key` (a number from 1 to 1e12; absent or null: kept). */
 static cc_status get_rope(json_t *o, const char *key, double *v, const char *path, char *err,
                           size_t errlen)
@@ -360,8 +388,12 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
+    static const char *const hf_dropout[] = {"attention_dropout", "hidden_dropout",
+                                             "resid_pdrop", "attn_pdrop", "hidden_dropout_prob",
+                                             "attention_probs_dropout_prob", NULL};
     if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK ||
-        (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK)
+        (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK ||
+        (st = get_dropout(root, hf_dropout, &m->dropout, path, err, errlen)) != CC_OK)
         return st;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
@@ -415,7 +447,7 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
                                         "precision", "optimizer", "recompute", "mlp",
                                         "flash_attention", "tied_embeddings", "rope_theta",
-                                        NULL};
+                                        "dropout", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -546,6 +578,9 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         (st = get_bool(root, "tied_embeddings", &m->tied_embed, path, err, errlen)) ||
         (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)))
         goto done;
+    static const char *const spec_dropout[] = {"dropout", NULL};
+    if ((st = get_dropout(root, spec_dropout, &m->dropout, path, err, errlen)))
+        goto done;
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
     cc_text_line(m->name); /* before the checks, whose messages may name it */
@@ -641,10 +676,10 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         return sp ? 2.0 * sbh / t : 2.0 * sbh;
     /* Per token: 10h bytes outside the tensor-parallel region (LayerNorm inputs, QKV and MLP
      * inputs, dropout masks); inside it Q and K/V (2h + 4*kv), the projection input (2h),
-     * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. A swiglu
-     * model is costed as Llama, which trains without dropout: no masks (8h), and of the
+     * and the MLP inner activations (4*ffn for gelu, 6*ffn for swiglu). GPT: 24h. Without
+     * dropout (a swiglu model unless said, as Llama trains): no masks (8h), and of the
      * attention scores only the softmax output (2as^2b, not 5as^2b). */
-    int dropout = m->mlp != CC_MLP_SWIGLU;
+    int dropout = cc_model_dropout(m);
     double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
     double out = dropout ? 10.0 : 8.0;
     if (fp8) {

@@ -45,7 +45,12 @@ struct cc_model {
                                (a spec's global_batch, --global-batch) */
     double rope_base;     /* rotary embedding base (theta) of a swiglu (RoPE) model; 0: the
                              usual 10000. Costs nothing; the launch arguments carry it */
+    int dropout;          /* 0: as the MLP implies (gelu: Megatron-LM's 0.1; swiglu: none, as
+                             Llama trains); 1: dropout; -1: none (cc_model_dropout) */
 };
+
+/* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */
+int cc_model_dropout(const struct cc_model *m);
 
 /* Presets: lookup by name (case-insensitive); CC_EINVAL if unknown. */
 cc_status cc_model_preset(const char *name, struct cc_model *m);

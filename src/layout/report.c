@@ -403,12 +403,14 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) { /* costed as Llama: no biases, RMSNorm, no learned
-                                     * positions, no dropout (Megatron-LM's default is 0.1) */
+                                     * positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
-            "--disable-bias-linear --attention-dropout 0.0 --hidden-dropout 0.0");
-        if (m->rope_base > 0 && m->rope_base != 10000) /* Megatron-LM's default base */
-            PUT(" --rotary-base %.0f", m->rope_base);
+            "--disable-bias-linear");
     }
+    if (!cc_model_dropout(m)) /* Megatron-LM's default is 0.1 */
+        PUT(" --attention-dropout 0.0 --hidden-dropout 0.0");
+    if (m->mlp == CC_MLP_SWIGLU && m->rope_base > 0 && m->rope_base != 10000)
+        PUT(" --rotary-base %.0f", m->rope_base); /* Megatron-LM's default base: 10000 */
     if (!m->tied_embed)
         PUT(" --untie-embeddings-and-output-weights");
     if (m->optim == CC_OPTIM_SGD)

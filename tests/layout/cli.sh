@@ -744,6 +744,26 @@ grep -q "across nodes 45 GB/s per node" "$out/gh"; ok $? "GH200 nodes of one: it
 grep -q "^# cluster 8 x h100-sxm (1 node of 8)," "$out/f8" && grep -q "^best: .* MFU [0-9.]*% of the fp8 peak, " "$out/f8" &&
     grep -q "(though that one needs less memory)$" "$out/f8"
 ok $? "one node said as one; fp8 MFU named as of the fp8 peak; the memory remark names the loser" "$(grep -E 'cluster|best|beats' "$out/f8")"
+# dropout as the model says: a gelu spec with dropout 0, Falcon-40B's config (both 0.0), and a
+# swiglu spec that keeps it
+printf '{"layers":24,"hidden":2048,"heads":16,"vocab":50304,"seq_len":2048,"global_batch":256,"flash_attention":false%s}' "" >"$out/d1.json"
+printf '{"layers":24,"hidden":2048,"heads":16,"vocab":50304,"seq_len":2048,"global_batch":256,"flash_attention":false%s}' ',"dropout":0' >"$out/d0.json"
+"$CCBENCH" layout -m "$out/d1.json" -g 8 -x tp=1,pp=1,dp=8,mb=1,rc=none,zero=1 >"$out/dr1" 2>&1
+"$CCBENCH" layout -m "$out/d0.json" -g 8 -x tp=1,pp=1,dp=8,mb=1,rc=none,zero=1 >"$out/dr0" 2>&1
+a1=$(sed -n 's/.*activations \([0-9.]*\) GB.*/\1/p' "$out/dr1"); a0=$(sed -n 's/.*activations \([0-9.]*\) GB.*/\1/p' "$out/dr0")
+# per layer s*b*h*(10 + 24) + 5*a*s^2*b against (8 + 24) + 2*a*s^2*b, over 24 layers
+want=$(python3 -c "s,h,a,L=2048,2048,16,24; print('%.2f %.2f' % (L*(34*s*h+5*a*s*s)/1e9, L*(32*s*h+2*a*s*s)/1e9))")
+[ -n "$a1" ] && [ -n "$a0" ] && python3 -c "import sys; w=[float(x) for x in sys.argv[3].split()]; a1,a0=float(sys.argv[1]),float(sys.argv[2]); sys.exit(not (a1-a0 > 0.9*(w[0]-w[1]) and a1-a0 < 1.1*(w[0]-w[1])))" "$a1" "$a0" "$want" &&
+    ! grep -q -- "--hidden-dropout" "$out/dr1" && grep -q -- "--attention-dropout 0.0 --hidden-dropout 0.0" "$out/dr0"
+ok $? "a gelu spec with dropout 0: its masks and 3as^2b of scores leave the activations ($a1 -> $a0 GB), the line says 0.0"
+"$CCBENCH" layout -m "$T/hf-falcon-40b.json" -g 64 -k 1 >"$out/fal" 2>&1
+grep -q -- "--attention-dropout 0.0 --hidden-dropout 0.0" "$out/fal"
+ok $? "Falcon-40B's config (dropout 0.0): trained without, said on the Megatron line"
+printf '{"preset":"llama3-8b","dropout":0.1}' >"$out/ld.json"
+"$CCBENCH" layout -m "$out/ld.json" -g 8 -k 1 >"$out/ld" 2>&1
+! grep -q -- "--hidden-dropout" "$out/ld"; ok $? "a swiglu spec with dropout 0.1: Megatron's default left"
+printf '{"preset":"llama3-8b","dropout":1.5}' >"$out/lb.json"
+refuse "dropout 1.5" '"dropout" must be a probability from 0 to below 1' -m "$out/lb.json" -g 8
 refuse "a preset's name without its last letter" "unknown model 'llama3-8' (did you mean llama3-8b? " -m llama3-8 -g 8
 refuse "a preset's name with a letter missing" "(did you mean llama2-70b? " -m lama2-70b -g 8
 refuse "the beginning of several presets: none suggested" "unknown model 'llama3' (a preset from" -m llama3 -g 8
