@@ -126,10 +126,20 @@ expect 2 "cannot write '/dev/full'" -b 8 -e 64 -n 2 --json /dev/full --csv "$tmp
 ! grep -q "# results: $tmp/after.csv" "$tmp/out"; ok $? "no '# results' line for the --csv never begun" "$(grep '^#' "$tmp/out")"
 expect 0 "cannot write '/dev/full': No space left on device" -b 8 -e 64 -n 2 -q --csv /dev/full
 # an MPMD job whose two apps have different bad sizes: the first rank of each app says so,
-# once (no rank enters MPI: a rank waiting in MPI_Init for peers that left can hang mpirun)
-timeout -k 5 60 $CC_MPIRUN -np 1 "$CCBENCH" bench -e 64y -n 2 : -np 2 "$CCBENCH" bench -e 64x -n 2 \
-    >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -ne 0 ] && [ "$(grep -c "error: --maxbytes: invalid size '64x'" "$tmp/err")" -eq 1 ] &&
-    [ "$(grep -c "error: --maxbytes: invalid size '64y'" "$tmp/err")" -eq 1 ]
-ok $? "MPMD: the bad arguments of each app are named once (rc $rc)" "$(grep -v '^ *$' "$tmp/err" | head -5)"
+# once (no rank enters MPI: a rank waiting in MPI_Init for peers that left can hang mpirun).
+# mpirun ends the job when the first app exits, and on a loaded machine that can be before
+# the other app has printed: a message missing is retried (up to 3 runs), a message twice or
+# a wrong exit status is not
+try=0
+while :; do
+    try=$((try + 1))
+    timeout -k 5 60 $CC_MPIRUN -np 1 "$CCBENCH" bench -e 64y -n 2 : -np 2 "$CCBENCH" bench -e 64x -n 2 \
+        >"$tmp/out" 2>"$tmp/err"; rc=$?
+    nx=$(grep -c "error: --maxbytes: invalid size '64x'" "$tmp/err"); ny=$(grep -c "error: --maxbytes: invalid size '64y'" "$tmp/err")
+    [ $rc -ne 0 ] && [ "$nx" -le 1 ] && [ "$ny" -le 1 ] && [ $((nx + ny)) -ge 1 ] || break
+    [ "$nx" -eq 1 ] && [ "$ny" -eq 1 ] && break
+    [ $try -ge 3 ] && break
+done
+[ $rc -ne 0 ] && [ "$nx" -eq 1 ] && [ "$ny" -eq 1 ]
+ok $? "MPMD: the bad arguments of each app are named once (rc $rc, run $try)" "$(grep -v '^ *$' "$tmp/err" | head -5)"
 tap_done
