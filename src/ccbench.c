@@ -31,9 +31,9 @@ static const char *cmd_name_at(int i, const void *ctx)
 /* "unknown command 'lay' (did you mean layout? see ccbench help)" */
 static int unknown_command(const char *name)
 {
-    const char *near = cc_closest(name, cmd_name_at, NULL);
-    cc_err("unknown command '%s' (%s%s%ssee ccbench help)", name, near ? "did you mean " : "",
-           near ? near : "", near ? "? " : "");
+    char dym[96];
+    cc_err("unknown command '%s' (%ssee ccbench help)", name,
+           cc_did_you_mean(dym, sizeof dym, "", name, cmd_name_at, NULL));
     return 2;
 }
 

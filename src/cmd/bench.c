@@ -583,7 +583,7 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
         do
             hash = (hash ^ *c) * 1099511628211ull;
         while (*c++);
-        total += strlen(argv[i]);
+        total += (size_t)(c - (const unsigned char *)argv[i]) - 1; /* less its 0 */
     }
     for (int i = 0; i < argc && n < SHOWN; i++) {
         int w = snprintf(buf + n, SHOWN - n, "%s%s", i ? " " : "", argv[i]);

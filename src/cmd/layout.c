@@ -172,10 +172,10 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
     }
     if (cc_model_preset(cfg->model, m) != CC_OK) {
         if (!strchr(cfg->model, '/') && !strstr(cfg->model, ".json")) {
-            const char *near = cc_closest(cfg->model, preset_name_at, NULL);
-            cc_errbuf(err, errlen, "unknown model '%s' (%s%s%sa preset from --list-models or "
-                      "a JSON file)", cfg->model, near ? "did you mean " : "", near ? near : "",
-                      near ? "? " : "");
+            char dym[96];
+            cc_errbuf(err, errlen, "unknown model '%s' (%sa preset from --list-models or a "
+                      "JSON file)", cfg->model,
+                      cc_did_you_mean(dym, sizeof dym, "", cfg->model, preset_name_at, NULL));
             return CC_EUSAGE;
         }
         if ((st = cc_model_load(cfg->model, m, err, errlen)) != CC_OK)
@@ -250,10 +250,10 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         struct cc_gpu_spec other = {.id = cfg->gpu_model, .name = cfg->gpu_model,
                                     .eff16 = cc_eff16_unchecked};
         if (!g && (cfg->peak_tflops <= 0 || cfg->gpu_mem_gb <= 0)) {
-            const char *near = cc_closest(cfg->gpu_model, gpu_id_at, NULL);
-            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (%s%s%ssee --list-gpus; a GPU the "
+            char dym[96];
+            cc_errbuf(err, errlen, "unknown --gpu-model '%s' (%ssee --list-gpus; a GPU the "
                       "table lacks needs --peak-tflops and --gpu-mem-gb)", cfg->gpu_model,
-                      near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+                      cc_did_you_mean(dym, sizeof dym, "", cfg->gpu_model, gpu_id_at, NULL));
             return CC_EUSAGE;
         }
         if (!g) /* its rates: --intra-GBps and --inter-GBps (checked below) */
@@ -568,8 +568,8 @@ int cc_cmd_layout(int argc, char **argv)
         cc_layout_print_args(stdout, &m, c, &hb, &s.best[0].layout, &s.best[0].eval);
     }
     if (st != CC_OK) {
-        char hb_[384];
-        const char *hint = cc_layout_hint(&m, c, &hb, hb_, sizeof hb_);
+        char hintbuf[384];
+        const char *hint = cc_layout_hint(&m, c, &hb, hintbuf, sizeof hintbuf);
         cc_err("model '%s' on %d GPUs: %s%s%s", m.name, c->gpus, s.why_none, hint ? "; " : "",
                hint ? hint : "");
         rc = 2;

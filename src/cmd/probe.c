@@ -146,13 +146,6 @@ struct out_file {
  * whose group cannot be kept, and a file in a directory that refuses new files (EACCES,
  * EPERM). A file this user may not write is refused; a symbolic link is kept and its target
  * written (ELOOP for a loop). 0, or -1 with errno set. */
-/* Whether the file at path is the one open on descriptor fd. */
-static int is_fd(const struct stat *sb, int fd)
-{
-    struct stat fs;
-    return fstat(fd, &fs) == 0 && fs.st_dev == sb->st_dev && fs.st_ino == sb->st_ino;
-}
-
 static int out_open(struct out_file *o, const char *path)
 {
     struct stat sb;
@@ -163,8 +156,7 @@ static int out_open(struct out_file *o, const char *path)
     /* the process's own stdout or stderr, however spelt (/dev/stdout, /dev/fd/1, a link to
      * them, the file the shell redirected them to): written through its stream, whose offset
      * the summary shares */
-    if (stat(path, &sb) == 0 && (is_fd(&sb, 1) || is_fd(&sb, 2))) {
-        o->f = is_fd(&sb, 1) ? stdout : stderr;
+    if ((o->f = cc_std_twin(path))) {
         o->borrowed = 1;
         return 0;
     }

@@ -121,7 +121,6 @@ static cc_status check_range(const struct cc_opt *o, double v, const char *text,
     return CC_OK;
 }
 
-/* Store the textual value `text` into the field of option o. */
 /* A number as written on a command line: decimal digits with an optional sign, point and
  * exponent; not the blanks, hexadecimal, inf or nan that strtod would also take. */
 static int plain_number(const char *t)
@@ -130,6 +129,7 @@ static int plain_number(const char *t)
            !strpbrk(t, "xXnNiI");
 }
 
+/* Store the textual value `text` into the field of option o. */
 static cc_status set_value(const struct cc_opt *o, const char *text, void *cfg, char *err,
                            size_t errlen)
 {
@@ -277,9 +277,9 @@ cc_status cc_opt_parse(const struct cc_opt *tbl, int argc, char **argv, void *cf
             namebuf[n] = 0;
             idx = cc_opt_find(tbl, namebuf);
             if (idx < 0) {
-                const char *near = cc_closest(namebuf, opt_name_at, tbl);
-                cc_errbuf(err, errlen, "unknown option '--%s' (%s%s%ssee --help)", namebuf,
-                          near ? "did you mean --" : "", near ? near : "", near ? "? " : "");
+                char dym[96];
+                cc_errbuf(err, errlen, "unknown option '--%s' (%ssee --help)", namebuf,
+                          cc_did_you_mean(dym, sizeof dym, "--", namebuf, opt_name_at, tbl));
                 return CC_EUSAGE;
             }
             if (eq)

@@ -2,23 +2,23 @@
 #include "core/text.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+/* The bytes a UTF-8 lead byte announces (1 to 4), or 0 for a byte that leads none. */
+static size_t lead_len(unsigned c)
+{
+    return c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                        : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
+
 size_t cc_utf8_len(const unsigned char *s)
 {
-    unsigned c = s[0], cp;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
+    size_t n = lead_len(s[0]);
+    if (n <= 1)
+        return n;
+    unsigned cp = s[0] & (0x7fu >> n); /* the lead byte's payload: 5, 4 or 3 bits */
     for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0; /* also stops at the terminating 0 */
@@ -34,12 +34,10 @@ size_t cc_utf8_len(const unsigned char *s)
  * than the lead byte announces: a character cut by a buffer's end. */
 static int cut_at_end(const unsigned char *s)
 {
-    size_t want = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-                  : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-    size_t k = 1;
+    size_t want = lead_len(s[0]), k = 1;
     while (k < want && (s[k] & 0xc0) == 0x80)
         k++;
-    return want && k < want && !s[k];
+    return want > 1 && k < want && !s[k];
 }
 
 void cc_text_line(char *s)
@@ -67,6 +65,12 @@ void cc_text_line(char *s)
         }
         p += n;
     }
+}
+
+void cc_text_copy(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+    cc_text_line(dst);
 }
 
 /* Edits between a and b (optimal string alignment), ignoring case; beyond `cap`, cap + 1. */
@@ -116,4 +120,15 @@ const char *cc_closest(const char *word, const char *(*name_at)(int i, const voi
             best = e, pick = name;
     }
     return pick;
+}
+
+const char *cc_did_you_mean(char *buf, size_t len, const char *dashes, const char *word,
+                            const char *(*name_at)(int i, const void *ctx), const void *ctx)
+{
+    const char *near = cc_closest(word, name_at, ctx);
+    if (near)
+        snprintf(buf, len, "did you mean %s%s? ", dashes, near);
+    else if (len)
+        buf[0] = 0;
+    return buf;
 }

@@ -19,6 +19,9 @@ size_t cc_utf8_len(const unsigned char *s);
  * reorder a line (U+2028-U+202E, U+2066-U+2069) become '?'. */
 void cc_text_line(char *s);
 
+/* cc_text_line on a copy of src (NULL: "") cut to len bytes. */
+void cc_text_copy(char *dst, size_t len, const char *src);
+
 /* The name, of those name_at(0, ctx), name_at(1, ctx), ... up to the first NULL, that word
  * most likely meant, or NULL: one it starts (at least 2 characters: "lay" for "layout"), else
  * the nearest within a few edits (insertions, deletions, substitutions, swaps of neighbours;
@@ -26,5 +29,10 @@ void cc_text_line(char *s);
  * "did you mean" in messages. */
 const char *cc_closest(const char *word, const char *(*name_at)(int i, const void *ctx),
                        const void *ctx);
+
+/* "did you mean DASHESNAME? " for cc_closest's pick, or "" when there is none: the start of
+ * a message's parenthesis ("unknown option '--iter' (did you mean --iters? see --help)"). */
+const char *cc_did_you_mean(char *buf, size_t len, const char *dashes, const char *word,
+                            const char *(*name_at)(int i, const void *ctx), const void *ctx);
 
 #endif

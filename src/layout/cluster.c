@@ -164,8 +164,7 @@ cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
 /* A GPU model name from a file, as one printable line for a message (buf: at least 64). */
 static const char *shown(char *buf, size_t len, const char *s)
 {
-    snprintf(buf, len, "%s", s ? s : "(none)");
-    cc_text_line(buf);
+    cc_text_copy(buf, len, s ? s : "(none)");
     return buf;
 }
 
@@ -294,8 +293,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         st = CC_EINVAL;
         goto done;
     } else {
-        snprintf(c->gpu_name, sizeof c->gpu_name, "%s", model ? model : "unknown");
-        cc_text_line(c->gpu_name);
+        cc_text_copy(c->gpu_name, sizeof c->gpu_name, model ? model : "unknown");
     }
     if (hetero)
         cc_warn("topology '%s': node types differ; planning with %d GPUs per node", path, gpn);
@@ -781,8 +779,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         size_t from = plen > 95 ? plen - 95 : 0; /* the end of the path, whole characters */
         while (from < plen && ((unsigned char)path[from] & 0xc0) == 0x80)
             from++;
-        cc_topo_text(fit.from, sizeof fit.from, path + from);
-        cc_text_line(fit.from);
+        cc_text_copy(fit.from, sizeof fit.from, path + from);
         char group[96], why[192];
         snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
                  key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");

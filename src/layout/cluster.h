@@ -87,8 +87,8 @@ int cc_cluster_per_host(const struct cc_cluster *c);
 int cc_cluster_hosts(const struct cc_cluster *c);
 
 /* A cluster of `gpus` GPUs, `gpus_per_node` per node, of the table row `gpu`; rates from the
- * table, the rate across nodes scaled from the table's 8 GPUs per node (one NIC each) to
- * gpus_per_node. CC_EINVAL with a message if gpus is not a multiple of gpus_per_node (when
+ * table, the rate across nodes scaled by gpus_per_node / gpu->nic_gpus where the row gives
+ * its rate per NIC-per-GPU node (nic_gpus > 0). CC_EINVAL with a message if gpus is not a multiple of gpus_per_node (when
  * larger). */
 cc_status cc_cluster_quick(struct cc_cluster *c, int gpus, int gpus_per_node,
                            const struct cc_gpu_spec *gpu, char *err, size_t errlen);

@@ -473,9 +473,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     if (pre) {
         if (!json_is_string(pre) || cc_model_preset(json_string_value(pre), m) != CC_OK) {
             char shown[64];
-            snprintf(shown, sizeof shown, "%s",
-                     json_is_string(pre) ? json_string_value(pre) : "(not a string)");
-            cc_text_line(shown);
+            cc_text_copy(shown, sizeof shown,
+                         json_is_string(pre) ? json_string_value(pre) : "(not a string)");
             cc_errbuf(err, errlen, "model spec '%s': unknown preset '%s'", path, shown);
             st = CC_EINVAL;
             goto done;
@@ -486,10 +485,6 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     if (!pre && (json_object_get(root, "model_type") || json_object_get(root, "architectures") ||
                  (!json_object_get(root, "layers") && hf_like(root)))) {
         st = hf_config(root, m, path, err, errlen);
-        cc_text_line(m->name); /* before the checks, whose messages may name it */
-        cc_text_line(m->source);
-        if (st == CC_OK)
-            st = cc_model_check(m, err, errlen);
         goto done;
     }
     const char *key;
@@ -583,12 +578,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         goto done;
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
+done:
     cc_text_line(m->name); /* before the checks, whose messages may name it */
     cc_text_line(m->source);
-    st = cc_model_check(m, err, errlen);
-done:
-    cc_text_line(m->name);
-    cc_text_line(m->source);
+    if (st == CC_OK)
+        st = cc_model_check(m, err, errlen);
     json_decref(root);
     return st;
 }

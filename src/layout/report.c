@@ -402,11 +402,9 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
-    if (m->mlp == CC_MLP_SWIGLU) { /* costed as Llama: no biases, RMSNorm, no learned
-                                     * positions */
+    if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
             "--disable-bias-linear");
-    }
     if (!cc_model_dropout(m)) /* Megatron-LM's default is 0.1 */
         PUT(" --attention-dropout 0.0 --hidden-dropout 0.0");
     if (m->mlp == CC_MLP_SWIGLU && m->rope_base > 0 && m->rope_base != 10000)
@@ -430,25 +428,23 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --tp-comm-overlap");
     if (!hb->pp_overlap && l->vpp > 1)
         PUT(" --no-overlap-p2p-communication");
-    if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1)
+    if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1) {
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
-    /* Megatron's DDP buckets count parameters, and exist only with --overlap-grad-reduce */
-    if (l->zero <= 1 && l->dp * l->cp > 1 && cc_habits_dp_overlaps(hb, l->pp))
-        PUT(" --ddp-bucket-size %zu", hb->bucket_bytes / (size_t)(hb->grad_bytes > 0
-                                                                      ? hb->grad_bytes : 1));
+        /* Megatron's DDP buckets count parameters, and exist only with the overlap */
+        if (l->zero <= 1)
+            PUT(" --ddp-bucket-size %zu", hb->bucket_bytes / (size_t)(hb->grad_bytes > 0
+                                                                          ? hb->grad_bytes : 1));
+    }
 #undef PUT
     return buf;
 }
 
-const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster *c,
-                               const struct cc_habits *hb, const struct cc_layout *l, char *buf,
-                               size_t len)
+const char *cc_layout_torchrun(const struct cc_cluster *c, const struct cc_layout *l,
+                               const char *args, char *buf, size_t len)
 {
-    char args[2048];
     snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
              "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s", connection_prefix(c, l),
-             cc_cluster_hosts(c), cc_cluster_per_host(c),
-             cc_layout_megatron_args(m, hb, l, args, sizeof args));
+             cc_cluster_hosts(c), cc_cluster_per_host(c), args);
     return buf;
 }
 
@@ -530,13 +526,14 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "is Megatron-LM's; with DeepSpeed the bubble is v times larger (--explain the "
                 "layout with v=1 for its step)", l->vpp);
     char bk[32];
-    if (l->zero <= 1 && l->dp * l->cp > 1 && cc_habits_dp_overlaps(hb, l->pp))
+    int ddp = l->zero <= 1 && l->dp * l->cp > 1; /* Megatron's own DDP reduces gradients */
+    if (ddp && cc_habits_dp_overlaps(hb, l->pp))
         NOTE(0, "--ddp-bucket-size is the estimate's --bucket (%s bytes of %d-byte gradients; "
                 "Megatron-LM never splits a tensor across buckets, and buckets only the first "
                 "pipeline stage's first chunk); its own default is max(40M, 1M x dp x cp) "
                 "parameters, fewer collectives at large dp: give --bucket to cost that",
              cc_size_format(hb->bucket_bytes, bk, sizeof bk), hb->grad_bytes);
-    else if (l->zero <= 1 && l->dp * l->cp > 1)
+    else if (ddp)
         NOTE(0, "without --overlap-grad-reduce Megatron-LM reduces the gradients in one bucket; "
                 "the estimate's %s-byte buckets each pay a collective's latency, so it is a "
                 "little pessimistic there", cc_size_format(hb->bucket_bytes, bk, sizeof bk));
@@ -557,11 +554,9 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
         if (!note[i].deepspeed)
             fprintf(out, "  # %s\n", note[i].text);
     int hosts = cc_cluster_hosts(c);
-    fprintf(out, "\ntorchrun (run on %s%d %s):\n  %s\n", hosts > 1 ? "each of the " : "the ", hosts,
-            c->gpus_per_host > 0 && c->gpus_per_host < c->gpus_per_node
-                ? (hosts > 1 ? "hosts" : "host")
-                : (hosts > 1 ? "nodes" : "node"),
-            cc_layout_torchrun(m, c, hb, l, run, sizeof run));
+    fprintf(out, "\ntorchrun (run on %s%d %s%s):\n  %s\n", hosts > 1 ? "each of the " : "the ",
+            hosts, cc_cluster_per_host(c) < c->gpus_per_node ? "host" : "node",
+            hosts > 1 ? "s" : "", cc_layout_torchrun(c, l, args, run, sizeof run));
     json_t *ds = cc_layout_deepspeed_json(m, hb, l, e);
     char *txt = json_dumps(ds, JSON_INDENT(2));
     json_decref(ds);
@@ -630,7 +625,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "hw_tflops_per_gpu", jnum(e->hw_tflops));
     json_object_set_new(o, "megatron_args",
                         json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
-    json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(m, c, hb, l, run,
+    json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(c, l, args, run,
                                                                       sizeof run)));
     json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
     struct cc_launch_note note[8];

@@ -49,11 +49,12 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
                                     const struct cc_layout *l, char *buf, size_t len);
 
-/* The torchrun line for every node: CUDA_DEVICE_MAX_CONNECTIONS=1 in front where Megatron-LM
- * requires it (tensor or context parallelism without Megatron-FSDP), then the arguments. */
-const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_cluster *c,
-                               const struct cc_habits *hb, const struct cc_layout *l, char *buf,
-                               size_t len);
+/* The torchrun line for every host, around the Megatron-LM arguments `args`
+ * (cc_layout_megatron_args): CUDA_DEVICE_MAX_CONNECTIONS=1 in front where Megatron-LM
+ * requires it (tensor or context parallelism before Blackwell, without Megatron-FSDP), or
+ * `env -u` of it under Megatron-FSDP. */
+const char *cc_layout_torchrun(const struct cc_cluster *c, const struct cc_layout *l,
+                               const char *args, char *buf, size_t len);
 /* The DeepSpeed config fragment (batch, micro-batch, accumulation, precision, ZeRO stage and
  * buckets in elements, activation partitioning with full recomputation). New reference. */
 json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habits *hb,

@@ -53,12 +53,16 @@ static int is_fd(const struct stat *st, int fd)
     return fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino;
 }
 
+/* The standard stream open on the file st describes, or NULL. */
+static FILE *twin_of(const struct stat *st)
+{
+    return is_fd(st, STDOUT_FILENO) ? stdout : is_fd(st, STDERR_FILENO) ? stderr : NULL;
+}
+
 FILE *cc_std_twin(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return NULL;
-    return is_fd(&st, STDOUT_FILENO) ? stdout : is_fd(&st, STDERR_FILENO) ? stderr : NULL;
+    return stat(path, &st) == 0 ? twin_of(&st) : NULL;
 }
 
 void cc_outfiles_abandon(struct cc_outfile *o, int n)
@@ -105,8 +109,8 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
             goto fail;
         }
         struct stat st;
-        FILE *twin = cc_std_twin(o[i].path);
-        if (twin && stat(o[i].path, &st) == 0) { /* written through stdout or stderr */
+        FILE *twin = stat(o[i].path, &st) == 0 ? twin_of(&st) : NULL;
+        if (twin) { /* written through stdout or stderr */
             o[i].f = twin;
             o[i].borrowed = 1;
             o[i].dev = (unsigned long long)st.st_dev;
