@@ -6,11 +6,12 @@
 #   machine's description into one directory.
 #
 # usage: tests/gpu/run.sh            (from anywhere; needs mpirun, a C compiler, autotools
-#                                     when building from git, the CUDA toolkit and NCCL)
+#                                     when building from git, the CUDA toolkit and NCCL;
+#                                     with NO_BUILD=1 only mpirun and the built tree)
 # environment:
 #   OUT           output directory (default: results/gpu-<host>-<UTC date>/ in the tree)
-#   CUDA_HOME     CUDA toolkit (default /usr/local/cuda); NCCL_HOME: NCCL if not beside CUDA
-#                 or in /usr
+#   CUDA_HOME     CUDA toolkit (default /usr/local/cuda); NCCL_HOME: NCCL if not beside CUDA,
+#                 in the loader's paths or in Python's nvidia-nccl package
 #   BUILD         build directory (default: build-gpu/ in the tree); NO_BUILD=1 reuses it
 #   MAXBYTES      largest NCCL size (default 256M: every size is filled and checked on one
 #                 CPU core); COPY_BYTES copy size (default 256M)
@@ -60,6 +61,13 @@ fi
 export CCBENCH_NO_PROGRESS=1
 # ccbench opens libcudart and libnccl by name at run time: a toolkit or NCCL outside the
 # loader's configured paths must be on LD_LIBRARY_PATH (passed to every rank with -x)
+# NCCL_HOME unset and no libnccl where the loader looks: the NCCL of Python's nvidia-nccl
+# package (PyTorch's), if there is one
+if [ -z "${NCCL_HOME:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 ' &&
+    [ ! -e "$cuda/lib64/libnccl.so.2" ]; then
+    d=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
+    [ -n "$d" ] && [ -e "$d/lib/libnccl.so.2" ] && NCCL_HOME=$d
+fi
 for d in "${NCCL_HOME:+$NCCL_HOME/lib}" "$cuda/lib64" "$cuda/lib"; do
     [ -n "$d" ] && [ -d "$d" ] && LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 done
@@ -111,9 +119,22 @@ grep -q '^nccl .* usable' "$out/backends.txt" ||
     { say "FAIL  the nccl backend cannot run here: $(grep -A1 '^nccl' "$out/backends.txt" | tail -1)"; exit 2; }
 
 limit=400
-step "GPU tests (unit + end to end)" check.log \
-    make -C "$build" check TESTS="tests/gpu/test_gpu_logic tests/gpu/backends.sh"
+if command -v make >/dev/null 2>&1 && [ -f "$build/Makefile" ]; then
+    step "GPU tests (unit + end to end)" check.log \
+        make -C "$build" check TESTS="tests/gpu/test_gpu_logic tests/gpu/backends.sh"
+else
+    # a prebuilt tree (NO_BUILD=1) on a machine without make: the two TAP programs run
+    # directly, with the environment make check gives them; a "not ok" line fails the step
+    step "GPU tests (unit + end to end, run directly)" check.log \
+        env CCBENCH="$ccbench" CC_SRCDIR="$src" CC_BUILDDIR="$build" sh -c \
+        '"$CC_BUILDDIR/tests/gpu/test_gpu_logic" && sh "$CC_SRCDIR/tests/gpu/backends.sh"'
+    grep -q '^not ok' "$out/check.log" && { say "FAIL  GPU tests: $(grep -c '^not ok' "$out/check.log") not ok"; failed=1; }
+fi
 limit=
+
+# ---- probe: what hwloc, NVML and the CUDA runtime say of this node ---------------------------
+step "probe" probe.txt mpirun --bind-to none -x LD_LIBRARY_PATH -np 1 "$ccbench" probe \
+    --json "$out/topology.json" --nccl-topo "$out/nccl-topo.xml"
 
 # ---- NCCL backend ----------------------------------------------------------------------------
 mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -np $ngpu"
