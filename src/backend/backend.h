@@ -60,6 +60,13 @@ struct cc_coll_args {
     void *recvbuf;
     size_t sendcount, recvcount;
     int inplace;
+    /* Device memory, timed runs: the call may move both buffers on by k * rot_stride bytes,
+     * any k < rot_slots, and should take the next k each launch, as nccl-tests does, so that
+     * a size that fits in the GPU's cache (50-60 MB of L2 on an H100/H200) is not timed from
+     * it. The harness zeroes the buffers once, so every slot holds numbers. rot_slots 0 or 1:
+     * the buffers as given (host backends, checked runs, the largest size). */
+    size_t rot_stride;
+    size_t rot_slots;
 };
 
 struct cc_backend {

@@ -13,7 +13,9 @@
  * rank's stream (timer_record/timer_elapsed_us). With -G N the timed launches are captured
  * once into a CUDA graph of N launches and replayed; the time per launch is the graph's time
  * divided by N. Checked runs (after timing) always launch eagerly, once, so in-place
- * reductions are checked against a single application.
+ * reductions are checked against a single application. Warm-up and timed launches move
+ * through the buffers (the harness's rot_stride/rot_slots), each launch, or each launch of
+ * the graph, at the next slot, so a size that fits in L2 is not timed from it.
  */
 #include "backend/backend.h"
 
@@ -45,6 +47,7 @@ struct nccl_ctx {
     /* CUDA graph (-G) */
     int graph_n;            /* launches per graph; 0: off */
     int timed_next;         /* timer slot 0 just recorded: the next run() is a timed one */
+    size_t rot_next;        /* the next eager launch's buffer slot (backend.h: rot_slots) */
     int launches;           /* launches between the two timer slots */
     struct cc_coll_args gargs; /* what the cached graph does */
     cudaGraphExec_t gexec;
@@ -398,16 +401,29 @@ static cc_status enqueue(struct nccl_ctx *c, const struct cc_coll_args *a)
     return CC_OK;
 }
 
+/* `a` with both buffers moved to slot k (mod a->rot_slots) of the buffers' rotation. */
+static struct cc_coll_args at_slot(const struct cc_coll_args *a, size_t k)
+{
+    struct cc_coll_args s = *a;
+    if (a->rot_slots > 1) {
+        size_t off = k % a->rot_slots * a->rot_stride;
+        s.sendbuf = (const char *)a->sendbuf + off;
+        s.recvbuf = (char *)a->recvbuf + off;
+    }
+    return s;
+}
+
 /* Same call (field by field: the struct's padding is not part of it). */
 static int same_args(const struct cc_coll_args *x, const struct cc_coll_args *y)
 {
     return x->coll == y->coll && x->dtype == y->dtype && x->op == y->op && x->root == y->root &&
            x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
            x->sendcount == y->sendcount && x->recvcount == y->recvcount &&
-           x->inplace == y->inplace;
+           x->inplace == y->inplace && x->rot_stride == y->rot_stride &&
+           x->rot_slots == y->rot_slots;
 }
 
-/* (Re)capture the graph of graph_n launches of `a` when it changed. */
+/* (Re)capture the graph of graph_n launches of `a` when it changed; launch i uses slot i. */
 static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a)
 {
     if (c->gexec && same_args(&c->gargs, a))
@@ -416,8 +432,10 @@ static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a)
     CUDA_OK(c, c->cu->cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeGlobal),
             "cudaStreamBeginCapture");
     cc_status st = CC_OK;
-    for (int i = 0; i < c->graph_n && st == CC_OK; i++)
-        st = enqueue(c, a);
+    for (int i = 0; i < c->graph_n && st == CC_OK; i++) {
+        struct cc_coll_args s = at_slot(a, (size_t)i);
+        st = enqueue(c, &s);
+    }
     cudaError_t e = c->cu->cudaStreamEndCapture(c->stream, &c->graph);
     if (st != CC_OK || e != cudaSuccess)
         drop_graph(c); /* a capture that failed leaves no half graph behind */
@@ -444,7 +462,8 @@ static cc_status nccl_run(void *ctx, const struct cc_coll_args *a)
         return CC_OK;
     }
     c->launches = 1;
-    return enqueue(c, a);
+    struct cc_coll_args s = at_slot(a, c->rot_next++);
+    return enqueue(c, &s);
 }
 
 /* NCCL reports an operation still under way as ncclInProgress (2.14 on); older headers lack

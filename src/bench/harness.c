@@ -661,7 +661,8 @@ size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t
 /* ---- one measurement ----------------------------------------------------------------- */
 
 struct bufs {
-    void *a, *b;                 /* backend memory, max_bytes each */
+    void *a, *b;                 /* backend memory, `bytes` each */
+    size_t bytes;
     unsigned char *hsend, *hrecv, *hpoison; /* host staging */
     unsigned char *hshare;       /* shared checks' copies: share_buf_bytes, or NULL when no
                                     shared check runs (-c 0, one rank, no such collective) */
@@ -857,12 +858,19 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     coll->fill(cx, B->hsend);
     cc_watchdog_enter(wd_what);
     CC_TRY(be->copy_in(p->bctx, (void *)a->sendbuf, B->hsend, cx->sendcount * es));
+    /* device memory: warm-up and timed launches move through the buffers (backend.h) */
+    struct cc_coll_args ta = *a;
+    if (be->mem == CC_MEM_DEVICE) {
+        size_t span = (cx->sendcount > cx->recvcount ? cx->sendcount : cx->recvcount) * es;
+        ta.rot_stride = (span + 255) / 256 * 256; /* NCCL's fast paths want aligned buffers */
+        ta.rot_slots = ta.rot_stride ? B->bytes / ta.rot_stride : 1;
+    }
 
     /* warm-up, then an estimate of the wall time of one iteration (max over ranks) */
     double w0 = cc_now();
     for (int i = 0; i < p->warmup; i++) {
         cc_watchdog_enter(wd_what);
-        st = one_iteration(p, a, &us);
+        st = one_iteration(p, &ta, &us);
         if (st != CC_OK)
             goto done;
     }
@@ -900,7 +908,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
         }
         for (long i = 0; i < batch; i++) {
             cc_watchdog_enter(wd_what);
-            st = one_iteration(p, a, &batchv[i]);
+            st = one_iteration(p, &ta, &batchv[i]);
             if (st != CC_OK)
                 goto done;
             local_sum += batchv[i];
@@ -1129,6 +1137,15 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
         }
         if (!B->hsend || !B->hrecv || !B->hpoison || (shares && (!B->hshare || !B->counts)))
             st = CC_ENOMEM;
+        B->bytes = maxb;
+    }
+    /* device buffers are timed at every slot (backend.h): zeroed once, so that none holds
+     * leftovers that are not numbers */
+    if (st == CC_OK && be->mem == CC_MEM_DEVICE) {
+        memset(B->hsend, 0, maxb);
+        st = be->copy_in(p->bctx, B->a, B->hsend, maxb);
+        if (st == CC_OK)
+            st = be->copy_in(p->bctx, B->b, B->hsend, maxb);
     }
     /* out of memory anywhere is the answer (a neighbour's failure that follows from it is
      * not), and the first rank that ran out is named */

@@ -56,6 +56,35 @@ has "header: graph launches" '"cuda_graph_launches": *4' "$j"
 # the fake exits 97 instead of hanging)
 run "nccl: -G tears down graphs before the communicator" 0 \
     $MPI -np 1 "$CCBENCH" bench --backend nccl --coll alltoall -e 4K -n 2 -w 1 -G 2
+# timed launches on device memory move through the buffers (nccl-tests' convention), so that
+# a size that fits in the GPU's cache is not timed from it: 1K of a 1M buffer has 1024 slots,
+# 1K apart, the 1M size one; a graph's launches take a slot each
+rot() { # rot FILE COUNT: distinct send addresses for that count; span and spacing checked
+    awk -v n="$2" '$2 == n { print $1 }' "$1" | sort -u >"$1.u"
+    lo=; hi=; bad=0
+    while read -r x; do
+        v=$((x))
+        [ -z "$lo" ] && lo=$v
+        [ $(((v - lo) % 1024)) -ne 0 ] && bad=1
+        hi=$v
+    done <"$1.u"
+    echo "$(wc -l <"$1.u") $((${hi:-0} - ${lo:-0})) $bad"
+}
+a=$dir/addrs
+run "nccl: eager launches, 1K and 1M" 0 $MPI -x FAKEGPU_ADDRS="$a" -np 1 "$CCBENCH" bench \
+    --backend nccl --coll allreduce -b 1K -e 1M -f 1024 -n 8 -w 2
+set -- $(rot "$a" 256)
+[ "$1" -ge 10 ] && [ "$2" -lt 1048576 ] && [ "$3" -eq 0 ]
+ok $? "nccl: 1K launches at >= 10 slots of the 1M buffer, 1K apart" "slots $1, span $2, misplaced $3"
+set -- $(rot "$a" 262144)
+[ "$1" -eq 1 ]
+ok $? "nccl: the largest size at one place" "addresses $1"
+a=$dir/addrs-graph
+run "nccl: graph of 4 launches, 1K and 1M" 0 $MPI -x FAKEGPU_ADDRS="$a" -np 1 "$CCBENCH" bench \
+    --backend nccl --coll allreduce -b 1K -e 1M -f 1024 -n 3 -w 1 -G 4
+set -- $(rot "$a" 256)
+[ "$1" -ge 4 ] && [ "$3" -eq 0 ]
+ok $? "nccl: a graph's 4 launches at 4 slots" "slots $1, misplaced $3"
 # a stream that never finishes (a stuck peer) gives up after --timeout, aborting the
 # communicator, instead of blocking until the watchdog
 run "nccl: a stuck stream ends after --timeout" 3 \
