@@ -49,6 +49,9 @@ struct cc_backend_conf {
     int ib_qps;              /* --ib-qps, queue pairs per peer */
 };
 
+/* The start of a reason that only passes on another rank's failure (cc_backend.init). */
+#define CC_BACKEND_PEER_FAILED "another rank "
+
 /* One collective call. Buffers are of the backend's memory kind. For in-place runs
  * sendbuf and recvbuf alias as coll.h describes. Counts are per rank, in elements. */
 struct cc_coll_args {
@@ -80,7 +83,8 @@ struct cc_backend {
     int (*usable)(char *why, size_t whylen);
 
     /* Set up on every rank (collective across ranks). On failure, ctx is untouched and a
-     * one-line reason is in err. */
+     * one-line reason is in err; a rank that failed only because another did starts its
+     * reason with CC_BACKEND_PEER_FAILED, and `bench` shows it only when no rank says more. */
     cc_status (*init)(const struct cc_backend_conf *conf, const struct cc_rte *rte, void **ctx,
                       char *err, size_t errlen);
     void (*fini)(void *ctx);

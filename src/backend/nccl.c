@@ -210,7 +210,7 @@ static cc_status nccl_init(const struct cc_backend_conf *conf, const struct cc_r
     cc_status cst = cc_rte_allreduce_ll(rte, &worst, 1, CC_RTE_MAX);
     if (cst != CC_OK || worst != CC_OK) {
         if (st == CC_OK)
-            cc_errbuf(err, errlen, "another rank could not set up its GPU");
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its GPU");
         release(c);
         return st != CC_OK ? st : cst != CC_OK ? cst : (cc_status)worst;
     }

@@ -640,7 +640,7 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
         cc_errbuf(err, errlen, "cannot exchange addresses over MPI");
         st = CC_EPEER;
     } else if (ok && st == CC_OK) {
-        cc_errbuf(err, errlen, "another rank could not set up its listener");
+        cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its listener");
         st = (cc_status)ok;
     }
     /* a rank that gives up from here on tells the others, which stop waiting for it at once

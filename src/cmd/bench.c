@@ -661,8 +661,13 @@ static void say_init_failures(const struct cc_rte *rte, const struct cc_backend 
         free(idx), free(g);
         return;
     }
+    /* a rank that failed only because another did is left out when some rank says why */
+    size_t plen = strlen(CC_BACKEND_PEER_FAILED);
+    int own = 0;
     for (int i = 0; i < rte->size; i++)
-        if (all[i][0])
+        own += all[i][0] && strncmp(all[i], CC_BACKEND_PEER_FAILED, plen) != 0;
+    for (int i = 0; i < rte->size; i++)
+        if (all[i][0] && (!own || strncmp(all[i], CC_BACKEND_PEER_FAILED, plen) != 0))
             idx[n++] = i;
     init_msgs = all;
     qsort(idx, (size_t)n, sizeof *idx, by_message);

@@ -109,6 +109,9 @@ run "nccl: two ranks on one GPU refused" 2 $MPI -np 2 "$CCBENCH" bench --backend
 has "nccl: names the shared GPU" "ranks 0 and 1 share GPU 0000:10:00\.0"
 FAKEGPU_DEVICES=1 run "nccl: more ranks than GPUs refused" 2 $MPI -np 2 "$CCBENCH" bench --backend nccl -e 1K
 has "nccl: says the rank has no GPU" "local rank 1 on .* has no GPU of its own"
+n=$(printf '%s\n' "$out" | grep -c 'error:')
+[ "$n" -eq 1 ]
+ok $? "nccl: one error line, the failing rank's (not rank 0's 'another rank could not')" "$out"
 
 # ---- ccbench gpu ---------------------------------------------------------------------------
 j=$dir/copy.jsonl
