@@ -61,6 +61,9 @@ struct cc_summary {
     long long wrong;        /* total wrong elements (-1: nothing checked) */
     double wall_s;
     double weight_bytes;    /* sum of sizes behind busbw_weighted */
+    int nranks;             /* of the rows (the same in a run) */
+    double algbw_largest;   /* algbw beside busbw_largest: the figure of a one-rank run, whose
+                               busbw is 0 for most collectives (the factor (n-1)/n) */
 };
 
 void cc_summary_add(struct cc_summary *s, const struct cc_row *row);

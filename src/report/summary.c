@@ -21,7 +21,9 @@ void cc_summary_add(struct cc_summary *s, const struct cc_row *row)
     if (row->bytes >= s->largest_bytes) {
         s->largest_bytes = row->bytes;
         s->busbw_largest = m->busbw;
+        s->algbw_largest = m->algbw;
     }
+    s->nranks = row->nranks;
     for (int p = 0; p < 2; p++) {
         const struct cc_measure *q = &row->m[p];
         if (!q->valid)
@@ -40,7 +42,7 @@ size_t cc_summary_line(char *buf, size_t len, const struct cc_summary *s)
         buf[0] = 0;
     if (!s->coll || !s->rows || !len)
         return 0;
-    char sz[32], label[64], wrong[32];
+    char sz[32], label[64], wrong[32], one[64] = "";
     cc_size_format(s->largest_bytes, sz, sizeof sz);
     if (s->wrong < 0)
         snprintf(wrong, sizeof wrong, "N/A");
@@ -49,11 +51,13 @@ size_t cc_summary_line(char *buf, size_t len, const struct cc_summary *s)
     snprintf(label, sizeof label, "%s %s%s%s", s->coll->name, cc_dtype_name(s->dtype),
              (s->coll->flags & CC_COLL_HAS_OP) ? " " : "",
              (s->coll->flags & CC_COLL_HAS_OP) ? cc_op_name(s->op) : "");
+    if (s->nranks == 1)
+        snprintf(one, sizeof one, ", one rank: algbw %.3f GB/s at %s", s->algbw_largest, sz);
     int w = snprintf(buf, len,
                      "# %-27s busbw %8.3f GB/s at %s, size-weighted mean %8.3f GB/s, "
-                     "plain mean %8.3f GB/s, %d sizes, wrong %s%s\n",
+                     "plain mean %8.3f GB/s, %d sizes, wrong %s%s%s\n",
                      label, s->busbw_largest, sz, s->busbw_weighted, s->busbw_mean, s->rows,
-                     wrong, s->wrong > 0 ? "  <-- CORRUPTION" : "");
+                     wrong, one, s->wrong > 0 ? "  <-- CORRUPTION" : "");
     if (w < 0 || (size_t)w >= len) { /* never half a line */
         buf[0] = 0;
         return 0;

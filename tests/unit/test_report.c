@@ -76,8 +76,20 @@ int main(void)
                 "summary: plain mean over the placements measured, as nccl-tests");
         char ln[512];
         ok(cc_summary_line(ln, sizeof ln, &one[k]) && strstr(ln, " GB/s at 1.5M,") &&
-           strstr(ln, "wrong N/A") && !strstr(ln, "CORRUPTION"),
+           strstr(ln, "wrong N/A") && !strstr(ln, "CORRUPTION") && !strstr(ln, "one rank"),
            "summary line: 1.5M, and wrong N/A when nothing was checked: %s", ln);
+        /* one rank: busbw is 0 for allreduce, so the line gives algbw at the largest size */
+        static struct cc_summary solo[CC_SUMMARY_SLOTS];
+        struct cc_row c = make_row(1 << 20, 0.0), d = make_row(1024, 0.0);
+        c.nranks = d.nranks = 1;
+        c.m[CC_OOP].algbw = 2036.5;
+        d.m[CC_OOP].algbw = 7.0;
+        cc_summary_add(&solo[k], &c);
+        cc_summary_add(&solo[k], &d);
+        ok(cc_summary_line(ln, sizeof ln, &solo[k]) &&
+           strstr(ln, "busbw    0.000 GB/s at 1M,") &&
+           strstr(ln, ", one rank: algbw 2036.500 GB/s at 1M"),
+           "summary line, one rank: algbw at the largest size: %s", ln);
     }
 
     /* other types and operators are summaries of their own, never averaged in */
