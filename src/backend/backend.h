@@ -63,10 +63,11 @@ struct cc_coll_args {
     void *recvbuf;
     size_t sendcount, recvcount;
     int inplace;
-    /* Device memory, timed runs: the call may move both buffers on by k * rot_stride bytes,
-     * any k < rot_slots, and should take the next k each launch, as nccl-tests does, so that
-     * a size that fits in the GPU's cache (50-60 MB of L2 on an H100/H200) is not timed from
-     * it. The harness zeroes the buffers once, so every slot holds numbers. rot_slots 0 or 1:
+    /* Device memory, warm-up and timed runs: the call may move both buffers on by
+     * k * rot_stride bytes, any k < rot_slots, and should take the next k each launch, as
+     * nccl-tests does, so that a size that fits in the GPU's cache (50-60 MB of L2 on an
+     * H100/H200) is not timed from it when the buffers are well larger. Slots other than the
+     * first hold zeros (a device backend's alloc zeroes) or earlier results. rot_slots 0 or 1:
      * the buffers as given (host backends, checked runs, the largest size). */
     size_t rot_stride;
     size_t rot_slots;
@@ -91,6 +92,7 @@ struct cc_backend {
     /* May this combination run? If not, 0 and a short reason (shown as "n/a"). */
     int (*supports)(void *ctx, enum cc_coll_id coll, enum cc_dtype t, enum cc_op op,
                     int inplace, const char **why);
+    /* `bytes` of the backend's memory; device memory comes zeroed (see rot_slots). */
     cc_status (*alloc)(void *ctx, size_t bytes, void **ptr);
     void (*free)(void *ctx, void *ptr);
     /* Host <-> buffer copies (memcpy for host backends). */

@@ -14,8 +14,9 @@
  * once into a CUDA graph of N launches and replayed; the time per launch is the graph's time
  * divided by N. Checked runs (after timing) always launch eagerly, once, so in-place
  * reductions are checked against a single application. Warm-up and timed launches move
- * through the buffers (the harness's rot_stride/rot_slots), each launch, or each launch of
- * the graph, at the next slot, so a size that fits in L2 is not timed from it.
+ * through the buffers (the harness's rot_stride/rot_slots): each eager launch at the next
+ * slot, launch i of a graph at slot i (every replay the same N slots), so a size that fits
+ * in L2 is not timed from it when the buffers are well larger than L2.
  */
 #include "backend/backend.h"
 
@@ -209,7 +210,9 @@ static cc_status nccl_init(const struct cc_backend_conf *conf, const struct cc_r
     long long worst = st;
     cc_status cst = cc_rte_allreduce_ll(rte, &worst, 1, CC_RTE_MAX);
     if (cst != CC_OK || worst != CC_OK) {
-        if (st == CC_OK)
+        if (st == CC_OK && cst != CC_OK)
+            cc_errbuf(err, errlen, "cannot learn over MPI whether every rank set up its GPU");
+        else if (st == CC_OK)
             cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its GPU");
         release(c);
         return st != CC_OK ? st : cst != CC_OK ? cst : (cc_status)worst;
@@ -247,7 +250,8 @@ static cc_status nccl_init(const struct cc_backend_conf *conf, const struct cc_r
     if ((st = cc_rte_bcast(rte, &ok, sizeof ok, 0)) != CC_OK || !ok ||
         (st = cc_rte_bcast(rte, &id, sizeof id, 0)) != CC_OK) {
         if (rte->rank != 0 && st == CC_OK)
-            cc_errbuf(err, errlen, "rank 0 could not create the NCCL unique id");
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "(rank 0) could not create the NCCL "
+                      "unique id");
         release(c);
         return st != CC_OK ? st : CC_EBACKEND;
     }

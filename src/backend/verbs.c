@@ -790,7 +790,7 @@ static cc_status verbs_init(const struct cc_backend_conf *conf, const struct cc_
     cc_status cst = cc_rte_allreduce_ll(rte, &worst, 1, CC_RTE_MAX);
     if (cst != CC_OK || worst != CC_OK) {
         if (st == CC_OK)
-            cc_errbuf(err, errlen, "another rank could not set up its RDMA port");
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its RDMA port");
         release(c);
         return st != CC_OK ? st : cst != CC_OK ? cst : (cc_status)worst;
     }
@@ -839,7 +839,7 @@ static cc_status verbs_init(const struct cc_backend_conf *conf, const struct cc_
     cst = cc_rte_allreduce_ll(rte, &worst, 1, CC_RTE_MAX); /* also: all are RTR before any send */
     if (cst != CC_OK || worst != CC_OK) {
         if (st == CC_OK)
-            cc_errbuf(err, errlen, "another rank could not connect its queue pairs");
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not connect its queue pairs");
         release(c);
         return st != CC_OK ? st : cst != CC_OK ? cst : (cc_status)worst;
     }

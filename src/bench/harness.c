@@ -853,7 +853,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
              cc_dtype_name(cx->dtype), be->name);
 
     /* inputs in place before warm-up, so timed iterations move real data (the fill is host
-     * work, not watched) */
+     * work, not watched); on device memory only the first slot (backend.h: rot_slots) */
     cc_watchdog_leave();
     coll->fill(cx, B->hsend);
     cc_watchdog_enter(wd_what);
@@ -1138,14 +1138,6 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
         if (!B->hsend || !B->hrecv || !B->hpoison || (shares && (!B->hshare || !B->counts)))
             st = CC_ENOMEM;
         B->bytes = maxb;
-    }
-    /* device buffers are timed at every slot (backend.h): zeroed once, so that none holds
-     * leftovers that are not numbers */
-    if (st == CC_OK && be->mem == CC_MEM_DEVICE) {
-        memset(B->hsend, 0, maxb);
-        st = be->copy_in(p->bctx, B->a, B->hsend, maxb);
-        if (st == CC_OK)
-            st = be->copy_in(p->bctx, B->b, B->hsend, maxb);
     }
     /* out of memory anywhere is the answer (a neighbour's failure that follows from it is
      * not), and the first rank that ran out is named */

@@ -85,6 +85,9 @@ run "nccl: graph of 4 launches, 1K and 1M" 0 $MPI -x FAKEGPU_ADDRS="$a" -np 1 "$
 set -- $(rot "$a" 256)
 [ "$1" -ge 4 ] && [ "$3" -eq 0 ]
 ok $? "nccl: a graph's 4 launches at 4 slots" "slots $1, misplaced $3"
+n=$(grep -c '^capture' "$a")
+[ "$n" -eq 4 ]
+ok $? "nccl: one capture per size and placement (2 x 2), replayed after" "captures $n"
 # a stream that never finishes (a stuck peer) gives up after --timeout, aborting the
 # communicator, instead of blocking until the watchdog
 run "nccl: a stuck stream ends after --timeout" 3 \

@@ -63,7 +63,8 @@ export CCBENCH_NO_PROGRESS=1
 # loader's configured paths must be on LD_LIBRARY_PATH (passed to every rank with -x)
 # NCCL_HOME unset and no libnccl where the loader looks: the NCCL of Python's nvidia-nccl
 # package (PyTorch's), if there is one
-if [ -z "${NCCL_HOME:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 ' &&
+if [ -z "${NCCL_HOME:-}" ] && ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } |
+    grep -q 'libnccl\.so\.2 ' &&
     [ ! -e "$cuda/lib64/libnccl.so.2" ]; then
     d=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
     [ -n "$d" ] && [ -e "$d/lib/libnccl.so.2" ] && NCCL_HOME=$d
@@ -124,11 +125,17 @@ if command -v make >/dev/null 2>&1 && [ -f "$build/Makefile" ]; then
         make -C "$build" check TESTS="tests/gpu/test_gpu_logic tests/gpu/backends.sh"
 else
     # a prebuilt tree (NO_BUILD=1) on a machine without make: the two TAP programs run
-    # directly, with the environment make check gives them; a "not ok" line fails the step
-    step "GPU tests (unit + end to end, run directly)" check.log \
-        env CCBENCH="$ccbench" CC_SRCDIR="$src" CC_BUILDDIR="$build" sh -c \
-        '"$CC_BUILDDIR/tests/gpu/test_gpu_logic" && sh "$CC_SRCDIR/tests/gpu/backends.sh"'
-    grep -q '^not ok' "$out/check.log" && { say "FAIL  GPU tests: $(grep -c '^not ok' "$out/check.log") not ok"; failed=1; }
+    # directly, with the environment make check gives them; the step fails on either's exit
+    # status or on a "not ok" line
+    if [ ! -x "$build/tests/gpu/test_gpu_logic" ]; then
+        say "FAIL  GPU tests: $build/tests/gpu/test_gpu_logic not built (make check, or make tests/gpu/test_gpu_logic, in the tree)"
+        failed=1
+    else
+        step "GPU tests (unit + end to end, run directly)" check.log \
+            env CCBENCH="$ccbench" CC_SRCDIR="$src" CC_BUILDDIR="$build" CC_OUT_LOG="$out/check.log" sh -c \
+            '"$CC_BUILDDIR/tests/gpu/test_gpu_logic"; a=$?; sh "$CC_SRCDIR/tests/gpu/backends.sh"; b=$?
+             ! grep -q "^not ok" "$CC_OUT_LOG" && [ $a -eq 0 ] && [ $b -eq 0 ]'
+    fi
 fi
 limit=
 

@@ -254,9 +254,21 @@ EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* FAKEGPU_ADDRS=FILE: a line appended to FILE (see copy() below) */
+static void addr_log(const char *line)
+{
+    const char *log = getenv("FAKEGPU_ADDRS");
+    FILE *f = log && *log ? fopen(log, "a") : NULL;
+    if (f) {
+        fputs(line, f);
+        fclose(f);
+    }
+}
+
 EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m)
 {
     (void)m;
+    addr_log("capture 0\n");
     s->capturing = 1;
     s->n = 0;
     return cudaSuccess;
@@ -465,18 +477,16 @@ EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *r)
 }
 
 /* FAKEGPU_ADDRS=FILE: each collective's send buffer address and count are appended to FILE,
- * a line each (tests of the buffer rotation of timed launches) */
+ * a line each, and "capture 0" for each graph capture begun (tests of the buffer rotation
+ * of timed launches, and of the graph kept while the arguments stay the same) */
 static ncclResult_t copy(const void *s, void *d, size_t count, ncclDataType_t t, ncclComm_t c,
                          cudaStream_t st)
 {
     if (!c || !tsize(t) || !st)
         return ncclInvalidArgument;
-    const char *log = getenv("FAKEGPU_ADDRS");
-    FILE *f = log && *log ? fopen(log, "a") : NULL;
-    if (f) {
-        fprintf(f, "%p %zu\n", s, count);
-        fclose(f);
-    }
+    char line[64];
+    snprintf(line, sizeof line, "%p %zu\n", s, count);
+    addr_log(line);
     return do_op(st, d, s, count * tsize(t)) ? ncclSystemError : ncclSuccess;
 }
 
