@@ -555,6 +555,8 @@ cc_status cc_gpu_list(struct cc_gpu_info **info, int *n, char *err, size_t errle
         if (cu->cudaDeviceGetPCIBusId(g[i].busid, sizeof g[i].busid, i) != cudaSuccess)
             snprintf(g[i].busid, sizeof g[i].busid, "?");
         cu->cudaDeviceGetAttribute(&g[i].sms, cudaDevAttrMultiProcessorCount, i);
+        if (cu->cudaDeviceGetAttribute(&g[i].l2_bytes, cudaDevAttrL2CacheSize, i) != cudaSuccess)
+            g[i].l2_bytes = 0;
     }
     *info = g;
     *n = cu->ndev;

@@ -68,6 +68,7 @@ struct cc_gpu_info {
     char name[128];
     char busid[32];
     int sms;               /* multiprocessors */
+    int l2_bytes;          /* L2 cache, 0 unknown */
 };
 
 typedef void (*cc_copy_cb)(const struct cc_copy_result *r, void *user);

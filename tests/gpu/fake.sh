@@ -156,6 +156,15 @@ has "gpu: says why" "^ccbench: error: the peer-to-peer tests need two GPUs; 1 se
 FAKEGPU_DEVICES=1 run "gpu: every test on one GPU: p2p left out" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1
 has "gpu: the p2p tests named as left out" "peer-to-peer tests left out: 1 GPU visible"
 has "gpu: the other tests ran" "^d2d +sm +gpu0 +gpu0 "
+# a size no larger than the L2 is said to be timed partly from the cache; a larger one is not
+FAKEGPU_L2=1048576 run "gpu: 64K copies with 1M of L2" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1 -t d2d
+has "gpu: the cache named" "warning: --size 64K is no larger than gpu0's 1M of L2: copies of the same buffers are timed partly from the cache"
+FAKEGPU_L2=1048576 run "gpu: 4M copies with 1M of L2" 0 "$CCBENCH" gpu -b 4M -n 1 -r 1 -t d2d
+printf '%s\n' "$out" | grep -q 'of L2'
+[ $? -ne 0 ]; ok $? "gpu: no cache warning above the L2" "$out"
+FAKEGPU_L2=1048576 run "gpu: host copies of 64K" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1 -t h2d
+printf '%s\n' "$out" | grep -q 'of L2'
+[ $? -ne 0 ]; ok $? "gpu: no cache warning for host copies" "$out"
 # --json naming the file stdout is redirected to: written through stdout, nothing overwritten
 "$CCBENCH" gpu -b 64K -n 1 -r 1 -t h2d,d2d --json "$dir/same.txt" >"$dir/same.txt" 2>"$dir/same.err"
 rc=$?

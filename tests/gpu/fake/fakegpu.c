@@ -125,7 +125,9 @@ EXPORT cudaError_t cudaGetDevice(int *d)
 EXPORT cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
 {
     (void)d;
-    *v = a == cudaDevAttrMultiProcessorCount ? 4 : 0;
+    const char *l2 = getenv("FAKEGPU_L2"); /* FAKEGPU_L2=BYTES: the L2 size reported */
+    *v = a == cudaDevAttrMultiProcessorCount ? 4
+         : a == cudaDevAttrL2CacheSize && l2 ? atoi(l2) : 0;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaDeviceGetPCIBusId(char *buf, int len, int d)
