@@ -97,6 +97,7 @@ json_t *cc_summary_json(const struct cc_summary *s, enum cc_stop stop)
     json_object_set_new(o, "sizes", json_integer(s->rows));
     json_object_set_new(o, "largest_bytes", json_integer((json_int_t)s->largest_bytes));
     json_object_set_new(o, "busbw_largest_GBps", json_real(s->busbw_largest));
+    json_object_set_new(o, "algbw_largest_GBps", json_real(s->algbw_largest));
     json_object_set_new(o, "busbw_weighted_GBps", json_real(s->busbw_weighted));
     json_object_set_new(o, "busbw_mean_GBps", json_real(s->busbw_mean));
     json_object_set_new(o, "wrong", s->wrong < 0 ? json_null() : json_integer(s->wrong));

@@ -232,6 +232,8 @@ int main(void)
     o = cc_summary_json(&sum[slot], CC_STOP_NONE);
     ok(json_is_false(json_object_get(o, "interrupted")) && json_is_null(json_object_get(o, "stopped")),
        "summary of a complete run: stopped null");
+    is_near(json_real_value(json_object_get(o, "algbw_largest_GBps")), 2.0, 1e-12,
+            "summary JSON: algbw at the largest size");
     json_decref(o);
     f = tmpfile();
     cc_sink_text(&s, f, &to);
