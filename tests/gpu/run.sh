@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/gpu/run.sh - the GPU run, in one command, on a machine with NVIDIA GPUs:
-#   build with CUDA and NCCL, run the GPU tests, run the NCCL backend over every collective
+#   build with CUDA and NCCL, run the GPU tests, probe the node (topology JSON and NCCL's
+#   topology XML), run the NCCL backend over every collective
 #   (one rank per GPU, at least one) and every datatype, the --nccl-path variants and CUDA
 #   graphs, then the copy-bandwidth figures (`ccbench gpu`), and write everything with the
 #   machine's description into one directory.
