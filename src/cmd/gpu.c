@@ -172,6 +172,8 @@ static void on_result(const struct cc_copy_result *r, void *user)
             snprintf(note, sizeof note, "  memory traffic %.1f GB/s", 2 * r->gbps_med);
         else if (r->test >= CC_COPY_P2P_WRITE && !r->peer)
             snprintf(note, sizeof note, "  no peer access: staged by the driver");
+        else if (r->test >= CC_COPY_P2P_WRITE && r->peer == 2)
+            snprintf(note, sizeof note, "  peer access one way: the other staged");
         printf("%-10s %-3s %-5s %-5s %12.1f %10.1f %10.1f%s\n", cc_copy_test_names[r->test],
                cc_copy_engine_names[r->engine], s, d, r->gbps_med, r->gbps_min, r->gbps_max, note);
     }
@@ -182,8 +184,11 @@ static void on_result(const struct cc_copy_result *r, void *user)
                               cc_copy_engine_names[r->engine], "src", r->src, "dst", r->dst,
                               "bytes", (json_int_t)r->bytes, "GBps_median", r->gbps_med,
                               "GBps_min", r->gbps_min, "GBps_max", r->gbps_max);
-        if (r->test >= CC_COPY_P2P_WRITE)
-            json_object_set_new(j, "peer_access", json_boolean(r->peer));
+        if (r->test >= CC_COPY_P2P_WRITE) {
+            json_object_set_new(j, "peer_access", json_boolean(r->peer == 1));
+            if (r->peer == 2)
+                json_object_set_new(j, "peer_access_one_way", json_true());
+        }
         if (r->test <= CC_COPY_HBIDIR)
             json_object_set_new(j, "host_numa", r->host_numa >= 0 ? json_integer(r->host_numa)
                                                                    : json_null());

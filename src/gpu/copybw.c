@@ -450,9 +450,10 @@ static cc_status one(struct run *r, enum cc_copy_test t, enum cc_copy_engine e, 
     if (t >= CC_COPY_P2P_WRITE) {
         /* a one-way copy needs the issuer's access to the other; both ways, both */
         int issuer = t == CC_COPY_P2P_READ ? di : si, other = issuer == si ? di : si;
-        res.peer = t == CC_COPY_P2P_BIDIR ? r->peer[si][di] && r->peer[di][si]
+        int ways = (r->peer[si][di] != 0) + (r->peer[di][si] != 0);
+        res.peer = t == CC_COPY_P2P_BIDIR ? (ways == 2 ? 1 : ways == 1 ? 2 : 0)
                                           : r->peer[issuer][other] != 0;
-        if (!res.peer && e == CC_ENGINE_SM) {
+        if (res.peer != 1 && e == CC_ENGINE_SM) {
             res.na = "no peer access between these GPUs";
             cb(&res, user);
             return CC_OK;

@@ -57,7 +57,8 @@ struct cc_copy_result {
     int src, dst;          /* device indices; -1 is host memory */
     size_t bytes;          /* bytes moved per copy, both directions together */
     double gbps_med, gbps_min, gbps_max; /* over repetitions, GB/s (1e9 bytes/s) */
-    int peer;              /* p2p: 1 direct peer access, 0 staged by the driver via host */
+    int peer;              /* p2p: 1 direct peer access, 0 staged by the driver via host,
+                              2 (bidir) one direction direct, the other staged */
     int host_numa;         /* h2d, d2h, h-bidir: NUMA node of the host buffers (the GPU's), -1
                               not known (no sysfs numa_node, or the CPUs could not be bound) */
     const char *na;        /* not measured: why (the figures are then 0) */

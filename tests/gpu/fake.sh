@@ -131,6 +131,13 @@ has "gpu: d2d ratio for each GPU" "# d2d ratio gpu1: .*% of 100 GB/s"
 FAKEGPU_NO_PEER=1 run "gpu: without peer access" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests p2p
 has "gpu: kernel p2p n/a without peer access" "p2p-write +sm +gpu0 +gpu1 +n/a: no peer access"
 has "gpu: copy-engine p2p marked staged" "p2p-write +ce +gpu0 +gpu1 .*staged"
+# peer access one way only (too many peers, ACS on one side): both directions at once is
+# half direct, and says so; by kernel it needs both ways
+FAKEGPU_PEER_ONE_WAY=1 run "gpu: peer access one way" 0 "$CCBENCH" gpu -b 64K -n 1 -r 1 \
+    --tests p2p-bidir --json "$dir/oneway.jsonl"
+has "gpu: bidir marked one way" "p2p-bidir +ce +gpu0 +gpu1 .*peer access one way: the other staged"
+has "gpu: bidir by kernel n/a" "p2p-bidir +sm +gpu0 +gpu1 +n/a: no peer access"
+has "gpu: JSON says one way" '"peer_access": *false.*"peer_access_one_way": *true' "$dir/oneway.jsonl"
 FAKEGPU_BROKEN_KERNEL=1 run "gpu: a kernel that copies nothing is caught" 1 \
     "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d --engine sm
 has "gpu: says the data is wrong" "copied wrong data"

@@ -10,6 +10,7 @@
  * checking, reporting); it says nothing about real GPUs.
  *
  * Environment: FAKEGPU_DEVICES (default 2), FAKEGPU_NO_PEER=1 (no peer access),
+ * FAKEGPU_PEER_ONE_WAY=1 (a lower-numbered GPU reaches a higher one, not back),
  * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_SHIFTED_KERNEL=1 (it
  * writes every 16 bytes one place late), FAKEGPU_OLD_DRIVER=1 (the first
  * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_ASYNC_ERROR=1 (below).
@@ -247,7 +248,7 @@ EXPORT cudaError_t cudaDriverGetVersion(int *v)
 }
 EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b)
 {
-    *can = a != b && !getenv("FAKEGPU_NO_PEER");
+    *can = a != b && !getenv("FAKEGPU_NO_PEER") && (!getenv("FAKEGPU_PEER_ONE_WAY") || a < b);
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
