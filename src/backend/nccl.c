@@ -129,15 +129,13 @@ static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *c
         return CC_ENODEV;
     if (!(c->nc = cc_nccl_load(err, errlen)))
         return CC_ENODEV;
-    c->dev = conf->gpu >= 0 ? conf->gpu : rte->local_rank;
+    /* the local rank's GPU among those visible; modulo, so that ranks that each see only
+     * their own GPU (CUDA_VISIBLE_DEVICES per rank, as Slurm's --gpus-per-task sets it) take
+     * it, and ranks that really share one are named by the bus-id check in nccl_init */
+    c->dev = conf->gpu >= 0 ? conf->gpu : rte->local_rank % c->cu->ndev;
     if (c->dev >= c->cu->ndev) {
-        if (conf->gpu >= 0)
-            cc_errbuf(err, errlen, "--gpu %d does not exist on %s (%d GPUs visible)", conf->gpu,
-                      rte->host, c->cu->ndev);
-        else
-            cc_errbuf(err, errlen, "local rank %d on %s has no GPU of its own (%d visible): "
-                      "NCCL needs one GPU per rank, run at most %d ranks per node",
-                      rte->local_rank, rte->host, c->cu->ndev, c->cu->ndev);
+        cc_errbuf(err, errlen, "--gpu %d does not exist on %s (%d GPUs visible)", conf->gpu,
+                  rte->host, c->cu->ndev);
         return CC_ENODEV;
     }
     cudaError_t e = c->cu->cudaSetDevice(c->dev);

@@ -110,8 +110,24 @@ run "nccl: --gpu beyond the GPUs refused" 2 $MPI -np 1 "$CCBENCH" bench --backen
 has "nccl: says which GPU" "--gpu 5 does not exist"
 run "nccl: two ranks on one GPU refused" 2 $MPI -np 2 "$CCBENCH" bench --backend nccl --gpu 0 -e 1K
 has "nccl: names the shared GPU" "ranks 0 and 1 share GPU 0000:10:00\.0"
+# more ranks than GPUs: local rank modulo the GPUs visible, so two ranks meet on one GPU
 FAKEGPU_DEVICES=1 run "nccl: more ranks than GPUs refused" 2 $MPI -np 2 "$CCBENCH" bench --backend nccl -e 1K
-has "nccl: says the rank has no GPU" "local rank 1 on .* has no GPU of its own"
+has "nccl: says which ranks share the GPU" "ranks 0 and 1 share GPU 0000:10:00\.0"
+# each rank seeing one GPU of its own (CUDA_VISIBLE_DEVICES per rank): local rank 1 takes
+# its only GPU (the fake gives both the same bus id unless told: FAKEGPU_BUS_BASE); both get
+# as far as NCCL's init, which the one-rank fake refuses
+run "nccl: a GPU of its own per rank, each seeing one" 3 $CC_MPIRUN -x LD_LIBRARY_PATH \
+    -np 1 env FAKEGPU_DEVICES=1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1 : \
+    -np 1 env FAKEGPU_DEVICES=1 FAKEGPU_BUS_BASE=32 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1
+printf '%s\n' "$out" | grep -q 'ncclCommInitRank on GPU 0000:10:00\.0' &&
+    printf '%s\n' "$out" | grep -q 'ncclCommInitRank on GPU 0000:20:00\.0' &&
+    ! printf '%s\n' "$out" | grep -q 'share GPU\|no GPU'
+ok $? "nccl: rank 0 on 0000:10:00.0, rank 1 on its own 0000:20:00.0, as far as NCCL's init" "$out"
+# one rank that fails alone: its reason, once, without rank 0's "another rank could not"
+run "nccl: one rank without a GPU" 2 $CC_MPIRUN -x LD_LIBRARY_PATH \
+    -np 1 env FAKEGPU_DEVICES=1 "$CCBENCH" bench --backend nccl -e 1K : \
+    -np 1 env FAKEGPU_DEVICES=0 "$CCBENCH" bench --backend nccl -e 1K
+has "nccl: the failing rank named" "on rank 1 .*no CUDA device"
 n=$(printf '%s\n' "$out" | grep -c 'error:')
 [ "$n" -eq 1 ]
 ok $? "nccl: one error line, the failing rank's (not rank 0's 'another rank could not')" "$out"

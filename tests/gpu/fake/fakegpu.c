@@ -11,6 +11,7 @@
  *
  * Environment: FAKEGPU_DEVICES (default 2), FAKEGPU_NO_PEER=1 (no peer access),
  * FAKEGPU_PEER_ONE_WAY=1 (a lower-numbered GPU reaches a higher one, not back),
+ * FAKEGPU_BUS_BASE=N (the first GPU's PCI bus number, as if other GPUs were hidden),
  * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_SHIFTED_KERNEL=1 (it
  * writes every 16 bytes one place late), FAKEGPU_OLD_DRIVER=1 (the first
  * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_ASYNC_ERROR=1 (below).
@@ -133,7 +134,8 @@ EXPORT cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
 }
 EXPORT cudaError_t cudaDeviceGetPCIBusId(char *buf, int len, int d)
 {
-    snprintf(buf, (size_t)len, "0000:%02x:00.0", 0x10 + d);
+    const char *base = getenv("FAKEGPU_BUS_BASE"); /* first GPU's bus number (default 16) */
+    snprintf(buf, (size_t)len, "0000:%02x:00.0", (base ? atoi(base) : 0x10) + d);
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaMalloc(void **p, size_t n)
