@@ -1022,7 +1022,10 @@ out:
     sig_json_fd = -1;
     cc_outfiles_abandon(outs, OUT_COUNT); /* a start-up that failed leaves no new file behind */
     json_decref(header);
-    if (bctx)
+    /* a failed run (exit 3) may leave peers mid-operation: its backend is not shut down,
+     * since that can wait for them (NCCL's destroy after a stream synchronize); the abort
+     * below ends the job and the processes' ends free what the backend held */
+    if (bctx && rc != 3)
         be->fini(bctx);
     /* a failed run may leave peers mid-operation: do not wait for them in MPI_Finalize.
      * Rank 0 ends the job at once; the others give it 2 s first, so that what it still has
