@@ -34,7 +34,13 @@
 
 extern char **environ;
 
+struct gpu_id {
+    int node;
+    char busid[32];
+};
+
 struct nccl_ctx {
+    struct gpu_id *gpus;    /* every rank's node and GPU, by rank (rank 0's header) */
     const struct cc_cuda *cu;
     const struct cc_nccl *nc;
     ncclComm_t comm;
@@ -165,10 +171,6 @@ static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *c
     return CC_OK;
 }
 
-struct gpu_id {
-    int node;
-    char busid[32];
-};
 
 /* The captured graph holds references to the communicator's plans: NCCL's destroy waits for
  * every graph that uses them to go, so the graph goes first. */
@@ -190,6 +192,7 @@ static void release(struct nccl_ctx *c)
         if (c->stream)
             c->cu->cudaStreamDestroy(c->stream);
     }
+    free(c->gpus);
     free(c);
 }
 
@@ -230,7 +233,7 @@ static cc_status nccl_init(const struct cc_backend_conf *conf, const struct cc_r
                           i, j, all[i].busid, rte->hosts[i]);
                 st = CC_EUSAGE;
             }
-    free(all);
+    c->gpus = all;
     if (st != CC_OK) {
         release(c);
         return st;
@@ -571,6 +574,11 @@ static void nccl_describe(void *ctx, json_t *o)
     json_object_set_new(o, "cuda_driver", json_string(v));
     json_object_set_new(o, "gpu_rank0", json_pack("{s:i, s:s, s:s}", "device", c->dev,
                                                   "name", c->devname, "pci_bus_id", c->busid));
+    /* each rank's GPU, in the order of the header's "ranks": the mapping can be checked */
+    json_t *ids = json_array();
+    for (int i = 0; c->gpus && i < c->size; i++)
+        json_array_append_new(ids, json_string(c->gpus[i].busid));
+    json_object_set_new(o, "gpu_pci_bus_ids", ids);
     json_object_set_new(o, "cuda_graph_launches", json_integer(c->graph_n));
     json_object_set_new(o, "timing_clock", json_string("CUDA events on the rank's stream"));
 }

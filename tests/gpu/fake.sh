@@ -38,6 +38,7 @@ run "nccl: every collective, both placements, checked" 0 \
     $MPI -np 1 "$CCBENCH" bench --backend nccl --coll all -b 8 -e 256K -n 3 -w 1 --json "$j"
 has "header: NCCL version actually loaded" '"nccl_version": *"2\.28\.9"' "$j"
 has "header: GPU of rank 0" '"name": *"Fake GPU 0"' "$j"
+has "header: every rank's GPU" '"gpu_pci_bus_ids": *\[ *"0000:10:00\.0" *\]' "$j"
 has "header: timed with CUDA events" '"timing_clock": *"CUDA events' "$j"
 for c in allreduce allgather reducescatter broadcast reduce alltoall sendrecv; do
     has "nccl: $c measured with no wrong element" "\"collective\": *\"$c\".*\"wrong\": *0" "$j"
