@@ -88,7 +88,7 @@ static const struct cc_opt bench_opts[] = {
     {"tcp-family", 0, CC_OPT_CHOICE, F(tcp_family), "auto", NULL, "tcp: address family; auto: NCCL_SOCKET_FAMILY, else IPv4 before IPv6", family_names},
     {"tcp-streams", 0, CC_OPT_INT, F(tcp_streams), "1", "K", "tcp: sockets per peer", NULL, CC_OPT_RANGE, 1, 64},
     {"tcp-chunk", 0, CC_OPT_SIZE, F(tcp_chunk), "0", "SIZE", "tcp: pipeline chunk size, 4K to 16M (0: automatic, 512K)", NULL, CC_OPT_RANGE, 0, 16 << 20},
-    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank); verbs: RDMA into GPU N memory (GPUDirect)", NULL, CC_OPT_RANGE, -1, 1023},
+    {"gpu", 0, CC_OPT_INT, F(gpu), "-1", "N", "nccl: CUDA device of this rank (-1: local rank modulo the GPUs it sees); verbs: RDMA into GPU N memory (GPUDirect)", NULL, CC_OPT_RANGE, -1, 1023},
     {"nccl-path", 0, CC_OPT_STR, F(nccl_path), "auto", "PATH", "nccl: nvlink|shm|net-ib|net-socket|auto"},
     {"cuda-graph", 'G', CC_OPT_INT, F(cuda_graph), "0", "N", "nccl: capture N launches in a CUDA graph (0: off)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"ib-dev", 0, CC_OPT_STR, F(ib_dev), NULL, "LIST", "verbs: device[:port], NCCL_IB_HCA syntax"},
