@@ -171,7 +171,6 @@ static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *c
     return CC_OK;
 }
 
-
 /* The captured graph holds references to the communicator's plans: NCCL's destroy waits for
  * every graph that uses them to go, so the graph goes first. */
 static void drop_graph(struct nccl_ctx *c)

@@ -652,6 +652,12 @@ static int by_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
+/* Whether a start-up reason only passes on another rank's failure (backend.h). */
+static int passes_on(const char *reason)
+{
+    return strncmp(reason, CC_BACKEND_PEER_FAILED, strlen(CC_BACKEND_PEER_FAILED)) == 0;
+}
+
 static void say_init_failures(const struct cc_rte *rte, const struct cc_backend *be, char **all)
 {
     int *idx = malloc((size_t)rte->size * sizeof *idx), n = 0, ng = 0, rest = 0;
@@ -662,12 +668,11 @@ static void say_init_failures(const struct cc_rte *rte, const struct cc_backend 
         return;
     }
     /* a rank that failed only because another did is left out when some rank says why */
-    size_t plen = strlen(CC_BACKEND_PEER_FAILED);
     int own = 0;
     for (int i = 0; i < rte->size; i++)
-        own += all[i][0] && strncmp(all[i], CC_BACKEND_PEER_FAILED, plen) != 0;
+        own += all[i][0] && !passes_on(all[i]);
     for (int i = 0; i < rte->size; i++)
-        if (all[i][0] && (!own || strncmp(all[i], CC_BACKEND_PEER_FAILED, plen) != 0))
+        if (all[i][0] && !(own && passes_on(all[i])))
             idx[n++] = i;
     init_msgs = all;
     qsort(idx, (size_t)n, sizeof *idx, by_message);
@@ -1022,15 +1027,14 @@ out:
     sig_json_fd = -1;
     cc_outfiles_abandon(outs, OUT_COUNT); /* a start-up that failed leaves no new file behind */
     json_decref(header);
-    /* a failed run (exit 3) may leave peers mid-operation: its backend is not shut down,
-     * since that can wait for them (NCCL's destroy after a stream synchronize); the abort
-     * below ends the job and the processes' ends free what the backend held */
+    /* a failed run (exit 3) may leave peers mid-operation: do not wait for them, neither
+     * in the backend's shut-down (NCCL's destroy after a stream synchronize) nor in
+     * MPI_Finalize; the processes' ends free what the backend held. Rank 0 ends the job at
+     * once; the others give it 2 s first, so that what it still has to write (the errors it
+     * reports for every rank, its summary) is not cut off by their abort, which kills every
+     * rank. Rank 0's abort ends their wait. */
     if (bctx && rc != 3)
         be->fini(bctx);
-    /* a failed run may leave peers mid-operation: do not wait for them in MPI_Finalize.
-     * Rank 0 ends the job at once; the others give it 2 s first, so that what it still has
-     * to write (the errors it reports for every rank, its summary) is not cut off by their
-     * abort, which kills every rank. Rank 0's abort ends their wait. */
     if (rc == 3) {
         fflush(NULL);
         if (rte.rank != 0) {

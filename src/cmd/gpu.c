@@ -329,7 +329,7 @@ int cc_cmd_gpu(int argc, char **argv)
     /* copies no larger than the L2, back to back over the same buffers, are timed partly
      * from the cache: their device figures are no memory rates */
     unsigned devcopies = p2p | 1u << CC_COPY_D2D;
-    for (int i = 0, warned = 0; !cfg.list && !warned && (p.tests & devcopies) && i < nsel; i++) {
+    for (int i = 0; !cfg.list && (p.tests & devcopies) && i < nsel; i++) {
         const struct cc_gpu_info *g = &info[ndev ? devs[i] : i];
         if (g->l2_bytes > 0 && cfg.bytes <= (size_t)g->l2_bytes) {
             char sz[32], l2[32];
@@ -338,7 +338,7 @@ int cc_cmd_gpu(int argc, char **argv)
             cc_warn("--size %s is no larger than gpu%d's %s of L2: copies of the same buffers "
                     "are timed partly from the cache (use several times the L2)", sz, g->index,
                     l2);
-            warned = 1;
+            break; /* said once */
         }
     }
     gethostname(host, sizeof host - 1);
