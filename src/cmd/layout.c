@@ -85,7 +85,7 @@ static const struct cc_opt layout_opts[] = {
     {"gemm-waves", 0, CC_OPT_INT, F(gemm_waves), "1", "0|1", "GEMM time follows tile and wave quantization on the GPU's SMs (0: every GEMM at --efficiency)", NULL, CC_OPT_RANGE, 0, 1},
     {"zero", 'z', CC_OPT_CHOICE, F(zero), "auto", NULL, "ZeRO stage (1 = distributed optimizer); auto searches 0-3", zero_names},
     {"sp", 0, CC_OPT_CHOICE, F(sp), "auto", NULL, "sequence parallelism", sp_names},
-    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
+    {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward, ZeRO 1-2's weight all-gather with the next forward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
     {"pp-overlap", 0, CC_OPT_INT, F(pp_overlap), "1", "0|1", "interleaved pipelines send while other chunks compute, and pp = 2 may interleave (Megatron-Core default; 0: blocking, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},

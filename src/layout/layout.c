@@ -333,7 +333,10 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
-    if (x->cp > 1 && m->seq_len % (2 * x->cp)) /* Megatron: load-balanced, 2*cp chunks */
+    if (x->cp > 1 && !m->flash_attn) /* the local s x s attention has no context-parallel form */
+        why(e, "cp %d needs flash or fused attention (Megatron-LM's context parallelism runs "
+            "inside Transformer Engine's attention); the model sets flash_attention false", x->cp);
+    else if (x->cp > 1 && m->seq_len % (2 * x->cp)) /* Megatron: load-balanced, 2*cp chunks */
         why(e, "cp %d needs the sequence length %d to be a multiple of 2*cp = %d (Megatron-LM's "
             "load-balanced context parallelism)", x->cp, m->seq_len, 2 * x->cp);
     else if (x->sp && (m->seq_len / x->cp) % tp) /* the sequence dimension is split by tp */
@@ -507,7 +510,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         /* K and V of this rank's heads (its tp share; replicated heads count once each) */
         double kv = mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * (h / m->heads)) * 2.0;
         int pn = per_node(c, cp, tp);
-        double nag = x->rc == CC_RC_FULL ? 2.0 : 1.0;
+        /* gathered in the forward pass, again in the backward (only this rank's K/V are
+         * saved) and once more in a recomputed forward; their gradients reduce-scattered */
+        double nag = x->rc == CC_RC_FULL ? 3.0 : 2.0;
         cp_layer = nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
                    cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
     }
@@ -576,16 +581,29 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double red = x->zero == 0
                          ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
                          : rs + nb * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb);
+        /* the reduction hides behind the last backward pass (with its recomputed forward);
+         * ZeRO 1-2's all-gather of the updated weights waits for the optimizer step, and at
+         * best hides behind the next step's first forward pass (--overlap-param-gather) */
         int overlap = cc_habits_dp_overlaps(hb, pp);
-        double window = overlap ? 2.0 / passes * comp : 0.0; /* a backward pass */
-        e->t_dp += fmax(red / nb, red - window);
+        double win_b = overlap ? (passes - 1.0) / passes * comp : 0.0;
+        double win_f = overlap ? comp / passes : 0.0;
+        if (x->zero == 0) {
+            e->t_dp += fmax(red / nb, red - win_b);
+        } else {
+            double ag = red - rs;
+            e->t_dp += fmax(rs / nb, rs - win_b) + fmax(ag / nb, ag - win_f);
+        }
         if (x->zero == 2 && mm > 1)
-            e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - window);
+            e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - win_b);
     }
     e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
     double p_opt = p_max / (x->zero >= 1 ? shard : 1);
+    /* the optimizer reads the gradient; with an fp32 copy of 16-bit reduced gradients it
+     * first casts them into it (read 16-bit, write fp32), then reads the copy */
+    double g_bytes = hb->main_grad_bytes > 0 ? hb->grad_bytes + 2.0 * hb->main_grad_bytes
+                                              : hb->grad_bytes;
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
-                        hb->grad_bytes) / hbm;
+                        g_bytes) / hbm;
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);

@@ -545,6 +545,13 @@ refuse "-x tp=8,sp=1 at a sequence of 4100" "sequence parallelism needs tp 8 to 
     -m llama2-7b -g 8 --seq-len 4100 -x tp=8,sp=1
 refuse "-x cp=4 at a sequence of 4100" "cp 4 needs the sequence length 4100 to be a multiple of 2\*cp = 8" \
     -m llama2-7b -g 8 --seq-len 4100 -x tp=2,cp=4,sp=0
+# context parallelism exists only inside flash/fused attention: a model without it gets none
+refuse "-x cp=2 without flash attention" "cp 2 needs flash or fused attention" \
+    -m megatron-39.1b -g 512 --gpu-model a100-80g --cp-max 4 -x tp=8,pp=4,cp=2,dp=8,mb=1
+"$CCBENCH" layout -m megatron-39.1b -g 512 --gpu-model a100-80g --cp-max 4 -k 100 >"$out/nfa" 2>&1
+ok $? "megatron-39.1b with --cp-max 4: layouts remain" "$(tail -2 "$out/nfa")"
+grep -q "^ *1  tp=" "$out/nfa" && ! grep -Eq "^ +[0-9]+  .*,cp=[24]," "$out/nfa"
+ok $? "... none of them context-parallel"
 "$CCBENCH" layout -m llama2-7b -g 8 --seq-len 4100 --cp-max 4 -k 100 >"$out/s41" 2>&1
 ok $? "a sequence of 4100 on 8 GPUs: layouts remain" "$(tail -2 "$out/s41")"
 ! grep -Eq "^ +[0-9]+  tp=8,.*,sp=1,|^ +[0-9]+  .*,cp=4," "$out/s41"

@@ -726,8 +726,8 @@ static void test_eval(void)
     hb.accum_fusion = 1;
     is_near(cc_grad_accum_time(&hb, 1e9, 2e12), 0, 0, "fused into the GEMM: no extra pass");
     hb.accum_fusion = 0, hb.grad_bytes = 2;
-    /* p = 1: PyTorch DDP overlaps the all-reduce with the last backward pass (2/4 of the
-     * 0.216 s micro-batch with recomputation), so only the last of 127 buckets shows:
+    /* p = 1: PyTorch DDP overlaps the all-reduce with the last backward pass and its
+     * recomputed forward (3/4 of the 0.216 s micro-batch), so only the last of 127 buckets shows:
      * (127 * (30 + 28) us + 2P bytes * 2*31/32 / 185 GB/s) / 127 (4 nodes: NCCL's tree adds
      * 2 x 14 us to the two-node latency) */
     double ar = 0.03841753401081081 + 127 * 28e-6;
@@ -740,7 +740,9 @@ static void test_eval(void)
         REL(e0.t_dp, ar, 1e-9, "without overlap: gradient all-reduce 42.0 ms");
         hb.dp_overlap = 2;
     }
-    REL(e.t_opt, 1652230656.0 * 28 / 2039e9, 1e-12, "optimizer step: 28 bytes/param at HBM speed");
+    /* Adam's 26 bytes, the 16-bit gradient read and cast into the fp32 copy (2 + 4), the
+     * copy read (4) */
+    REL(e.t_opt, 1652230656.0 * 36 / 2039e9, 1e-12, "optimizer step: 36 bytes/param at HBM speed");
     ok(e.t_tp == 0 && e.t_pp == 0 && e.t_bubble == 0, "no model parallel costs");
     REL(e.t_step, e.t_compute + e.t_dp + e.t_opt, 1e-12, "step = sum of the parts");
     REL(e.mfu, cc_model_step_flops(&m) / (32 * 312e12 * e.t_step), 1e-12, "MFU definition");
@@ -1185,7 +1187,7 @@ static void test_nemo_fp8(void)
                  rows[i].preset, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp,
                  rank + 1);
         if (strcmp(rows[i].preset, "llama3-70b") == 0) /* 6th, 3.7% behind the first */
-            todo_ok(rank >= 0 && rank < 3, name, "six layouts within 4%, NeMo's the sixth");
+            todo_ok(rank >= 0 && rank < 3, name, "five layouts within 3.1%, NeMo's the fifth");
         else
             ok(rank >= 0 && rank < 3, "%s", name);
         cc_search_free(&sr);
@@ -1250,14 +1252,19 @@ static void test_comm_parts(void)
     REL(e.t_tp, 512.0 * 36 * 6 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
         "tp=8, full recomputation: 6 all-reduces per layer");
 
-    /* cp=2 (tp=1, dp=4, 128 micro-batches): each rank holds 1024 tokens; per layer one
-     * all-gather of K and V (1024 x 2 x 4096 x 2 bytes = 16 MiB per rank, 32 MiB gathered,
-     * 1/2 on the bus) and one reduce-scatter of their gradients of the same size, rings of
-     * 2: 8.4 us + 3.4 us */
+    /* cp=2 (tp=1, dp=4, 128 micro-batches): each rank holds 1024 tokens; per layer an
+     * all-gather of K and V forward and again backward (1024 x 2 x 4096 x 2 bytes = 16 MiB
+     * per rank, 32 MiB gathered, 1/2 on the bus) and one reduce-scatter of their gradients
+     * of the same size, rings of 2: 8.4 us + 3.4 us */
     struct cc_layout lc = {1, 1, 4, 2, 1, 1, 0, 1, CC_RC_SELECTIVE};
     cc_layout_eval(&m, &c, &hb, &lc, &e);
-    REL(e.t_cp, 128.0 * 36 * 2 * (11.8e-6 + 33554432 * 0.5 / 230e9), 1e-12,
-        "cp=2: K/V all-gather and reduce-scatter per layer, 0.68 s");
+    REL(e.t_cp, 128.0 * 36 * 3 * (11.8e-6 + 33554432 * 0.5 / 230e9), 1e-12,
+        "cp=2: K/V all-gathered forward and backward, reduce-scattered once, per layer: 1.02 s");
+    /* full recomputation gathers them once more */
+    lc.rc = CC_RC_FULL;
+    cc_layout_eval(&m, &c, &hb, &lc, &e);
+    REL(e.t_cp, 128.0 * 36 * 4 * (11.8e-6 + 33554432 * 0.5 / 230e9), 1e-12,
+        "cp=2, full recomputation: three all-gathers and a reduce-scatter per layer");
 
     /* gradient reduction across 2 nodes (tp=1, dp=16, pp=1), 16-bit gradients, not
      * overlapped: 2P bytes in ceil(2P / 25 MiB) buckets; ZeRO 0 all-reduces each bucket
@@ -1286,6 +1293,17 @@ static void test_comm_parts(void)
     cc_layout_eval(&m, &c, &hb, &lz, &e);
     REL(e.t_dp, fmax(want[0] / nb, want[0] - 2.0 / 3 * e.t_compute / 32), 1e-12,
         "ZeRO 0 overlapped with the last backward pass");
+    /* ZeRO 1: the reduce-scatter behind the last backward pass (2/3 of a micro-batch), the
+     * weights' all-gather after the optimizer step, behind the next forward pass (1/3) */
+    lz.zero = 1;
+    cc_layout_eval(&m, &c, &hb, &lz, &e);
+    {
+        double r1 = nb * 70e-6 + 2 * P * 0.9375 / 185e9, mbt = e.t_compute / 32;
+        REL(e.t_dp, fmax(r1 / nb, r1 - 2.0 / 3 * mbt) + fmax(r1 / nb, r1 - 1.0 / 3 * mbt), 1e-12,
+            "ZeRO 1 overlapped: reduce-scatter behind the backward, all-gather behind the next "
+            "forward (%.4f s)", e.t_dp);
+        ok(e.t_dp > 0, "... which leaves some of the all-gather exposed here");
+    }
     /* ZeRO 3 per micro-batch: all-gather each unit's 16-bit weights for the forward and the
      * backward pass, reduce-scatter its gradients (37 units: 36 layers and the tied
      * embedding, 3 rings of 70 us each); prefetching hides all of it behind the compute here
