@@ -569,7 +569,9 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
         for (int t = 0; t < CC_DTYPE_COUNT; t++) {
             if (!(p->dtype_mask & (1u << t)))
                 continue;
-            pairs += ops_for(p, coll, (enum cc_dtype)t) != 0;
+            if (!ops_for(p, coll, (enum cc_dtype)t))
+                continue; /* a type no selected op applies to is skipped, not swept */
+            pairs++;
             size_t *sizes, n;
             char why[256] = "", rule[128];
             cc_status st = cc_sweep_expand(&p->sweep, cc_coll_granule(coll, (enum cc_dtype)t, nranks),
@@ -1086,12 +1088,14 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
         struct cc_coll_args a = {.coll = coll->id, .dtype = t, .op = op, .root = cx.root,
                                  .sendcount = cx.sendcount, .recvcount = cx.recvcount};
         place_args(coll, &cx, pl, B, &a);
-        if ((st = measure(p, coll, &cx, &a, B, m)) != CC_OK)
+        if ((st = measure(p, coll, &cx, &a, B, m)) != CC_OK) {
+            m->valid = 0;
+            m->na_reason = "failed"; /* the caller still writes the other placement */
             return st;
+        }
+        if (!row->slow_host) /* the first placement measured names it */
+            row->slow_host = r->hosts[m->slow_rank];
     }
-    const struct cc_measure *sm = row->m[CC_OOP].valid ? &row->m[CC_OOP] : &row->m[CC_INPLACE];
-    if (sm->valid)
-        row->slow_host = r->hosts[sm->slow_rank];
     return CC_OK;
 }
 
@@ -1195,10 +1199,11 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
     for (int c = 0; c < CC_COLL_COUNT; c++)
         for (int t = 0; t < CC_DTYPE_COUNT; t++) {
             const struct cc_coll *coll = cc_coll_get((enum cc_coll_id)c);
-            if (!(p->coll_mask & (1u << c)) || !(p->dtype_mask & (1u << t)))
+            unsigned ops = ops_for(p, coll, (enum cc_dtype)t);
+            if (!(p->coll_mask & (1u << c)) || !(p->dtype_mask & (1u << t)) || !ops)
                 continue;
             CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
-            total += (int)n * __builtin_popcount(ops_for(p, coll, (enum cc_dtype)t));
+            total += (int)n * __builtin_popcount(ops);
             if (n && sizes[n - 1] > maxb)
                 maxb = sizes[n - 1];
             free(sizes);
@@ -1216,6 +1221,8 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
             if (!(p->dtype_mask & (1u << t)))
                 continue;
             unsigned ops = ops_for(p, coll, (enum cc_dtype)t);
+            if (!ops)
+                continue;
             CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
             for (int op = 0; op < CC_OP_COUNT; op++) {
                 if (!(ops & (1u << op)))
@@ -1224,7 +1231,14 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
                     struct cc_row row;
                     if (p->on_progress)
                         p->on_progress(coll, sizes[k], done, total, cc_now() - t0, p->user);
-                    CC_TRY(run_row(p, coll, (enum cc_dtype)t, (enum cc_op)op, sizes[k], &B, &row));
+                    st = run_row(p, coll, (enum cc_dtype)t, (enum cc_op)op, sizes[k], &B, &row);
+                    if (st != CC_OK) {
+                        /* the placement measured before the other failed is written (rank
+                         * 0's sinks; no collective, as the ranks may not agree now) */
+                        if (p->on_row && (row.m[CC_OOP].valid || row.m[CC_INPLACE].valid))
+                            (void)p->on_row(&row, p->user);
+                        goto done;
+                    }
                     for (int pl = 0; pl < 2; pl++)
                         if (row.m[pl].wrong > 0)
                             result = CC_EWRONG;

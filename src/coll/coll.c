@@ -57,13 +57,19 @@ void cc_coll_counts(const struct cc_coll *c, size_t bytes, enum cc_dtype t, int 
         *recvcount = count / (size_t)nranks;
 }
 
-/* Whether an output element holds its expected value: what a collective only moves must
- * arrive bit for bit, a reduction within what its type and operator allow. */
-static int element_ok(const struct cc_coll *c, const struct cc_coll_ctx *x, double got,
-                      double expected)
+/* Whether element i of buf holds its expected value: what a collective only moves must
+ * arrive bit for bit (its bytes, so that -0 for +0 is wrong too), a reduction within what its
+ * type and operator allow. */
+static int element_ok(const struct cc_coll *c, const struct cc_coll_ctx *x, const void *buf,
+                      size_t i, double expected)
 {
-    return (c->flags & CC_COLL_HAS_OP) ? cc_value_matches(x->dtype, x->op, got, expected, x->nranks)
-                                       : got == expected;
+    if (c->flags & CC_COLL_HAS_OP)
+        return cc_value_matches(x->dtype, x->op, cc_dtype_get(x->dtype, buf, i), expected,
+                                x->nranks);
+    unsigned char want[16];
+    size_t es = cc_dtype_size(x->dtype);
+    cc_dtype_set(x->dtype, want, 0, expected);
+    return memcmp(want, (const unsigned char *)buf + i * es, es) == 0;
 }
 
 size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const void *recvbuf)
@@ -71,7 +77,7 @@ size_t cc_coll_check(const struct cc_coll *c, const struct cc_coll_ctx *x, const
     size_t wrong = 0;
     for (size_t i = 0; i < x->recvcount; i++) {
         double e;
-        if (c->expected(x, i, &e) && !element_ok(c, x, cc_dtype_get(x->dtype, recvbuf, i), e))
+        if (c->expected(x, i, &e) && !element_ok(c, x, recvbuf, i, e))
             wrong++;
     }
     return wrong;
@@ -100,7 +106,7 @@ size_t cc_coll_check_copies(const struct cc_coll *c, const struct cc_coll_ctx *x
         if (!c->expected(&as_src, i, &e))
             continue;
         for (int j = 0; j < ncopies; j++)
-            if (!element_ok(c, x, cc_dtype_get(x->dtype, base + (size_t)j * stride, i - lo), e))
+            if (!element_ok(c, x, base + (size_t)j * stride, i - lo, e))
                 wrong++;
     }
     return wrong;

@@ -148,6 +148,18 @@ victim=$(rank_pid 1 "ccbench bench --backend tcp -b 8 -e 1K -n 20") && kill -KIL
 ok $? "runtime fault: exit 3, text says stopped by an error (exit $rc)" "$(grep '^#' "$tmp/eout" | tail -3)"
 grep -q '"interrupted":false,"stopped":"error"' "$tmp/e.jsonl"; ok $? "runtime fault: JSON summary stopped \"error\", not interrupted"
 
+# a fault in the in-place half of a size (rank 1 stops in its 50th collective: the 31 of the
+# out-of-place measurement are done): the out-of-place result of that size is still written
+timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1K -e 1K -n 30 -w 1 --timeout 2 \
+    --iter-barrier 0 --debug-stop 1 --json "$tmp/h.jsonl" >"$tmp/hout" 2>&1
+rc=$?
+victim=$(rank_pid 1 "ccbench bench --backend tcp -b 1K -e 1K -n 30") && kill -KILL "$victim" 2>/dev/null
+[ $rc -eq 3 ] && grep -q '"bytes":1024,.*"inplace":false,"iters":30,' "$tmp/h.jsonl" &&
+    grep -q '"bytes":1024,.*"inplace":true,"na":"failed"' "$tmp/h.jsonl" &&
+    grep -Eq '^ +1024 .*\| +[0-9.]+ .* 30 \| +n/a' "$tmp/hout"
+ok $? "fault in the in-place half: exit 3, the out-of-place result kept in JSON and text ($rc)" \
+    "$(grep -E '"type":"result"|^ +1024' "$tmp/h.jsonl" "$tmp/hout")"
+
 # corruption found, then a runtime fault: the fault's status (3), and the corruption said too
 timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 20 -w 1 --timeout 2 \
     --iter-barrier 0 --debug-stop 1 --debug-corrupt 0 >"$tmp/cfout" 2>&1
@@ -209,6 +221,12 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c 'skipping 1 op/type pair that makes no sense (integer averages truncate): avg with int8' "$tmp/out")" -eq 1 ] &&
     grep -q '"datatype":"float32","op":"avg"' "$tmp/a.jsonl"
 ok $? "-d int8,float32 -o avg: one warning naming avg with int8, float32 measured (exit $rc)" "$(cat "$tmp/out")"
+# ... and a skipped pair's type does not have to fit the sizes (4 bytes: no int64 element)
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 4 -e 4 -n 2 -d int64,float32 -o avg --json "$tmp/a4.jsonl" -q >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'skipping 1 op/type pair .*avg with int64' "$tmp/out" &&
+    grep -q '"datatype":"float32","op":"avg".*"bytes":4,' "$tmp/a4.jsonl"
+ok $? "-d int64,float32 -o avg -b 4 -e 4: int64 skipped, not an error (exit $rc)" "$(cat "$tmp/out")"
 
 # command-line corners
 "$CCBENCH" help help >"$tmp/h" 2>&1; [ $? -eq 0 ] && grep -q '^usage: ccbench' "$tmp/h"; ok $? "help help: the usage" "$(cat "$tmp/h")"

@@ -182,5 +182,31 @@ int main(void)
             ok(shared_detected, "%s: and counts the corrupted element exactly once", coll->name);
         }
     }
+    /* what a collective only moves is checked byte for byte: -0.0 where +0.0 was sent is
+     * wrong (equal as numbers); a reduction's check compares values */
+    {
+        const struct cc_coll *bc = cc_coll_find("broadcast");
+        struct cc_coll_ctx x = {.dtype = CC_FLOAT32, .op = CC_SUM, .root = 0, .nranks = 2,
+                                .rank = 1, .seed = 99, .sendcount = 4096, .recvcount = 4096};
+        float *buf = malloc(4096 * sizeof *buf);
+        x.rank = 0;
+        bc->fill(&x, buf); /* the root's input is everyone's expected output */
+        x.rank = 1;
+        size_t zero = 4096;
+        for (size_t i = 0; i < 4096 && zero == 4096; i++) {
+            double e;
+            if (bc->expected(&x, i, &e) && e == 0 && buf[i] == 0)
+                zero = i;
+        }
+        ok(zero < 4096 && cc_coll_check(bc, &x, buf) == 0, "broadcast: the input checks clean, "
+           "with a zero at element %zu", zero);
+        if (zero < 4096) {
+            buf[zero] = -0.0f;
+            is_int((long long)cc_coll_check(bc, &x, buf), 1, "broadcast: -0.0 for 0.0 is one wrong element");
+        } else {
+            ok(0, "broadcast: no zero element to flip");
+        }
+        free(buf);
+    }
     return tap_done();
 }
