@@ -27,6 +27,9 @@ struct cc_backend_conf {
     double timeout_s;        /* deadline for any blocking operation (--timeout) */
     uint64_t seed;           /* job-wide random seed (shared by rank 0) */
     size_t max_bytes;        /* largest buffer the run will ask for */
+    void (*progress)(void);  /* NULL, or called (at most about once a second) while an
+                                operation moves bytes: the harness's watchdog then counts a
+                                long transfer that progresses as alive, not hung */
     /* tcp */
     const char *tcp_if;      /* --tcp-if, NCCL_SOCKET_IFNAME syntax; NULL: default */
     int tcp_family;          /* --tcp-family: 0 auto (NCCL_SOCKET_FAMILY, else IPv4 first), 4, 6 */

@@ -299,7 +299,7 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
             }
         }
     }
-    double last = cc_now(), polled = last;
+    double last = cc_now(), polled = last, told = last;
     cc_status st = CC_OK;
     for (;;) {
         ssize_t moved = 0;
@@ -322,6 +322,10 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
         double now = cc_now();
         if (moved) {
             last = now;
+            if (c->progress && now - told >= 1.0) { /* alive: the watchdog waits on */
+                c->progress();
+                told = now;
+            }
             if (now - polled < POLL_EVERY_S)
                 continue; /* busy moving data; still poll now and then (below, no wait) */
         } else if (now - last > c->timeout_s) {
@@ -589,66 +593,81 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     struct tcp_ctx *c = calloc(1, sizeof *c);
     cc_status st;
     char ip[80] = "?", csz[32], wsz[32];
-    if (!c)
-        return CC_ENOMEM;
-    c->rte = rte;
-    c->rank = rte->rank;
-    c->size = rte->size;
-    c->nstreams = conf->tcp_streams > 0 ? conf->tcp_streams : 1;
-    c->stop_rank = conf->tcp_stop - 1;
-    c->stop_startup_rank = conf->tcp_stop_startup - 1;
-    c->fail_startup_rank = conf->tcp_fail_startup - 1;
-    c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
-    c->chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
+    size_t chunk = conf->tcp_chunk ? conf->tcp_chunk : DEFAULT_CHUNK;
+    int nstreams = conf->tcp_streams > 0 ? conf->tcp_streams : 1;
     /* tests: a rank of "another version", with another default (the arguments are compared
      * across ranks, the environment is not) */
     const char *dbg = getenv("CCBENCH_DEBUG_TCP_DEFAULT_CHUNK");
     if (!conf->tcp_chunk && dbg && atol(dbg) > 0)
-        c->chunk = (size_t)atol(dbg);
+        chunk = (size_t)atol(dbg);
+    if (c) {
+        c->rte = rte;
+        c->rank = rte->rank;
+        c->size = rte->size;
+        c->nstreams = nstreams;
+        c->stop_rank = conf->tcp_stop - 1;
+        c->stop_startup_rank = conf->tcp_stop_startup - 1;
+        c->fail_startup_rank = conf->tcp_fail_startup - 1;
+        c->timeout_s = conf->timeout_s > 0 ? conf->timeout_s : 60;
+        c->progress = conf->progress;
+        c->chunk = chunk;
+        c->window = 2 * chunk * (size_t)nstreams;
+        if (c->window < MIN_WINDOW)
+            c->window = (MIN_WINDOW + chunk - 1) / chunk * chunk;
+        if (chunk % 8 == 0 && chunk >= 4096) { /* else refused below, by every rank */
+            c->ring = malloc(c->window);
+            c->segs = calloc(4 * (size_t)c->size, sizeof *c->segs);
+        }
+    }
+    int mem_ok = c && (chunk % 8 || chunk < 4096 || (c->ring && c->segs));
     /* every rank must cut the data alike (the hello compares streams, not chunks): ranks of
-     * binaries with another default chunk would exchange misplaced bytes */
-    long long lo = (long long)c->chunk, hi = lo;
+     * binaries with another default chunk would exchange misplaced bytes. A rank that could
+     * not allocate says so here too (-1), so that every rank makes the same MPI calls. */
+    long long lo = mem_ok ? (long long)chunk : -1, hi = (long long)chunk;
     if (cc_rte_allreduce_ll(rte, &lo, 1, CC_RTE_MIN) != CC_OK ||
         cc_rte_allreduce_ll(rte, &hi, 1, CC_RTE_MAX) != CC_OK) {
-        free(c);
-        return CC_EPEER;
+        st = CC_EPEER;
+        goto fail;
+    }
+    if (lo < 0) {
+        if (mem_ok) {
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not allocate its buffers");
+            st = CC_EPEER;
+        } else {
+            cc_errbuf(err, errlen, "cannot allocate the %zu-byte staging window (lower "
+                      "--tcp-chunk or --tcp-streams)", c ? c->window : 2 * chunk * (size_t)nstreams);
+            st = CC_ENOMEM;
+        }
+        goto fail;
     }
     if (lo != hi) {
         cc_errbuf(err, errlen, "the ranks cut data into different chunks (%lld and %lld bytes: "
                   "ccbench binaries of different versions?): give every rank the same "
                   "--tcp-chunk", lo, hi);
-        free(c);
-        return CC_EUSAGE;
+        st = CC_EUSAGE;
+        goto fail;
     }
-    if (c->chunk % 8 || c->chunk < 4096) {
+    if (chunk % 8 || chunk < 4096) {
         cc_errbuf(err, errlen, "--tcp-chunk '%zu' must be a multiple of 8 bytes and at least 4K",
-                  c->chunk);
-        free(c);
-        return CC_EUSAGE;
+                  chunk);
+        st = CC_EUSAGE;
+        goto fail;
     }
-    c->window = 2 * c->chunk * (size_t)c->nstreams;
-    if (c->window < MIN_WINDOW)
-        c->window = (MIN_WINDOW + c->chunk - 1) / c->chunk * c->chunk;
-    c->ring = malloc(c->window);
-    c->segs = calloc(4 * (size_t)c->size, sizeof *c->segs);
-    if (!c->ring || !c->segs) {
-        free(c->ring);
-        free(c->segs);
-        free(c);
-        return CC_ENOMEM;
-    }
-    if ((st = cc_tcp_connect_all(c, conf, err, errlen)) != CC_OK) {
-        free(c->ring);
-        free(c->segs);
-        free(c);
-        return st;
-    }
+    if ((st = cc_tcp_connect_all(c, conf, err, errlen)) != CC_OK)
+        goto fail;
     cc_info("tcp: rank 0 uses interface %s (%s); %d stream%s per peer, %s chunks, %s window%s",
             c->addrs[0].ifname, cc_tcp_addr_str(&c->addrs[0], 0, ip, sizeof ip), c->nstreams,
             c->nstreams > 1 ? "s" : "", cc_size_format(c->chunk, csz, sizeof csz),
             cc_size_format(c->window, wsz, sizeof wsz), conf->tcp_if ? "" : " (default choice)");
     *ctx = c;
     return CC_OK;
+fail:
+    if (c) {
+        free(c->ring);
+        free(c->segs);
+        free(c);
+    }
+    return st;
 }
 
 static void tcp_fini(void *ctx)

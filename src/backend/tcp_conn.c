@@ -618,30 +618,38 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
     c->expected_left = (c->size - 1 - c->rank) * c->nstreams;
     c->pend = NULL, c->npend = c->pend_alloc = 0;
     c->pfds = calloc(1 + (size_t)c->pend_cap + nsock, sizeof *c->pfds);
+    memset(&mine, 0, sizeof mine);
     if (!c->addrs || !c->socks || !c->pfds) {
-        cc_tcp_close_all(c);
-        return CC_ENOMEM;
-    }
-    for (size_t i = 0; i < nsock; i++) {
-        c->socks[i].fd = -1;
-        c->socks[i].peer = (int)(i / (size_t)c->nstreams);
-        c->socks[i].stream = (int)(i % (size_t)c->nstreams);
-    }
-    /* every rank must agree it has an interface and a listener before anyone connects */
-    st = choose_interface(conf->tcp_if, conf->tcp_family, &mine, err, errlen);
-    if (st == CC_OK) {
-        c->addrs[c->rank] = mine;
-        st = make_listener(c, err, errlen);
-        mine = c->addrs[c->rank];
+        /* said to the others through the agreement below, not by leaving early: every rank
+         * must make the same MPI calls */
+        cc_errbuf(err, errlen, "cannot allocate the connection tables (%zu sockets)", nsock);
+        st = CC_ENOMEM;
+    } else {
+        for (size_t i = 0; i < nsock; i++) {
+            c->socks[i].fd = -1;
+            c->socks[i].peer = (int)(i / (size_t)c->nstreams);
+            c->socks[i].stream = (int)(i % (size_t)c->nstreams);
+        }
+        /* every rank must agree it has an interface and a listener before anyone connects */
+        st = choose_interface(conf->tcp_if, conf->tcp_family, &mine, err, errlen);
+        if (st == CC_OK) {
+            c->addrs[c->rank] = mine;
+            st = make_listener(c, err, errlen);
+            mine = c->addrs[c->rank];
+        }
     }
     ok = st;
-    if (cc_rte_allreduce_ll(c->rte, &ok, 1, CC_RTE_MAX) != CC_OK ||
-        cc_rte_allgather(c->rte, &mine, c->addrs, sizeof mine) != CC_OK) {
+    if (cc_rte_allreduce_ll(c->rte, &ok, 1, CC_RTE_MAX) != CC_OK) {
         cc_errbuf(err, errlen, "cannot exchange addresses over MPI");
         st = CC_EPEER;
-    } else if (ok && st == CC_OK) {
-        cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its listener");
-        st = (cc_status)ok;
+    } else if (ok) { /* some rank failed: nobody exchanges addresses */
+        if (st == CC_OK) {
+            cc_errbuf(err, errlen, CC_BACKEND_PEER_FAILED "could not set up its listener");
+            st = (cc_status)ok;
+        }
+    } else if (cc_rte_allgather(c->rte, &mine, c->addrs, sizeof mine) != CC_OK) {
+        cc_errbuf(err, errlen, "cannot exchange addresses over MPI");
+        st = CC_EPEER;
     }
     /* a rank that gives up from here on tells the others, which stop waiting for it at once
      * instead of at the deadline (every rank reaches here, or none: st is agreed so far) */

@@ -57,6 +57,7 @@ struct tcp_ctx {
     int stop_startup_rank;         /* --debug-stop-startup (tests), -1 off */
     int fail_startup_rank;         /* --debug-fail-startup (tests), -1 off */
     double timeout_s;
+    void (*progress)(void);        /* cc_backend_conf.progress */
     size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
     struct cc_wire_hello me;       /* token, job id, rank and counts of this job */
     int listen_fd;

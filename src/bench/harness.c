@@ -495,6 +495,16 @@ void cc_watchdog_leave(void)
     atomic_store_explicit(&wd.since, 0.0, memory_order_release);
 }
 
+void cc_watchdog_progress(void)
+{
+    /* only if the operation is still the one loaded: a signal handler's cc_watchdog_leave
+     * between the two must not be undone */
+    double cur = atomic_load_explicit(&wd.since, memory_order_acquire);
+    if (cur != 0.0)
+        atomic_compare_exchange_strong_explicit(&wd.since, &cur, cc_now(), memory_order_release,
+                                                memory_order_relaxed);
+}
+
 void cc_watchdog_on_fire(void (*fn)(void)) { wd.on_fire = fn; }
 
 void cc_watchdog_stop(void)

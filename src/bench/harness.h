@@ -79,7 +79,8 @@ cc_status cc_bench_validate(const struct cc_bench_params *p, int nranks, char *e
 size_t cc_bench_skipped_pairs(const struct cc_bench_params *p, char *buf, size_t len);
 
 /* Watchdog: a thread that aborts the process with a message naming what hung when the
- * current operation (set by cc_watchdog_enter) runs longer than the timeout, followed by a
+ * current operation (set by cc_watchdog_enter) runs longer than the timeout (since its start
+ * or its last cc_watchdog_progress), followed by a
  * line naming the rank most likely holding the job up (from every rank's answer over the
  * side channel; rank 0 reports first, the other ranks after a grace of a few seconds). */
 void cc_watchdog_start(const struct cc_rte *rte, double timeout_s);
@@ -94,6 +95,10 @@ void cc_watchdog_enter(const char *what);
  * busy with host work proportional to the data). */
 void cc_watchdog_enter_longer(const char *what, double extra_s);
 void cc_watchdog_leave(void);
+/* The current operation moved data (a backend's cc_backend_conf.progress): its time starts
+ * again, so that the watchdog ends an operation that stopped moving, not a long one that
+ * still moves. No effect outside an operation. */
+void cc_watchdog_progress(void);
 void cc_watchdog_stop(void);
 /* Called on the watchdog's thread just before it ends the process (after its error line),
  * while the main thread is stuck: it may only write(2) what was prepared beforehand. NULL:

@@ -902,6 +902,7 @@ int cc_cmd_bench(int argc, char **argv)
     /* backend: every rank must agree that it started */
     struct cc_backend_conf bconf = {
         .timeout_s = cfg.timeout, .seed = (uint64_t)cfg.seed, .max_bytes = cfg.maxbytes,
+        .progress = cc_watchdog_progress,
         .tcp_if = cfg.tcp_if, .tcp_family = cfg.tcp_family == 1 ? 4 : cfg.tcp_family == 2 ? 6 : 0,
         .tcp_streams = cfg.tcp_streams, .tcp_chunk = cfg.tcp_chunk, .tcp_stop = cfg.stop + 1, .tcp_stop_startup = cfg.stop_startup + 1,
         .tcp_fail_startup = cfg.fail_startup + 1,

@@ -69,6 +69,24 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "the ranks cut data into different chunks (8192 and 524288 bytes: ccbench binaries of different versions?)" "$tmp/out"
 ok $? "ranks with different default chunks: refused at start-up, exit $rc" "$(grep error "$tmp/out")"
 
+# one rank that cannot allocate its staging window (2 GiB: 64 streams x 2 x 16M) under a
+# memory limit the other rank does not have: the start-up agreement says so at once with what
+# to lower, exit 3 (the ranks used to end up in different MPI calls and hang). Under
+# AddressSanitizer, which reserves terabytes, the allocator is capped instead of ulimit -v
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    pre= lim="env ASAN_OPTIONS=$ASAN_OPTIONS:allocator_may_return_null=1:max_allocation_size_mb=1024"
+else
+    pre="ulimit -v 1500000;" lim=
+fi
+t0=$(date +%s)
+timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp -b 8 -e 8 -n 2 -q --tcp-streams 64 \
+    --tcp-chunk 16M --timeout 60 : -np 1 sh -c "$pre exec $lim $CCBENCH bench \
+    --backend tcp -b 8 -e 8 -n 2 -q --tcp-streams 64 --tcp-chunk 16M --timeout 60" >"$tmp/out" 2>&1
+rc=$?; t1=$(date +%s)
+[ "$rc" = 3 ] && [ $((t1 - t0)) -lt 30 ] &&
+    grep -q "backend tcp on rank 1 (.*): cannot allocate the 2147483648-byte staging window (lower --tcp-chunk or --tcp-streams)" "$tmp/out"
+ok $? "rank 1 out of memory at start-up: named at once ($((t1 - t0)) s, exit $rc)" "$(grep -E 'error' "$tmp/out" | head -4)"
+
 # a rank that gives up at start-up after connecting to the lower ranks: the ranks waiting for
 # it hear of it over MPI at once, not at their 60 s deadline, and say who. Rank 0 raises the
 # alarm itself; rank 1's notice reaches rank 2 through a rank 0 that has finished its own
