@@ -85,11 +85,14 @@ static void from_sockaddr(const struct sockaddr *sa, struct tcp_addr *a)
 
 /* ---- interface --------------------------------------------------------------------------- */
 
-/* An address ccbench can listen on and other hosts can reach: IPv4, or IPv6 that is not
- * link-local (which would need the peer's own interface index) nor IPv4-mapped. */
+/* An address ccbench can listen on and other hosts can reach: on an interface that is up
+ * and running (a carrier: a bridge with nothing attached or an unplugged port is not), IPv4,
+ * or IPv6 that is not link-local (which would need the peer's own interface index) nor
+ * IPv4-mapped. */
 static int usable(const struct ifaddrs *i, int af)
 {
-    if (!i->ifa_addr || !(i->ifa_flags & IFF_UP) || i->ifa_addr->sa_family != af)
+    if (!i->ifa_addr || (i->ifa_flags & (IFF_UP | IFF_RUNNING)) != (IFF_UP | IFF_RUNNING) ||
+        i->ifa_addr->sa_family != af)
         return 0;
     if (af == AF_INET6) {
         const struct in6_addr *a = &((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
@@ -113,9 +116,10 @@ static const struct ifaddrs *pick_in(const struct ifaddrs *ifs, const char *spec
 }
 
 /* family: 4, 6, or 0 (NCCL_SOCKET_FAMILY=AF_INET/AF_INET6 if set, else IPv4 and then IPv6:
- * the first matching interface with an IPv4 address wins; IPv6 only when none has one). */
-static cc_status choose_interface(const char *spec, int family, struct tcp_addr *out, char *err,
-                                  size_t errlen)
+ * the first matching interface with an IPv4 address wins; IPv6 only when none has one).
+ * nnodes: the job's hosts; loopback is a fallback only for a job on one host. */
+static cc_status choose_interface(const char *spec, int family, int nnodes, struct tcp_addr *out,
+                                  char *err, size_t errlen)
 {
     struct ifaddrs *ifs = NULL;
     char seen[256] = "";
@@ -144,17 +148,18 @@ static cc_status choose_interface(const char *spec, int family, struct tcp_addr 
         snprintf(seen + n, sizeof seen - n, "%s%s", n ? ", " : "", i->ifa_name);
     }
     /* an IPv4 interface, else a routable IPv6 one, and loopback (default --tcp-if only) when
-     * nothing else is up: a laptop or a single host */
-    for (int loop = 0; loop <= (spec ? 0 : 1) && !pick; loop++) {
+     * nothing else is up: a laptop or a single host (the other hosts' loopback is their own) */
+    for (int loop = 0; loop <= (spec || nnodes > 1 ? 0 : 1) && !pick; loop++) {
         if (family != 6)
             pick = pick_in(ifs, spec, AF_INET, loop);
         if (!pick && family != 4)
             pick = pick_in(ifs, spec, AF_INET6, loop);
     }
     if (!pick) {
-        cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up: %s)",
+        cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up: %s)%s",
                   family == 4 ? "an IPv4" : family == 6 ? "a routable IPv6" : "an IPv4 or IPv6",
-                  spec ? spec : CC_IF_DEFAULT, seen[0] ? seen : "none");
+                  spec ? spec : CC_IF_DEFAULT, seen[0] ? seen : "none",
+                  !spec && nnodes > 1 ? "; loopback cannot reach the job's other hosts" : "");
         freeifaddrs(ifs);
         return CC_ENODEV;
     }
@@ -631,7 +636,8 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
             c->socks[i].stream = (int)(i % (size_t)c->nstreams);
         }
         /* every rank must agree it has an interface and a listener before anyone connects */
-        st = choose_interface(conf->tcp_if, conf->tcp_family, &mine, err, errlen);
+        st = choose_interface(conf->tcp_if, conf->tcp_family, c->rte->nnodes, &mine, err,
+                              errlen);
         if (st == CC_OK) {
             c->addrs[c->rank] = mine;
             st = make_listener(c, err, errlen);

@@ -230,4 +230,15 @@ t=$(jq -s '[.[] | select(.type == "result" and .inplace == false) | .time_us] | 
 ok $? "a 64 MiB all-reduce at 100 Mbit/s (${t:-?} us) outlasts the watchdog's 6.5 s and completes (exit $rc)" \
     "$(grep -E 'error|watchdog' "$tmp/out" | head -4)"
 for i in 0 1 2 3; do cl_rate $i 1gbit; done
+
+# 7. a host whose only link the default --tcp-if excludes (named docker0 here) in a job over 4
+# hosts: refused at start-up, naming the host, instead of publishing its loopback address,
+# which the other hosts would take for their own
+h3=$(cl_ns 3)
+ip -n "$h3" link set eth0 down && ip -n "$h3" link set eth0 name docker0 &&
+    ip -n "$h3" link set docker0 up && ip -n "$h3" addr replace "$(cl_ip 3)/24" dev docker0
+cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 8 -e 8 -n 2 -q --timeout 20 >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "backend tcp on rank 3 ($h3): no interface with an IPv4 or IPv6 address matches --tcp-if '^docker,lo' (up: .*); loopback cannot reach the job's other hosts" "$tmp/out"
+ok $? "a host with no interface but one the default excludes: refused, named, exit $rc" "$(grep error "$tmp/out" | head -3)"
 tap_done
