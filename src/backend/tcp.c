@@ -384,8 +384,10 @@ static cc_status need_work(struct tcp_ctx *c, size_t bytes)
     if (bytes <= c->work_bytes)
         return CC_OK;
     char *w = realloc(c->work, bytes);
-    if (!w)
+    if (!w) {
+        cc_err("tcp: cannot allocate a %zu-byte work buffer for the collective (lower -e)", bytes);
         return CC_ENOMEM;
+    }
     c->work = w;
     c->work_bytes = bytes;
     return CC_OK;
