@@ -244,11 +244,18 @@ void cc_scale_avg(enum cc_dtype t, void *buf, size_t n, int nranks)
         for (size_t i = 0; i < n; i++) d[i] /= (double)nranks;
         break;
     }
-    case CC_FLOAT16:
-    case CC_BFLOAT16:
+    case CC_FLOAT16: { /* the same arithmetic as cc_dtype_get/set, without their dispatch */
+        uint16_t *u = buf;
         for (size_t i = 0; i < n; i++)
-            cc_dtype_set(t, buf, i, cc_dtype_get(t, buf, i) / nranks);
+            u[i] = cc_float_to_half((float)((double)cc_half_to_float(u[i]) / nranks));
         break;
+    }
+    case CC_BFLOAT16: {
+        uint16_t *u = buf;
+        for (size_t i = 0; i < n; i++)
+            u[i] = cc_float_to_bf16((float)((double)cc_bf16_to_float(u[i]) / nranks));
+        break;
+    }
     default:
         break;
     }

@@ -374,5 +374,26 @@ int main(void)
     uint8_t u8 = 0;
     cc_dtype_set(CC_UINT8, &u8, 0, 257);
     is_int(u8, 1, "uint8 set wraps");
+    /* the 16-bit average's own loop gives what cc_dtype_get / cc_dtype_set give, for every
+     * bit pattern and rank count 3 and 7 */
+    {
+        static uint16_t all[65536], ref[65536];
+        static const enum cc_dtype half[2] = {CC_FLOAT16, CC_BFLOAT16};
+        for (int k = 0; k < 2; k++)
+            for (int n = 3; n <= 7; n += 4) {
+                size_t diff = 0;
+                for (size_t i = 0; i < 65536; i++) {
+                    all[i] = (uint16_t)i;
+                    cc_dtype_set(half[k], ref, i, cc_dtype_get(half[k], all, i) / n);
+                }
+                cc_scale_avg(half[k], all, 65536, n);
+                for (size_t i = 0; i < 65536; i++) {
+                    double a = cc_dtype_get(half[k], all, i), b = cc_dtype_get(half[k], ref, i);
+                    diff += all[i] != ref[i] && !(a != a && b != b); /* NaNs may differ in payload */
+                }
+                is_int((long long)diff, 0, "%s / %d: scale loop equals get/set on all 65536 patterns",
+                       cc_dtype_name(half[k]), n);
+            }
+    }
     return tap_done();
 }
