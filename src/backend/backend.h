@@ -82,6 +82,9 @@ struct cc_backend {
     int built;               /* 0: configure left it out */
     const char *how_to_build;/* shown when !built */
     enum cc_mem mem;
+    /* The most elements one call may pass (cc_coll_call_count): INT_MAX for an int-count API
+     * such as MPI's; 0: no limit. A size beyond it is n/a in the results, not an error. */
+    size_t max_call_count;
     /* Can this machine run it (driver, library, device present)? 1, or 0 with a one-line
      * reason in why. NULL: always (host backends). No communication; `ccbench backends`. */
     int (*usable)(char *why, size_t whylen);

@@ -149,13 +149,9 @@ static cc_status mpi_run(void *ctx, const struct cc_coll_args *a)
     int n = c->size, rc = MPI_SUCCESS;
     void *send = (void *)a->sendbuf;
 
-    /* the count each call passes must fit MPI's int (allgather passes the per-rank count,
-     * reduce-scatter the result's, all-to-all the per-peer one) */
-    size_t passed = a->coll == CC_ALLREDUCE || a->coll == CC_REDUCESCATTER ? a->recvcount
-                    : a->coll == CC_ALLTOALL                             ? a->sendcount / (size_t)n
-                    : a->coll == CC_SENDRECV ? (a->sendcount > a->recvcount ? a->sendcount
-                                                                           : a->recvcount)
-                                             : a->sendcount;
+    /* the count each call passes must fit MPI's int (the harness makes such sizes n/a, from
+     * max_call_count; this is the backend's own guard) */
+    size_t passed = cc_coll_call_count(a->coll, a->sendcount, a->recvcount, n);
     if (passed > INT_MAX) {
         cc_err("mpi backend: %s passes %zu elements, more than MPI's int count (%d)",
                cc_coll_names[a->coll], passed, INT_MAX);
@@ -236,6 +232,7 @@ const struct cc_backend cc_backend_mpi = {
     .summary = "MPI collectives on host memory (the MPI library's own algorithms)",
     .built = 1,
     .mem = CC_MEM_HOST,
+    .max_call_count = INT_MAX,
     .init = mpi_init,
     .fini = mpi_fini,
     .alloc = mpi_alloc,

@@ -1091,6 +1091,11 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
             m->na_reason = "no in-place variant";
             continue;
         }
+        if (be->max_call_count &&
+            cc_coll_call_count(coll->id, cx.sendcount, cx.recvcount, r->size) > be->max_call_count) {
+            m->na_reason = "more elements per call than the backend's count type holds";
+            continue;
+        }
         if (be->supports && !be->supports(p->bctx, coll->id, t, op, pl, &na)) {
             m->na_reason = na ? na : "not supported by this backend";
             continue;

@@ -45,6 +45,17 @@ size_t cc_coll_granule(const struct cc_coll *c, enum cc_dtype t, int nranks)
     return g;
 }
 
+size_t cc_coll_call_count(enum cc_coll_id id, size_t sendcount, size_t recvcount, int nranks)
+{
+    switch (id) {
+    case CC_ALLREDUCE:
+    case CC_REDUCESCATTER: return recvcount;
+    case CC_ALLTOALL: return nranks > 0 ? sendcount / (size_t)nranks : sendcount;
+    case CC_SENDRECV: return sendcount > recvcount ? sendcount : recvcount;
+    default: return sendcount;
+    }
+}
+
 void cc_coll_counts(const struct cc_coll *c, size_t bytes, enum cc_dtype t, int nranks,
                     size_t *sendcount, size_t *recvcount)
 {

@@ -75,6 +75,10 @@ unsigned cc_coll_parse_list(const char *text, char *why, size_t whylen);
  * if bytes does not fit the collective's granularity. */
 void cc_coll_counts(const struct cc_coll *c, size_t bytes, enum cc_dtype t, int nranks,
                     size_t *sendcount, size_t *recvcount);
+/* The count one call of a count-per-call API passes (MPI's int): allreduce and
+ * reduce-scatter the result's, all-to-all the per-peer one, send/recv the larger of the two,
+ * the others the send count (allgather: per rank). */
+size_t cc_coll_call_count(enum cc_coll_id id, size_t sendcount, size_t recvcount, int nranks);
 /* Smallest unit a size must be a multiple of (element size, times nranks for split ones). */
 size_t cc_coll_granule(const struct cc_coll *c, enum cc_dtype t, int nranks);
 

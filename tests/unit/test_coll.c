@@ -115,6 +115,24 @@ int main(void)
     ok(sc == 1024 && rc == 256, "reducescatter: send 1024, recv 256");
     cc_coll_counts(ar, 4096, CC_INT8, 3, &sc, &rc);
     ok(sc == 4096 && rc == 4096, "allreduce int8: 4096 each");
+    /* the count one MPI call passes: 8 GiB of float32 on 4 ranks (2^31 elements) */
+    {
+        size_t n31 = (size_t)1 << 31, s, r;
+        cc_coll_counts(ar, n31 * 4, CC_FLOAT32, 4, &s, &r);
+        is_int((long long)cc_coll_call_count(CC_ALLREDUCE, s, r, 4), (long long)n31,
+               "allreduce passes the whole count (2^31: over MPI's int)");
+        cc_coll_counts(cc_coll_find("allgather"), n31 * 4, CC_FLOAT32, 4, &s, &r);
+        is_int((long long)cc_coll_call_count(CC_ALLGATHER, s, r, 4), (long long)(n31 / 4),
+               "allgather passes the per-rank count");
+        cc_coll_counts(cc_coll_find("reducescatter"), n31 * 4, CC_FLOAT32, 4, &s, &r);
+        is_int((long long)cc_coll_call_count(CC_REDUCESCATTER, s, r, 4), (long long)(n31 / 4),
+               "reducescatter passes the result's count");
+        cc_coll_counts(cc_coll_find("alltoall"), n31 * 4, CC_FLOAT32, 4, &s, &r);
+        is_int((long long)cc_coll_call_count(CC_ALLTOALL, s, r, 4), (long long)(n31 / 4),
+               "alltoall passes the per-peer count");
+        is_int((long long)cc_coll_call_count(CC_SENDRECV, 5, 7, 4), 7, "sendrecv: the larger");
+        is_int((long long)cc_coll_call_count(CC_BROADCAST, 9, 9, 4), 9, "broadcast: the count");
+    }
     is_int(cc_coll_granule(cc_coll_find("alltoall"), CC_FLOAT64, 3), 24, "alltoall granule 3x8");
     is_int(cc_coll_granule(ar, CC_FLOAT64, 3), 8, "allreduce granule 8");
 
