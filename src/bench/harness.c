@@ -961,7 +961,11 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
 
     /* statistics of the reduced samples */
     struct cc_stats s;
-    cc_stats_compute(samples, n, &s);
+    if (cc_stats_compute(samples, n, &s) != 0) {
+        cc_err("cannot allocate the statistics of %zu samples", n);
+        st = CC_ENOMEM;
+        goto done;
+    }
     m->valid = 1;
     m->iters = (long)n;
     m->time_us = s.mean;

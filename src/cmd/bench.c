@@ -371,7 +371,11 @@ static cc_status on_start(void *user)
     r->ran = 1;
     if (!r->quiet) {
         r->sink_name[r->nsinks] = "standard output";
-        cc_sink_text(&r->sinks[r->nsinks++], stdout, &to);
+        if (cc_sink_text(&r->sinks[r->nsinks], stdout, &to) != CC_OK) {
+            cc_err("cannot set up the table on standard output: out of memory");
+            return CC_ENOMEM;
+        }
+        r->nsinks++;
     }
     for (int i = 0; i < OUT_COUNT; i++) {
         if (!r->outs[i].f)
@@ -379,12 +383,15 @@ static cc_status on_start(void *user)
         r->is_file[r->nsinks] = 1;
         r->sink_name[r->nsinks] = r->outs[i].path;
         int own = !r->outs[i].borrowed; /* stdout or stderr stay open */
-        if (i == OUT_JSON) {
-            cc_sink_jsonl(&r->sinks[r->nsinks++], r->outs[i].f, own);
-            sig_json_fd = fileno(r->outs[i].f);
-        } else {
-            cc_sink_csv(&r->sinks[r->nsinks++], r->outs[i].f, own);
+        cc_status sst = i == OUT_JSON ? cc_sink_jsonl(&r->sinks[r->nsinks], r->outs[i].f, own)
+                                      : cc_sink_csv(&r->sinks[r->nsinks], r->outs[i].f, own);
+        if (sst != CC_OK) { /* the file stays with outs[], which closes it */
+            cc_err("cannot set up the output %s: out of memory", r->outs[i].path);
+            return CC_ENOMEM;
         }
+        if (i == OUT_JSON)
+            sig_json_fd = fileno(r->outs[i].f);
+        r->nsinks++;
         r->outs[i].f = NULL; /* the sink owns it now (or borrows it) */
         r->outs[i].fd = -1;
     }

@@ -44,15 +44,15 @@ double cc_percentile_sorted(const double *s, size_t n, double q)
     return s[i] + f * (s[i + 1] - s[i]);
 }
 
-void cc_stats_compute(const double *x, size_t n, struct cc_stats *o)
+int cc_stats_compute(const double *x, size_t n, struct cc_stats *o)
 {
     memset(o, 0, sizeof *o);
     o->n = n;
     if (n == 0)
-        return;
+        return 0;
     double *s = malloc(n * sizeof *s);
     if (!s)
-        return;
+        return -1;
     memcpy(s, x, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
     struct cc_running r = {0};
@@ -66,6 +66,7 @@ void cc_stats_compute(const double *x, size_t n, struct cc_stats *o)
     o->p99 = cc_percentile_sorted(s, n, 99);
     o->ci95 = n > 1 ? cc_t95(n - 1) * o->stddev / sqrt((double)n) : 0;
     free(s);
+    return 0;
 }
 
 void cc_running_add(struct cc_running *r, double x)

@@ -16,8 +16,9 @@ struct cc_stats {
 /* Two-sided 95% Student t quantile for `df` degrees of freedom (df >= 1); 1.96 in the limit. */
 double cc_t95(size_t df);
 
-/* Summarize n samples (n may be 0: everything zero). Sorts a private copy. */
-void cc_stats_compute(const double *x, size_t n, struct cc_stats *out);
+/* Summarize n samples (n may be 0: everything zero). Sorts a private copy; -1 (and
+ * everything zero) when that copy cannot be allocated, else 0. */
+int cc_stats_compute(const double *x, size_t n, struct cc_stats *out);
 
 /* Percentile q in [0,100] of sorted samples by linear interpolation. */
 double cc_percentile_sorted(const double *sorted, size_t n, double q);
