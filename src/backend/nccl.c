@@ -20,6 +20,7 @@
  */
 #include "backend/backend.h"
 
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,10 @@ static ncclDataType_t nccl_type(enum cc_dtype t)
     case CC_FLOAT16: return ncclFloat16;
     case CC_BFLOAT16: return ncclBfloat16;
     case CC_FLOAT32: return ncclFloat32;
-    default: return ncclFloat64;
+    case CC_FLOAT64: return ncclFloat64;
+    default: break; /* a type added to ccbench must be mapped here (and gated in supports) */
     }
+    return ncclFloat64;
 }
 
 static ncclRedOp_t nccl_op(enum cc_op op)
@@ -427,15 +430,27 @@ static int same_args(const struct cc_coll_args *x, const struct cc_coll_args *y)
            x->rot_slots == y->rot_slots;
 }
 
-/* (Re)capture the graph of graph_n launches of `a` when it changed; launch i uses slot i. */
-static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a)
+static cc_status nccl_sync(void *ctx);
+
+/* (Re)capture the graph of graph_n launches of `a` when it changed (*fresh set); launch i
+ * uses slot i. The call runs once eagerly first, outside any capture: NCCL sets up its
+ * connections on a collective's first launch, which allocates (nccl-tests does the same),
+ * and the capture is thread-local, so that another thread's CUDA calls are not caught. */
+static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a, int *fresh)
 {
+    *fresh = 0;
     if (c->gexec && same_args(&c->gargs, a))
         return CC_OK;
     drop_graph(c);
-    CUDA_OK(c, c->cu->cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeGlobal),
+    *fresh = 1;
+    struct cc_coll_args s0 = at_slot(a, 0);
+    cc_status st = enqueue(c, &s0);
+    if (st == CC_OK)
+        st = nccl_sync(c);
+    if (st != CC_OK)
+        return st;
+    CUDA_OK(c, c->cu->cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal),
             "cudaStreamBeginCapture");
-    cc_status st = CC_OK;
     for (int i = 0; i < c->graph_n && st == CC_OK; i++) {
         struct cc_coll_args s = at_slot(a, (size_t)i);
         st = enqueue(c, &s);
@@ -458,9 +473,14 @@ static cc_status nccl_run(void *ctx, const struct cc_coll_args *a)
     int timed = c->timed_next;
     c->timed_next = 0;
     if (c->graph_n > 0 && timed) {
-        cc_status st = ensure_graph(c, a);
+        int fresh;
+        cc_status st = ensure_graph(c, a, &fresh);
         if (st != CC_OK)
             return st;
+        /* a new graph: the start event recorded before it was built would time the eager
+         * launch and the capture too; record it again, just before the replay */
+        if (fresh)
+            CUDA_OK(c, c->cu->cudaEventRecord(c->ev[0], c->stream), "cudaEventRecord");
         CUDA_OK(c, c->cu->cudaGraphLaunch(c->gexec, c->stream), "cudaGraphLaunch");
         c->launches = c->graph_n;
         return CC_OK;
@@ -510,13 +530,16 @@ static cc_status nccl_sync(void *ctx)
         }
         if (e == cudaSuccess)
             return CC_OK;
-        if ((spin & 1023) == 1023 && c->timeout_s > 0 && cc_now() - t0 > c->timeout_s) {
+        /* --timeout per launch: a graph of N launches may take N times as long */
+        double limit = c->timeout_s * (c->launches > 1 ? c->launches : 1);
+        if ((spin & 1023) == 1023 && c->timeout_s > 0 && cc_now() - t0 > limit) {
             cc_err("nccl: rank %d (GPU %s): operations still running after %g s (--timeout); "
-                   "a peer is stuck or gone (communicator aborted)", c->rank, c->busid,
-                   c->timeout_s);
+                   "a peer is stuck or gone (communicator aborted)", c->rank, c->busid, limit);
             abort_comm(c);
             return CC_ETIMEOUT;
         }
+        /* NCCL's proxy thread may share this core (one core per rank): leave it the CPU */
+        sched_yield();
     }
 }
 
@@ -589,8 +612,11 @@ static int nccl_usable(char *why, size_t whylen)
     const struct cc_nccl *nc = cu ? cc_nccl_load(why, whylen) : NULL;
     if (!nc)
         return 0;
-    snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, nc->version / 10000,
-             nc->version / 100 % 100, nc->version % 100);
+    int v = nc->version; /* major*10000+minor*100+patch from 2.9, major*1000+minor*100+patch before */
+    if (v >= 20900)
+        snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, v / 10000, v / 100 % 100, v % 100);
+    else
+        snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, v / 1000, v / 100 % 10, v % 100);
     return 1;
 }
 
