@@ -204,6 +204,7 @@ static int sends_done(struct verbs_ctx *c)
     return c->ack_outstanding == 0;
 }
 static int have_credit(struct verbs_ctx *c) { return c->credits > 0; }
+static int ack_room(struct verbs_ctx *c) { return c->ack_outstanding < SQ_DEPTH / 2; }
 static int have_ready(struct verbs_ctx *c) { return c->readies > 0; }
 static int step_arrived(struct verbs_ctx *c)
 {
@@ -289,15 +290,8 @@ static cc_status signal_left(struct verbs_ctx *c, uint32_t imm)
         .wr.rdma = {.remote_addr = c->linfo.addr, .rkey = c->linfo.rkey},
     }, *bad;
     cc_status st;
-    if (c->ack_outstanding >= SQ_DEPTH / 2) {
-        double t0 = cc_now();
-        while (c->ack_outstanding >= SQ_DEPTH / 2) {
-            if ((st = progress(c)) != CC_OK)
-                return st;
-            if (cc_now() - t0 > c->timeout_s)
-                return CC_ETIMEOUT;
-        }
-    }
+    if (!ack_room(c) && (st = wait_for(c, ack_room, "completions of control messages")) != CC_OK)
+        return st;
     if (ibv_post_send(c->qin[0], &wr, &bad)) {
         cc_err("ibv_post_send of a control message to rank %d failed on %s:%d", c->left, c->dev,
                c->port);
