@@ -150,6 +150,23 @@ static json_t *differences(json_t *const *nodes, int n)
     return d;
 }
 
+int cc_topo_nic_up(const json_t *nic)
+{
+    const json_t *ports = json_object_get(nic, "ports");
+    size_t i;
+    json_t *pt;
+    int known = 0;
+    json_array_foreach(ports, i, pt) {
+        const char *s = json_string_value(json_object_get(pt, "state"));
+        if (!s)
+            continue;
+        known = 1;
+        if (!strcmp(s, "ACTIVE") || !strcmp(s, "up"))
+            return 1;
+    }
+    return !known;
+}
+
 static json_t *fabric(json_t *const *nodes, int n)
 {
     static const char *const kinds[] = {"ib", "roce", "eth"};
@@ -163,7 +180,7 @@ static json_t *fabric(json_t *const *nodes, int n)
             json_t *x;
             json_array_foreach(json_object_get(nodes[i], "nics"), j, x) {
                 const char *kind = json_string_value(json_object_get(x, "kind"));
-                if (!kind || strcmp(kind, kinds[k]))
+                if (!kind || strcmp(kind, kinds[k]) || !cc_topo_nic_up(x))
                     continue;
                 double r = json_number_value(json_object_get(x, "rate_gbps"));
                 c++;

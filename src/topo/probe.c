@@ -593,13 +593,13 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     int rdma = 0; /* with RDMA NICs, the Ethernet ports (management, 1 GbE) are not the fabric */
     json_array_foreach(nics, i, n) {
         const char *kind = json_string_value(json_object_get(n, "kind"));
-        rdma |= kind && strcmp(kind, "eth") != 0;
+        rdma |= kind && strcmp(kind, "eth") != 0 && cc_topo_nic_up(n);
     }
     json_array_foreach(nics, i, n) {
         const char *kind = json_string_value(json_object_get(n, "kind"));
         double r = json_number_value(json_object_get(n, "rate_gbps"));
-        if (rdma && (!kind || strcmp(kind, "eth") == 0))
-            continue;
+        if ((rdma && (!kind || strcmp(kind, "eth") == 0)) || !cc_topo_nic_up(n))
+            continue; /* management Ethernet beside RDMA, or every port down */
         if (r > 0 && (nic == 0 || r < nic))
             nic = r;
     }

@@ -92,6 +92,11 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **node, char *err, size_t err
 cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, char *err, size_t errlen);
 void cc_probe_close(struct cc_probe *p);
 
+/* Whether a NIC object (a node's "nics" entry) has a port that is up: state "ACTIVE" (RDMA)
+ * or "up" (Ethernet). A NIC without ports or states (an older file) counts as up. A NIC whose
+ * ports are all down (an unplugged storage port) is no part of the fabric or its rates. */
+int cc_topo_nic_up(const json_t *nic);
+
 /* ---- clusters --------------------------------------------------------------------------- */
 
 /* Merge per-node objects (borrowed) into a cluster topology (new reference): schema, name,

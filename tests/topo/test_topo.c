@@ -437,6 +437,29 @@ static void check_merge(void)
     is_str(json_string_value(json_object_get(json_array_get(d, 0), "aspect")), "nics", "merge: the odd aspect is its NICs");
     is_str(json_string_value(json_object_get(json_object_get(t, "fabric"), "kind")), "infiniband", "merge: fabric kind");
     is_int(json_integer_value(json_object_get(json_object_get(t, "fabric"), "nics_per_node")), 2, "merge: 2 IB NICs per node");
+    /* a third IB NIC on every node whose only port is down (an unplugged storage port at
+     * SDR): no part of the fabric's count or rate */
+    {
+        json_t *ns[3] = {a, b, c}, *m;
+        for (int k = 0; k < 3; k++)
+            json_array_append_new(json_object_get(ns[k], "nics"),
+                                  json_pack("{s:s, s:s, s:f, s:[{s:i, s:s, s:f}]}", "name", "mlx5_9",
+                                            "kind", "ib", "rate_gbps", 2.5, "ports", "port", 1,
+                                            "state", "DOWN", "rate_gbps", 2.5));
+        m = cc_topo_merge(ns, 3, "down");
+        json_t *f = json_object_get(m, "fabric");
+        ok(json_integer_value(json_object_get(f, "nics_per_node")) == 2 &&
+               json_number_value(json_object_get(f, "rate_gbps_per_nic")) == 100,
+           "merge: a NIC whose ports are all down is left out of the fabric (2 NICs, 100 Gb/s)");
+        json_decref(m);
+        json_t *bare = json_pack("{s:s}", "name", "x");
+        ok(cc_topo_nic_up(bare) == 1, "nic_up: no ports known: counted");
+        json_decref(bare);
+        for (int k = 0; k < 3; k++) { /* as before for what follows */
+            json_t *nics = json_object_get(ns[k], "nics");
+            json_array_remove(nics, json_array_size(nics) - 1);
+        }
+    }
 
     char *text = summary_text(t);
     ok(text && strstr(text, "same as this node: dgx-2") && strstr(text, "differs from the majority: dgx-3 nics"),
