@@ -61,6 +61,9 @@ ok $? "--nccl-topo: a device's link is capped by its port's" "$(grep 0000:03:00.
 ok $? "--nccl-topo: an SR-IOV VF gets no net" "$(grep '<net ' "$T/tree.xml")"
 awk '/<cpu numaid="0"/ { c = 0 } /<cpu numaid="1"/ { c = 1 } /busid="0000:88:00.0"/ { print c }' "$T/tree.xml" | grep -qx 0
 ok $? "--nccl-topo: a device sits under the NUMA node sysfs gives it" "$(grep -n 'cpu numaid\|0000:88' "$T/tree.xml")"
+awk '/"pci_bus_id": "0000:88:00.0"/ { f = 1 } f && /"numa":/ { print $2; exit }' "$T/tree.json" | grep -qx '0,'
+ok $? "probe JSON: the GPU's NUMA node is the one sysfs gives it too, as in the XML" \
+    "$(grep -A3 '"pci_bus_id": "0000:88:00.0"' "$T/tree.json")"
 ! grep -Eq ' (dev|rank|gdr|affinity|guid|speed|port|maxconn|latency)=' "$T/tree.xml"
 ok $? "--nccl-topo: nothing NCCL detects better is written (dev, rank, gdr, affinity, net details)"
 grep -q '^  GPU1 .*NVL .* PXB' "$T/dgx.out"; ok $? "summary prints the affinity matrix" "$(cat "$T/dgx.out")"
