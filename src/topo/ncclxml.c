@@ -62,9 +62,10 @@ struct xml_w {
     int n, cap;
 };
 
-/* NCCL's parser limits: 2.21 on refuse a file of more than 256 elements; 2.18 holds at most 32
- * children per element and overflows past them. */
-#define XML_MAX_NODES 256
+/* NCCL's parser limits: 2.21 on refuse a file of more than 256 elements, counting those its
+ * own detection adds to the file's (nets the file leaves out, C2C links, PCI chains), so the
+ * file keeps 56 free; 2.18 holds at most 32 children per element and overflows past them. */
+#define XML_MAX_NODES 200
 #define XML_MAX_SUBS 32
 
 static int add_dev(struct xml_w *w, hwloc_obj_t o, const json_t *gpu, const json_t *nic)
