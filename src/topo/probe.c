@@ -311,6 +311,23 @@ static json_t *gpu_json(struct cc_probe *p, int idx, hwloc_obj_t g, const struct
 
 /* ---- NICs ------------------------------------------------------------------------------- */
 
+/* Is the physical function of VF `bus` a NIC of this node itself (an RDMA or network device
+ * hwloc sees)? Then the VF is a slice of it and no NIC of its own. A PF the node does not
+ * list as a NIC (a container given only VFs) leaves the VFs as the node's NICs; a physfn
+ * whose target cannot be read counts as listed. */
+static int pf_listed(struct cc_probe *p, const char *bus)
+{
+    char pf[32];
+    if (cc_sysfs_pci_physfn(cc_hw_sysfs(p), bus, pf, sizeof pf) != 0)
+        return 1;
+    hwloc_obj_t o = hwloc_get_pcidev_by_busidstring(p->t, pf);
+    for (hwloc_obj_t c = o ? o->io_first_child : NULL; c; c = c->next_sibling)
+        if (c->type == HWLOC_OBJ_OS_DEVICE && (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS ||
+                                               c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK))
+            return 1;
+    return 0;
+}
+
 static double first_rate(json_t *ports)
 {
     size_t i;
@@ -433,7 +450,7 @@ static int find_nics(struct cc_probe *p, json_t *nics, hwloc_obj_t **objs)
                 net = c;
         }
         cc_hw_busid(pci, bus, sizeof bus);
-        if ((nib || net) && cc_sysfs_pci_is_vf(cc_hw_sysfs(p), bus))
+        if ((nib || net) && cc_sysfs_pci_is_vf(cc_hw_sysfs(p), bus) && pf_listed(p, bus))
             continue;
         for (int k = 0; k < (nib ? nib : net ? 1 : 0); k++) {
             if (n == cap) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/text.h"
 #include "topo/topo.h"
@@ -340,6 +341,21 @@ int cc_sysfs_pci_is_vf(const char *root, const char *busid)
     char rel[96], buf[16];
     snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn/class", busid);
     return cc_sysfs_read(root, rel, buf, sizeof buf) == 0;
+}
+
+int cc_sysfs_pci_physfn(const char *root, const char *busid, char *pf, size_t len)
+{
+    char rel[96], path[4096], target[4096];
+    snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/physfn", busid);
+    if (join(path, sizeof path, root, rel) != 0)
+        return -1;
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return -1;
+    target[n] = 0;
+    const char *base = strrchr(target, '/');
+    snprintf(pf, len, "%s", base ? base + 1 : target);
+    return pf[0] ? 0 : -1;
 }
 
 int cc_sysfs_pci_numa(const char *root, const char *busid)

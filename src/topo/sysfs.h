@@ -40,6 +40,9 @@ int cc_sysfs_ib_netdev(const char *root, const char *dev, char *buf, size_t len)
 void cc_sysfs_pcie_link(const char *root, const char *busid, int max, int *gen, int *width);
 /* Whether PCI function busid is an SR-IOV virtual function (it has a physfn): 1 or 0. */
 int cc_sysfs_pci_is_vf(const char *root, const char *busid);
+/* The bus id of a VF's physical function (the physfn link's target) into pf; 0, or -1 when
+ * busid has no physfn link. */
+int cc_sysfs_pci_physfn(const char *root, const char *busid, char *pf, size_t len);
 /* NUMA node of PCI function busid ("0000:07:00.0") from its sysfs numa_node, as NCCL reads it;
  * -1 when unknown (no file, or -1 in it). */
 int cc_sysfs_pci_numa(const char *root, const char *busid);

@@ -124,6 +124,22 @@ summary vf
     grep -q '^  GPU0 .*PIX     SYS  0$' "$T/vf.sum" && grep -q 'netdevs: .*eth2(' "$T/vf.sum"
 ok $? "an SR-IOV VF is no NIC (JSON, matrix, NCCL XML); its interface stays a netdev" \
     "rc=$rc $(cat "$T/vf.out"; sed -n '/NICs/,$p' "$T/vf.sum")"
+# the same VF with a physfn link (as sysfs has it): its PF 0000:84:00.0 is mlx5_1, a NIC of
+# the node, so the VF is a slice of it; a PF the node does not list as a NIC (a container given
+# only VFs: here the bridge 0000:01:00.0) leaves the VF as a NIC of its own
+for pf in 0000:84:00.0 0000:01:00.0; do
+    Y=$T/sysfs-vf-$pf
+    cp -R "$S/sysfs" "$Y" && chmod -R u+w "$Y" && mkdir -p "$Y/sys/bus/pci/devices/$pf" &&
+        printf '0x020700\n' >"$Y/sys/bus/pci/devices/$pf/class" &&
+        mkdir -p "$Y/sys/bus/pci/devices/0000:89:00.0" &&
+        ln -s "../$pf" "$Y/sys/bus/pci/devices/0000:89:00.0/physfn"
+    "$CCBENCH" probe --hwloc-xml "$S/dgx-like.xml" --sysfs-root "$Y" --no-gpu-libs -q \
+        --json "$T/vf-$pf.json" >"$T/vf.out" 2>&1; rc=$?
+    n=$(grep -c '"name": "mlx5_[0-9]"' "$T/vf-$pf.json")
+    if [ $pf = 0000:84:00.0 ]; then want=2; else want=3; fi
+    [ $rc -eq 0 ] && [ "$n" = $want ]
+    ok $? "a VF whose PF is $pf: $want RDMA NICs (got $n)" "$(cat "$T/vf.out")"
+done
 
 # what hwloc does not say is -1, not 0: no NVLink matrix (and no NVML) leaves NVLinks unknown,
 # no CPU family or model number, no caches; a known zero stays 0 (GPU2 in the matrix, no link)
