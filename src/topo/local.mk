@@ -21,6 +21,6 @@ tests_topo_fake_nvml_so_CFLAGS = $(AM_CFLAGS) -fPIC
 tests_topo_fake_nvml_so_LDFLAGS = -shared
 TESTS += tests/topo/test_topo tests/topo/test_gather tests/topo/gpulib.sh tests/topo/probe.sh tests/topo/probe-netns.sh tests/topo/probe-input.sh
 EXTRA_DIST += tests/topo/sysfs tests/topo/golden tests/topo/bad tests/topo/gen-fixtures.py \
-	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/probe.sh tests/topo/probe-netns.sh \
+	tests/topo/dgx-like.xml tests/topo/dual-socket.xml tests/topo/nogpu.xml tests/topo/nvswitch.xml tests/topo/nvlink-cpu.xml tests/topo/probe.sh tests/topo/probe-netns.sh \
 	tests/topo/probe-input.sh tests/topo/gpulib.sh
 dist_doc_DATA += docs/topology.md

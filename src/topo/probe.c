@@ -240,6 +240,20 @@ static void gpu_from_hwloc(hwloc_obj_t g, struct cc_gpu_info *gi)
     }
 }
 
+/* Is a peer in hwloc's NVLink matrix an NVSwitch: a PCI bridge device of class 0x0680 (NVIDIA
+ * switches), or a Misc object hwloc names NVSwitch? Other peers (a POWER9 CPU's NVLink) are not. */
+static int nvswitch_obj(hwloc_obj_t o)
+{
+    for (; o; o = o->parent) {
+        if (o->type == HWLOC_OBJ_PCI_DEVICE)
+            return o->attr->pcidev.class_id == 0x0680 && o->attr->pcidev.vendor_id == 0x10de;
+        if (o->type == HWLOC_OBJ_MISC)
+            return (o->subtype && strstr(o->subtype, "NVSwitch")) ||
+                   (o->name && strstr(o->name, "NVSwitch"));
+    }
+    return 0;
+}
+
 /* NVLinks from hwloc's "NVLinkBandwidth" matrix (MB/s between GPU OS devices, filled by
  * hwloc's NVML backend; also present in saved XML). Links are counted at 25 GB/s each. */
 static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu,
@@ -269,7 +283,8 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
             struct cc_gpu_link *l = &gi[g].peers[gi[g].npeers++];
             int count = (int)lround((double)bw / 25000.0);
             l->count = count > 0 ? count : 1;
-            l->is_switch = owner[j] < 0;
+            /* 1 an NVSwitch, 0 a GPU, 2 something else (unknown: no NVLink class from it) */
+            l->is_switch = owner[j] >= 0 ? 0 : nvswitch_obj(d->objs[j]) ? 1 : 2;
             hwloc_obj_t peer = NULL; /* the GPU, or the PCI device of a switch */
             for (hwloc_obj_t up = d->objs[j]; up && !peer; up = up->parent)
                 if (cc_hw_pci(up))

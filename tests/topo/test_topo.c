@@ -262,6 +262,23 @@ static void check_nvswitch_xml(void)
     free(out);
 }
 
+/* The same GPUs NVLinked to something that is no NVSwitch (nvlink-cpu.xml: the peer is a
+ * co-processor-class device, as a POWER9 CPU's NVLink is no switch): no switch is made up, so
+ * no <nvlink> at all (an unknown peer gets none), and the GPUs are not NVL to each other. */
+static void check_nvlink_not_switch(void)
+{
+    cc_status st;
+    char *out = nccl_xml_of("nvlink-cpu.xml", &st);
+    static char *ev[256];
+    int n = out ? xml_events(out, ev, 256) : -1;
+    ok(n > 0, "nvlink to a non-switch: written and parsed (%d events)", n);
+    is_int(count_prefix(ev, n, "<gpu "), 4, "nvlink to a non-switch: 4 <gpu>");
+    is_int(count_prefix(ev, n, "<nvlink "), 0, "nvlink to a non-switch: no <nvlink> (no NVSwitch made up)");
+    for (int i = 0; i < n; i++)
+        free(ev[i]);
+    free(out);
+}
+
 /* ---- sysfs readers ---------------------------------------------------------------------- */
 
 static void check_sysfs(void)
@@ -592,6 +609,7 @@ int main(void)
     check_golden("nogpu");
     check_golden("nvswitch");
     check_nvswitch_xml();
+    check_nvlink_not_switch();
     check_nccl_xml();
     check_sysfs();
     check_loader();
