@@ -240,6 +240,13 @@ static void gpu_from_hwloc(hwloc_obj_t g, struct cc_gpu_info *gi)
     }
 }
 
+/* GB/s per NVLink and direction for a GPU of compute capability sm (x10): NVLink 5
+ * (Blackwell, sm 100 on) 50, NVLink 2-4 (Volta to Hopper) 25, NVLink 1 (P100) 20; unknown 25. */
+static double nvlink_link_GBps(int sm)
+{
+    return sm >= 100 ? 50.0 : sm >= 70 ? 25.0 : sm == 60 ? 20.0 : 25.0;
+}
+
 /* Is a peer in hwloc's NVLink matrix an NVSwitch: a PCI bridge device of class 0x0680 (NVIDIA
  * switches), or a Misc object hwloc names NVSwitch? Other peers (a POWER9 CPU's NVLink) are not. */
 static int nvswitch_obj(hwloc_obj_t o)
@@ -255,7 +262,8 @@ static int nvswitch_obj(hwloc_obj_t o)
 }
 
 /* NVLinks from hwloc's "NVLinkBandwidth" matrix (MB/s between GPU OS devices, filled by
- * hwloc's NVML backend; also present in saved XML). Links are counted at 25 GB/s each. */
+ * hwloc's NVML backend; also present in saved XML). Links are counted at the GPU's NVLink
+ * rate (nvlink_link_GBps: 25 GB/s up to Hopper, 50 on Blackwell). */
 static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu,
                                  struct cc_gpu_info *gi)
 {
@@ -281,7 +289,7 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
             if (i == j || bw == 0 || gi[g].npeers >= CC_GPU_MAX_LINKS)
                 continue;
             struct cc_gpu_link *l = &gi[g].peers[gi[g].npeers++];
-            int count = (int)lround((double)bw / 25000.0);
+            int count = (int)lround((double)bw / (nvlink_link_GBps(gi[g].sm) * 1000.0));
             l->count = count > 0 ? count : 1;
             /* 1 an NVSwitch, 0 a GPU, 2 something else (unknown: no NVLink class from it) */
             l->is_switch = owner[j] >= 0 ? 0 : nvswitch_obj(d->objs[j]) ? 1 : 2;
@@ -627,8 +635,8 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     }
     set(p, node, "paths", json_pack("{s:o, s:o}", "gpu_gpu", gg, "gpu_nic", gn));
 
-    /* What can be expected of the links seen: a NIC moves its port rate, NVLink 25 GB/s per
-     * link and direction (NVLink 3 and 4). */
+    /* What can be expected of the links seen: a NIC moves its port rate, NVLink its
+     * generation's rate per link and direction (nvlink_link_GBps). */
     json_t *exp = json_object();
     double nic = 0;
     size_t i;
@@ -651,12 +659,14 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         }
     if (nic > 0)
         set(p, exp, "nic_GBps", json_real(nic / 8.0));
-    int minlinks = -1;
-    for (int k = 0; k < ngpu; k++)
-        if (minlinks < 0 || gi[k].nvlinks_up < minlinks)
-            minlinks = gi[k].nvlinks_up;
-    if (minlinks > 0)
-        set(p, exp, "nvlink_GBps_per_gpu", json_real(25.0 * minlinks));
+    double minbw = -1; /* the GPU with the least NVLink bandwidth: links up x per-link rate */
+    for (int k = 0; k < ngpu; k++) {
+        double bw = gi[k].nvlinks_up > 0 ? gi[k].nvlinks_up * nvlink_link_GBps(gi[k].sm) : 0;
+        if (minbw < 0 || bw < minbw)
+            minbw = bw;
+    }
+    if (minbw > 0)
+        set(p, exp, "nvlink_GBps_per_gpu", json_real(minbw));
     set(p, node, "expected", exp);
 
     free(gobj);
