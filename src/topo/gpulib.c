@@ -32,6 +32,7 @@ static struct {
     int (*link_state)(nvml_dev, unsigned, int *);
     int (*link_pci)(nvml_dev, unsigned, struct nvml_pci *);
     int (*link_type)(nvml_dev, unsigned, int *); /* optional (newer drivers) */
+    int (*nvml_count)(unsigned *);
     int (*count)(int *);
     int (*pci_id)(char *, int, int);
     int ncuda;
@@ -40,6 +41,14 @@ static struct {
 static void *sym(void *h, const char *name)
 {
     return h ? dlsym(h, name) : NULL;
+}
+
+int cc_gpulib_count(void)
+{
+    unsigned n = 0;
+    if ((L.mask & 1) && L.nvml_count && L.nvml_count(&n) == 0)
+        return (int)n;
+    return (L.mask & 2) ? L.ncuda : -1;
 }
 
 int cc_gpulib_open(void)
@@ -61,6 +70,7 @@ int cc_gpulib_open(void)
     *(void **)&L.link_state = sym(L.nvml, "nvmlDeviceGetNvLinkState");
     *(void **)&L.link_pci = sym(L.nvml, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     *(void **)&L.link_type = sym(L.nvml, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    *(void **)&L.nvml_count = sym(L.nvml, "nvmlDeviceGetCount_v2");
     if (L.init && L.by_bus && L.init() == 0)
         L.mask |= 1;
     else if (L.nvml)

@@ -30,6 +30,9 @@ int cc_gpulib_open(void);
 /* Fill gi for the GPU at PCI bus id `busid` from whatever is usable; fields stay -1 / "". */
 void cc_gpulib_query(const char *busid, struct cc_gpu_info *gi);
 void cc_gpulib_close(void);
+/* GPUs the driver has on this node (NVML's count, else the CUDA runtime's, which
+ * CUDA_VISIBLE_DEVICES narrows), -1 when neither is usable. After cc_gpulib_open. */
+int cc_gpulib_count(void);
 
 /* Reset gi to "unknown" everywhere. */
 void cc_gpu_info_init(struct cc_gpu_info *gi);

@@ -556,7 +556,12 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         free(gi);
         return CC_ENOMEM;
     }
-    int libs = (p->no_gpu_libs || !p->real || ngpu == 0) ? 0 : cc_gpulib_open();
+    int libs = (p->no_gpu_libs || !p->real) ? 0 : cc_gpulib_open();
+    int driver_gpus = libs ? cc_gpulib_count() : -1;
+    if (driver_gpus > ngpu) /* restricted /sys/bus/pci, HWLOC_COMPONENTS, a PCI domain hwloc
+                             * skipped: the driver's GPUs beyond hwloc's are not described */
+        cc_warn("%s: the NVIDIA driver has %d GPU(s), hwloc's PCI tree %d: only those %d are in "
+                "the topology (is PCI discovery limited here?)", p->host, driver_gpus, ngpu, ngpu);
     for (int i = 0; i < ngpu; i++) {
         hwloc_obj_t g = gobj[i];
         struct cc_gpu_info *x = &gi[i];

@@ -16,6 +16,7 @@ int main(void)
        gi.nvlinks, gi.nvlinks_up);
     ok(gi.npeers == 1 && !strcmp(gi.peers[0].busid, "0000:07:00.0") && gi.peers[0].count == 3,
        "the 3 active links go to 0000:07:00.0 (%d peers)", gi.npeers);
+    is_int(cc_gpulib_count(), 2, "the driver's GPU count is NVML's");
     cc_gpulib_close();
     return tap_done();
 }
