@@ -346,13 +346,33 @@ cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, c
         goto done;
     }
 
+    /* NCCL completes a <cpu>'s identity (arch; vendor on x86; family and model on Intel) from
+     * the machine only when it walks up from a GPU; a <cpu> holding nets alone must carry it
+     * whole, or NCCL stops ("Attribute ... not found"). Without it, such a <cpu> is left out
+     * and NCCL finds its nets itself. */
+    int whole = arch && (strcmp(arch, "x86_64") != 0 ||
+                         (vendor && (strcmp(vendor, "GenuineIntel") != 0 || (fam && mod))));
     fputs("<system version=\"1\">\n", out);
     while ((numa = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, numa))) {
-        int kids = 0;
-        for (int k = 0; k < w.n; k++)
+        int kids = 0, gpus = 0;
+        for (int k = 0; k < w.n; k++) {
             kids += top[k] == (int)numa->os_index;
+            if (w.d[k].gpu) { /* its top-level device's node */
+                hwloc_obj_t o = w.d[k].obj, up;
+                while ((up = cc_hw_pci_parent(o)))
+                    o = up;
+                for (int j = 0; j < w.n; j++)
+                    gpus += w.d[j].obj == o && top[j] == (int)numa->os_index;
+            }
+        }
         if (!kids)
             continue; /* NCCL trims a CPU without devices anyway */
+        if (!gpus && !whole) {
+            cc_info("NCCL topology XML: NUMA node %u has NICs but no GPU, and the CPU's identity "
+                    "is incomplete (arch, vendor, family, model): left to NCCL's own detection",
+                    numa->os_index);
+            continue;
+        }
         char ar[300], ve[300], fa[300], mo[300];
         fprintf(out, "  <cpu numaid=\"%u\"%s%s%s%s>\n", numa->os_index,
                 opt_attr("arch", arch, ar, sizeof ar), opt_attr("vendor", vendor, ve, sizeof ve),

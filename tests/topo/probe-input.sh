@@ -141,6 +141,23 @@ for pf in 0000:84:00.0 0000:01:00.0; do
     ok $? "a VF whose PF is $pf: $want RDMA NICs (got $n)" "$(cat "$T/vf.out")"
 done
 
+# a NUMA node with NICs but no GPU (dual-socket.xml with its second GPU made an NVMe device):
+# NCCL completes a <cpu>'s identity only from a GPU, so that <cpu> is written only when the
+# identity is whole; without the CPU vendor it is left out (NCCL finds the net itself)
+sed 's/pci_busid="0000:98:00.0" pci_type="0302 /pci_busid="0000:98:00.0" pci_type="0108 /' \
+    "$S/dual-socket.xml" >"$T/nicnuma.xml"
+sed '/name="CPUVendor"/d' "$T/nicnuma.xml" >"$T/nicnuma-novendor.xml"
+for v in nicnuma nicnuma-novendor; do
+    "$CCBENCH" probe --hwloc-xml "$T/$v.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+        --json "$T/$v.json" --nccl-topo "$T/$v-nccl.xml" >"$T/$v.out" 2>&1 || echo "probe $v failed" >>"$T/$v.out"
+done
+grep -q '<cpu numaid="1" arch="x86_64" vendor="AuthenticAMD"' "$T/nicnuma-nccl.xml" &&
+    grep -q '<net name="mlx5_3"/>' "$T/nicnuma-nccl.xml" &&
+    ! grep -q 'numaid="1"' "$T/nicnuma-novendor-nccl.xml" && ! grep -q 'mlx5_3' "$T/nicnuma-novendor-nccl.xml" &&
+    grep -q '<cpu numaid="0" arch="x86_64" familyid="25"' "$T/nicnuma-novendor-nccl.xml"
+ok $? "a <cpu> with nets but no GPU: written with a whole CPU identity, left out without the vendor" \
+    "$(cat "$T/nicnuma.out" "$T/nicnuma-novendor.out" "$T/nicnuma-novendor-nccl.xml")"
+
 # what hwloc does not say is -1, not 0: no NVLink matrix (and no NVML) leaves NVLinks unknown,
 # no CPU family or model number, no caches; a known zero stays 0 (GPU2 in the matrix, no link)
 sed -e '/<distances2/,/<\/distances2>/d' -e '/name="CPUFamilyNumber"/d' -e '/name="CPUModelNumber"/d' \
