@@ -76,6 +76,7 @@ struct dev {
     cudaEvent_t ev[NSLOT];
     CUmodule mod;
     CUfunction fn;
+    CUcontext ctx;         /* its primary context, made current before each kernel launch */
     void *d[2];            /* two buffers of p->bytes */
 };
 
@@ -133,8 +134,9 @@ static cc_status enqueue(struct run *r, const struct op *o, int share)
     uint64_t most = (uint64_t)d->sms * 4 / (uint64_t)(share > 0 ? share : 1);
     most = most ? most : 1;
     unsigned blocks = (unsigned)(want < most ? (want ? want : 1) : most);
-    CUresult cr = r->cu->cuLaunchKernel(d->fn, blocks, 1, 1, threads, 1, 1, 0, (CUstream)s,
-                                        args, NULL);
+    CUresult cr = r->cu->cuCtxSetCurrent(d->ctx);
+    if (cr == CUDA_SUCCESS)
+        cr = r->cu->cuLaunchKernel(d->fn, blocks, 1, 1, threads, 1, 1, 0, (CUstream)s, args, NULL);
     if (cr != CUDA_SUCCESS) {
         const char *msg = NULL;
         r->cu->cuGetErrorString(cr, &msg);
@@ -328,8 +330,12 @@ static cc_status setup_dev(struct run *r, struct dev *d)
     }
     for (int i = 0; i < NSLOT; i++)
         CU_TRY(r->cu->cudaEventCreate(&d->ev[i]), "cudaEventCreate", dev);
-    /* the runtime made the device's primary context current: load the kernel into it */
-    CUresult cr = r->cu->cuModuleLoadData(&d->mod, copy_ptx);
+    /* the runtime made the device's primary context current (cudaMalloc needs it): load the
+     * kernel into it, and keep it: before CUDA 12, cudaSetDevice alone does not make it
+     * current again, and a driver-API launch uses whatever context is current */
+    CUresult cr = r->cu->cuCtxGetCurrent(&d->ctx);
+    if (cr == CUDA_SUCCESS)
+        cr = r->cu->cuModuleLoadData(&d->mod, copy_ptx);
     if (cr == CUDA_SUCCESS)
         cr = r->cu->cuModuleGetFunction(&d->fn, d->mod, "cc_copy16");
     if (cr != CUDA_SUCCESS) {

@@ -39,7 +39,8 @@
  * dma-buf export of device memory for GPUDirect RDMA. */
 #define CC_CUDA_DRV_FNS(X)                                                                   \
     X(cuInit) X(cuDeviceGet) X(cuDeviceGetName) X(cuModuleLoadData) X(cuModuleUnload)       \
-    X(cuModuleGetFunction) X(cuLaunchKernel) X(cuGetErrorString)
+    X(cuModuleGetFunction) X(cuLaunchKernel) X(cuGetErrorString) X(cuCtxGetCurrent)            \
+    X(cuCtxSetCurrent)
 
 /* Optional driver functions (NULL when the driver is too old). */
 #define CC_CUDA_DRV_OPT_FNS(X) X(cuMemGetHandleForAddressRange) X(cuFlushGPUDirectRDMAWrites)

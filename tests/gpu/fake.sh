@@ -155,6 +155,12 @@ FAKEGPU_PEER_ONE_WAY=1 run "gpu: peer access one way" 0 "$CCBENCH" gpu -b 64K -n
 has "gpu: bidir marked one way" "p2p-bidir +ce +gpu0 +gpu1 .*peer access one way: the other staged"
 has "gpu: bidir by kernel n/a" "p2p-bidir +sm +gpu0 +gpu1 +n/a: no peer access"
 has "gpu: JSON says one way" '"peer_access": *false.*"peer_access_one_way": *true' "$dir/oneway.jsonl"
+# a CUDA 11 runtime: cudaSetDevice does not make the device's context current, so a kernel
+# launched on GPU 1 right after work on GPU 0 would be GPU 0's context's; each launch makes
+# its own GPU's context current first (the fake refuses a function of another context)
+FAKEGPU_LAZY_CTX=1 run "gpu: kernel copies on 2 GPUs with CUDA 11's lazy contexts" 0 \
+    "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d,p2p,p2p-bidir --engine sm
+has "gpu: p2p by kernel measured on both GPUs" "p2p-bidir +sm +gpu0 +gpu1 +[0-9]"
 FAKEGPU_BROKEN_KERNEL=1 run "gpu: a kernel that copies nothing is caught" 1 \
     "$CCBENCH" gpu -b 64K -n 1 -r 1 --tests d2d --engine sm
 has "gpu: says the data is wrong" "copied wrong data"

@@ -33,6 +33,11 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static int cur_dev;
+/* the driver API's current context (a device, -1 none). CUDA 12's cudaSetDevice makes the
+ * device's primary context current; with FAKEGPU_LAZY_CTX=1, as CUDA 11's runtime, it does
+ * not, and only a runtime call that needs the context (cudaMalloc here) binds it. */
+static int cur_ctx = -1;
+static int lazy_ctx(void) { return getenv("FAKEGPU_LAZY_CTX") != NULL; }
 
 static int ndev(void)
 {
@@ -117,6 +122,8 @@ EXPORT cudaError_t cudaSetDevice(int d)
     if (d < 0 || d >= ndev())
         return cudaErrorInvalidDevice;
     cur_dev = d;
+    if (!lazy_ctx())
+        cur_ctx = d;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaGetDevice(int *d)
@@ -140,6 +147,7 @@ EXPORT cudaError_t cudaDeviceGetPCIBusId(char *buf, int len, int d)
 }
 EXPORT cudaError_t cudaMalloc(void **p, size_t n)
 {
+    cur_ctx = cur_dev; /* a runtime call that needs the context binds it */
     *p = malloc(n ? n : 1);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
@@ -336,8 +344,18 @@ EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 /* ---- driver ----------------------------------------------------------------------------------- */
 
 struct CUmod_st {
-    int ok;
+    int dev; /* the context it was loaded into */
 };
+EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
+{
+    *c = cur_ctx < 0 ? NULL : (CUcontext)(uintptr_t)(0x100 + cur_ctx);
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuCtxSetCurrent(CUcontext c)
+{
+    cur_ctx = c ? (int)((uintptr_t)c - 0x100) : -1;
+    return CUDA_SUCCESS;
+}
 
 EXPORT CUresult cuInit(unsigned int f)
 {
@@ -359,7 +377,11 @@ EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
     const char *ptx = image;
     if (!strstr(ptx, ".version") || !strstr(ptx, ".entry cc_copy16("))
         return CUDA_ERROR_INVALID_PTX;
+    if (cur_ctx < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
     *m = malloc(sizeof(struct CUmod_st));
+    if (*m)
+        (*m)->dev = cur_ctx;
     return *m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 EXPORT CUresult cuModuleUnload(CUmodule m)
@@ -369,10 +391,9 @@ EXPORT CUresult cuModuleUnload(CUmodule m)
 }
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    (void)m;
     if (strcmp(name, "cc_copy16") != 0)
         return CUDA_ERROR_NOT_FOUND;
-    *f = (CUfunction)(uintptr_t)0x16;
+    *f = (CUfunction)(uintptr_t)(0x1600 + m->dev); /* the function of that context */
     return CUDA_SUCCESS;
 }
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -380,9 +401,11 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
                                void **extra)
 {
     (void)shm, (void)extra;
-    if (f != (CUfunction)(uintptr_t)0x16 || !gx || !gy || !gz || !bx || !by || !bz ||
+    if (((uintptr_t)f & ~(uintptr_t)0xff) != 0x1600 || !gx || !gy || !gz || !bx || !by || !bz ||
         bx * by * bz > 1024 || !params)
         return CUDA_ERROR_INVALID_VALUE;
+    if ((int)((uintptr_t)f & 0xff) != cur_ctx) /* a function of another context than the current */
+        return CUDA_ERROR_INVALID_HANDLE;
     uint64_t dst = *(uint64_t *)params[0], src = *(uint64_t *)params[1],
              n = *(uint64_t *)params[2];
     if (getenv("FAKEGPU_BROKEN_KERNEL"))
