@@ -52,6 +52,7 @@ struct nccl_ctx {
     char devname[128];
     const char *path;
     double timeout_s;       /* --timeout: a sync that takes longer gives up */
+    void (*progress)(void); /* cc_backend_conf.progress: a graph's wait within its deadline */
     /* CUDA graph (-G) */
     int graph_n;            /* launches per graph; 0: off */
     int timed_next;         /* timer slot 0 just recorded: the next run() is a timed one */
@@ -171,6 +172,7 @@ static cc_status local_setup(struct nccl_ctx *c, const struct cc_backend_conf *c
     }
     c->graph_n = conf->cuda_graph;
     c->timeout_s = conf->timeout_s;
+    c->progress = conf->progress;
     return CC_OK;
 }
 
@@ -443,6 +445,7 @@ static cc_status ensure_graph(struct nccl_ctx *c, const struct cc_coll_args *a, 
         return CC_OK;
     drop_graph(c);
     *fresh = 1;
+    c->launches = 1; /* the eager launch's wait has one launch's deadline */
     struct cc_coll_args s0 = at_slot(a, 0);
     cc_status st = enqueue(c, &s0);
     if (st == CC_OK)
@@ -516,7 +519,7 @@ static void abort_comm(struct nccl_ctx *c)
 static cc_status nccl_sync(void *ctx)
 {
     struct nccl_ctx *c = ctx;
-    double t0 = cc_now();
+    double t0 = cc_now(), told = t0;
     for (unsigned long spin = 0;; spin++) {
         cudaError_t e = c->cu->cudaStreamQuery(c->stream);
         if (e != cudaSuccess && e != cudaErrorNotReady)
@@ -530,9 +533,14 @@ static cc_status nccl_sync(void *ctx)
         }
         if (e == cudaSuccess)
             return CC_OK;
-        /* --timeout per launch: a graph of N launches may take N times as long */
-        double limit = c->timeout_s * (c->launches > 1 ? c->launches : 1);
-        if ((spin & 1023) == 1023 && c->timeout_s > 0 && cc_now() - t0 > limit) {
+        /* --timeout per launch: a graph of N launches may take N times as long, and within
+         * that the harness's watchdog (one launch's time) is told the wait is this one's */
+        double limit = c->timeout_s * (c->launches > 1 ? c->launches : 1), now = cc_now();
+        if (c->launches > 1 && c->progress && now - told >= 1.0 && now - t0 < limit) {
+            c->progress();
+            told = now;
+        }
+        if ((spin & 1023) == 1023 && c->timeout_s > 0 && now - t0 > limit) {
             cc_err("nccl: rank %d (GPU %s): operations still running after %g s (--timeout); "
                    "a peer is stuck or gone (communicator aborted)", c->rank, c->busid, limit);
             abort_comm(c);

@@ -299,7 +299,7 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
             }
         }
     }
-    double last = cc_now(), polled = last, told = last;
+    double last = cc_now(), polled = last;
     cc_status st = CC_OK;
     for (;;) {
         ssize_t moved = 0;
@@ -322,9 +322,9 @@ static cc_status xfer(struct tcp_ctx *c, struct tcp_flow *fl, int nf, enum cc_dt
         double now = cc_now();
         if (moved) {
             last = now;
-            if (c->progress && now - told >= 1.0) { /* alive: the watchdog waits on */
+            if (c->progress && now - c->told >= 1.0) { /* alive: the watchdog waits on */
                 c->progress();
-                told = now;
+                c->told = now;
             }
             if (now - polled < POLL_EVERY_S)
                 continue; /* busy moving data; still poll now and then (below, no wait) */

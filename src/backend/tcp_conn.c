@@ -156,7 +156,8 @@ static cc_status choose_interface(const char *spec, int family, int nnodes, stru
             pick = pick_in(ifs, spec, AF_INET6, loop);
     }
     if (!pick) {
-        cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up: %s)%s",
+        cc_errbuf(err, errlen, "no interface with %s address matches --tcp-if '%s' (up and "
+                  "running: %s)%s",
                   family == 4 ? "an IPv4" : family == 6 ? "a routable IPv6" : "an IPv4 or IPv6",
                   spec ? spec : CC_IF_DEFAULT, seen[0] ? seen : "none",
                   !spec && nnodes > 1 ? "; loopback cannot reach the job's other hosts" : "");

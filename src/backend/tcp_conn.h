@@ -58,6 +58,8 @@ struct tcp_ctx {
     int fail_startup_rank;         /* --debug-fail-startup (tests), -1 off */
     double timeout_s;
     void (*progress)(void);        /* cc_backend_conf.progress */
+    double told;                   /* when progress was last called (across transfers: an
+                                      all-to-all is one transfer per peer) */
     size_t chunk, window;          /* stripe/pipeline unit; receive staging ring bytes */
     struct cc_wire_hello me;       /* token, job id, rank and counts of this job */
     int listen_fd;

@@ -1151,9 +1151,10 @@ static cc_status alloc_buffers(const struct cc_bench_params *p, size_t maxb, str
     if (st == CC_OK)
         st = be->alloc(p->bctx, maxb, &B->b);
     if (st == CC_OK) {
-        B->hsend = malloc(maxb);
-        B->hrecv = malloc(maxb);
-        B->hpoison = malloc(maxb);
+        size_t hb = maxb ? maxb : 1; /* every size n/a: nothing measured, still buffers */
+        B->hsend = malloc(hb);
+        B->hrecv = malloc(hb);
+        B->hpoison = malloc(hb);
         if (shares) {
             B->hshare = malloc(share_buf_bytes(maxb, B->share_round, r->size));
             B->counts = malloc(4 * sizeof(int) * (size_t)r->size);
@@ -1223,8 +1224,16 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
                 continue;
             CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
             total += (int)n * __builtin_popcount(ops);
-            if (n && sizes[n - 1] > maxb)
-                maxb = sizes[n - 1];
+            for (size_t k = n; k-- > 0;) { /* the largest size measured (not n/a by count) */
+                size_t sc, rc;
+                cc_coll_counts(coll, sizes[k], (enum cc_dtype)t, p->rte->size, &sc, &rc);
+                if (be->max_call_count &&
+                    cc_coll_call_count(coll->id, sc, rc, p->rte->size) > be->max_call_count)
+                    continue;
+                if (sizes[k] > maxb)
+                    maxb = sizes[k];
+                break;
+            }
             free(sizes);
             sizes = NULL;
         }

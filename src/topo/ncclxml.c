@@ -338,9 +338,9 @@ cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, c
             widest = kids;
     }
     if (elements > XML_MAX_NODES || widest > XML_MAX_SUBS) {
-        cc_errbuf(err, errlen, "the NCCL topology XML would have %d elements (NCCL reads at most "
-                  "%d) or %d children under one (at most %d)", elements, XML_MAX_NODES, widest,
-                  XML_MAX_SUBS);
+        cc_errbuf(err, errlen, "the NCCL topology XML would have %d elements (at most %d, so "
+                  "that NCCL's own detection has room within its 256) or %d children under one "
+                  "(NCCL 2.18 holds %d)", elements, XML_MAX_NODES, widest, XML_MAX_SUBS);
         free(top);
         st = CC_EINVAL;
         goto done;

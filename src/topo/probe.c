@@ -646,14 +646,15 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     double nic = 0;
     size_t i;
     json_t *n;
-    int rdma = 0; /* with RDMA NICs, the Ethernet ports (management, 1 GbE) are not the fabric */
-    json_array_foreach(nics, i, n) {
-        const char *kind = json_string_value(json_object_get(n, "kind"));
-        rdma |= kind && strcmp(kind, "eth") != 0;
-    }
     /* the NICs with a port up; when none of them is (the fabric's ports all down), what
-     * they would move */
-    for (int want_up = 1; want_up >= 0 && nic == 0; want_up--)
+     * they would move. With RDMA NICs (up ones, in the first pass), the Ethernet ports
+     * (management, 1 GbE) are not the fabric. */
+    for (int want_up = 1; want_up >= 0 && nic == 0; want_up--) {
+        int rdma = 0;
+        json_array_foreach(nics, i, n) {
+            const char *kind = json_string_value(json_object_get(n, "kind"));
+            rdma |= kind && strcmp(kind, "eth") != 0 && (!want_up || cc_topo_nic_up(n));
+        }
         json_array_foreach(nics, i, n) {
             const char *kind = json_string_value(json_object_get(n, "kind"));
             double r = json_number_value(json_object_get(n, "rate_gbps"));
@@ -662,6 +663,7 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
             if (r > 0 && (nic == 0 || r < nic))
                 nic = r;
         }
+    }
     if (nic > 0)
         set(p, exp, "nic_GBps", json_real(nic / 8.0));
     double minbw = -1; /* the GPU with the least NVLink bandwidth: links up x per-link rate */

@@ -94,6 +94,12 @@ ok $? "nccl: one capture per size and placement (2 x 2), replayed after" "captur
 run "nccl: a stuck stream ends after --timeout" 3 \
     $MPI -x FAKEGPU_HANG=1 -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1 --timeout 1
 has "nccl: says the operations are still running" "operations still running after 1 s \(--timeout\).*communicator aborted"
+# a graph of 8 launches that never finishes: the wait has 8 x --timeout (8 s), and tells the
+# watchdog (1.5 x 1 + 5 = 6.5 s from the last sign of life) it is alive until then, so the
+# backend's own clean abort ends the run, not the watchdog
+run "nccl: a stuck graph ends after its launches' --timeout" 3 \
+    $MPI -x FAKEGPU_HANG_GRAPH=1 -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1 -G 8 --timeout 1
+has "nccl: the graph's deadline, not the watchdog" "operations still running after 8 s \(--timeout\).*communicator aborted"
 # an error NCCL reports asynchronously (a peer gone, a network error) is named, not waited on
 run "nccl: an asynchronous NCCL error ends the run" 3 \
     $MPI -x FAKEGPU_ASYNC_ERROR=1 -np 1 "$CCBENCH" bench --backend nccl -e 1K -n 2 -w 1

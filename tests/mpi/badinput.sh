@@ -10,7 +10,8 @@ expect() { # expect NP "needle" args... (VLIMIT=KB: under ulimit -v KB)
         # AddressSanitizer reserves terabytes of shadow memory, so ulimit -v would stop it
         # before main; there the allocator is told to fail as malloc does under the limit
         (if [ -n "${VLIMIT:-}" ] && [ -n "${ASAN_OPTIONS:-}" ]; then
-             ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1"; export ASAN_OPTIONS
+             ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1:max_allocation_size_mb=$((VLIMIT / 1024))"
+             export ASAN_OPTIONS
          elif [ -n "${VLIMIT:-}" ]; then ulimit -v "$VLIMIT"; fi
          exec timeout 120 "$CCBENCH" bench "$@") >"$tmp/out" 2>"$tmp/err"
     else
@@ -56,8 +57,9 @@ expect 0 "step bytes 64 apply only with step factor 1, not 4" -f 4 -i 64
 expect 0 "no size from 9 to 9 bytes is a multiple of 4 bytes (the size of one float32 element)" -b 9 -e 9
 expect 2 "multiple of 16 bytes (allgather splits the buffer over the ranks: 8-byte float64 elements x 2 ranks)" \
     --coll allgather -d float64 -b 9 -e 9
-# buffers that cannot be allocated: exit 2 before measuring, not a fault
-VLIMIT=4000000 expect 0 "cannot allocate the 1T buffers of -e 1T" -b 1T -e 1T -n 2
+# buffers that cannot be allocated: exit 2 before measuring, not a fault (8G of float64 is
+# 2^30 elements, within MPI's int count; 1T of float32 would be n/a by count, no buffer at all)
+VLIMIT=4000000 expect 0 "cannot allocate the 8G buffers of -e 8G" -d float64 -b 8G -e 8G -n 2
 # iteration limits
 expect 0 "-n 5 is more than --max-iters 2" -b 8 -e 16 -n 5 --max-iters 2
 expect 0 "--min-iters 50 is more than --max-iters 10" -b 8 -e 16 --min-iters 50 --max-iters 10

@@ -239,6 +239,6 @@ ip -n "$h3" link set eth0 down && ip -n "$h3" link set eth0 name docker0 &&
     ip -n "$h3" link set docker0 up && ip -n "$h3" addr replace "$(cl_ip 3)/24" dev docker0
 cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 8 -e 8 -n 2 -q --timeout 20 >"$tmp/out" 2>&1
 rc=$?
-[ "$rc" = 2 ] && grep -q "backend tcp on rank 3 ($h3): no interface with an IPv4 or IPv6 address matches --tcp-if '^docker,lo' (up: .*); loopback cannot reach the job's other hosts" "$tmp/out"
+[ "$rc" = 2 ] && grep -q "backend tcp on rank 3 ($h3): no interface with an IPv4 or IPv6 address matches --tcp-if '^docker,lo' (up and running: .*); loopback cannot reach the job's other hosts" "$tmp/out"
 ok $? "a host with no interface but one the default excludes: refused, named, exit $rc" "$(grep error "$tmp/out" | head -3)"
 tap_done

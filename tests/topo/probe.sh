@@ -224,11 +224,18 @@ ok $? "a --json path too long: exit 2, said so (no file under a cut name)" "rc=$
 "$CCBENCH" probe --no-gpu-libs -q --hwloc-xml "$T/nonexistent.xml" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot read hwloc XML '$T/nonexistent.xml': No such file or directory" "$T/bad.out"
 ok $? "a missing --hwloc-xml: exit 2 with the reason" "rc=$rc $(cat "$T/bad.out")"
-# with RDMA NICs present, a 1 GbE management port is not what a NIC is expected to move
-"$CCBENCH" probe --hwloc-xml "$S/dual-socket.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+# with RDMA NICs up, a 1 GbE management port is not what a NIC is expected to move; with
+# the RDMA port down (as the fixture has mlx5_3), the Ethernet port that is up is
+Y=$T/sysfs-roce-up
+cp -R "$S/sysfs" "$Y" && chmod -R u+w "$Y" && printf '4: ACTIVE\n' >"$Y/sys/class/infiniband/mlx5_3/ports/1/state"
+"$CCBENCH" probe --hwloc-xml "$S/dual-socket.xml" --sysfs-root "$Y" --no-gpu-libs -q \
     --json "$T/ds.json" >"$T/bad.out" 2>&1
 grep -q '"nic_GBps": 12.5' "$T/ds.json"
-ok $? "expected.nic_GBps from the RoCE NICs (12.5), not the management port" "$(grep nic_GBps "$T/ds.json")"
+ok $? "expected.nic_GBps from the RoCE NIC up (12.5), not the management port" "$(grep nic_GBps "$T/ds.json")"
+"$CCBENCH" probe --hwloc-xml "$S/dual-socket.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \
+    --json "$T/ds-down.json" >"$T/bad.out" 2>&1
+grep -q '"nic_GBps": 0.125' "$T/ds-down.json"
+ok $? "expected.nic_GBps with the RoCE port down: the Ethernet port up (0.125)" "$(grep nic_GBps "$T/ds-down.json")"
 # text from the machine is escaped in NCCL's XML (a vendor string with & " <)
 sed 's/value="GenuineIntel"/value="Intel \&amp; \&quot;Co\&lt;"/' "$S/dgx-like.xml" >"$T/esc.xml"
 "$CCBENCH" probe --hwloc-xml "$T/esc.xml" --sysfs-root "$S/sysfs" --no-gpu-libs -q \

@@ -14,7 +14,8 @@
  * FAKEGPU_BUS_BASE=N (the first GPU's PCI bus number, as if other GPUs were hidden),
  * FAKEGPU_BROKEN_KERNEL=1 (the copy kernel writes nothing), FAKEGPU_SHIFTED_KERNEL=1 (it
  * writes every 16 bytes one place late), FAKEGPU_OLD_DRIVER=1 (the first
- * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_ASYNC_ERROR=1 (below).
+ * runtime opened needs a newer driver), FAKEGPU_HANG=1, FAKEGPU_HANG_GRAPH=1 (a stream never
+ * finishes once a graph was launched on it), FAKEGPU_ASYNC_ERROR=1 (below).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ struct op {
 
 struct CUstream_st {
     int capturing;
+    int hung; /* FAKEGPU_HANG_GRAPH: a graph was launched on it */
     struct op *ops;
     size_t n, cap;
 };
@@ -207,7 +209,7 @@ EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
 {
     if (s && s->capturing)
         return cudaErrorStreamCaptureUnsupported;
-    return getenv("FAKEGPU_HANG") ? cudaErrorNotReady : cudaSuccess;
+    return getenv("FAKEGPU_HANG") || (s && s->hung) ? cudaErrorNotReady : cudaSuccess;
 }
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f)
 {
@@ -324,6 +326,8 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
         return cudaErrorInvalidValue;
     for (size_t i = 0; i < x->n; i++)
         do_op(s, x->ops[i].dst, x->ops[i].src, x->ops[i].bytes);
+    if (s && getenv("FAKEGPU_HANG_GRAPH"))
+        s->hung = 1;
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x)
