@@ -429,6 +429,13 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                       : 0.0;
     x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
 
+    /* Transformer Engine's fp8 copy of each linear weight and its transpose, kept across the
+     * micro-batches (2 bytes per linear parameter of the stage; not with ZeRO 3, whose
+     * gathered weights are let go) */
+    double cache_layer = x->hb->fp8_cache && m->prec == CC_PREC_FP8 && x->zero < 3
+                             ? 2.0 * cc_model_layer_matmul_params(&x->mr) / tp
+                             : 0.0;
+    double cache[3] = {cache_layer * x->Lf, cache_layer * x->Ll, cache_layer * x->Lm};
     struct { double p, act; } st[3] = {
         {x->p_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
                          work + (pp == 1 ? x->logits : 0.0)},
@@ -441,6 +448,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     for (int i = 0; i < nst; i++) {
         double w, g, o;
         cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
+        w += cache[i];
         double tot = w + g + o + st[i].act;
         if (tot > best) { /* ties: the first stage named */
             best = tot;

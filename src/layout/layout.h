@@ -50,6 +50,10 @@ struct cc_habits {
                               other chunks' compute and pp = 2 may interleave (Megatron-Core's
                               default, off with --no-overlap-p2p-communication); 0: every exchange
                               blocks and interleaving needs pp > 2 (Megatron-LM 2021) */
+    int fp8_cache;         /* 1: fp8 runs keep Transformer Engine's fp8 copy of each linear
+                              weight and of its transpose across the micro-batches of a step
+                              (Megatron-Core's default): 2 bytes per linear parameter of the
+                              stage, ZeRO 0-2; 0: not counted */
     int tp_overlap;        /* 1: the sequence-parallel all-gathers and reduce-scatters are
                               pipelined with the linear layers beside them (Transformer Engine
                               userbuffers, Megatron-Core --tp-comm-overlap); 0: not overlapped */

@@ -1383,6 +1383,39 @@ static void test_gqa_replicated(void)
        "tp=6 over 4 KV heads refused: %s", e.why);
 }
 
+/* --fp8-weight-cache: Transformer Engine's fp8 weight and transpose, 2 bytes per linear
+ * parameter of the stage, fp8 runs with ZeRO 0-2 only */
+static void test_fp8_cache(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e0, e1;
+    char err[256];
+    preset("llama2-70b", &m);
+    m.prec = CC_PREC_FP8;
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l = {8, 1, 8, 1, 1, 1, 1, 1, CC_RC_FULL};
+    cc_layout_eval(&m, &c, &hb, &l, &e0);
+    hb.fp8_cache = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    /* 80 layers x (2h^2 + 2h x 8 x 128 + 3h x 28672 = 855638016) / tp 8, 2 bytes each */
+    is_near(e1.mem_weights - e0.mem_weights, 2.0 * 80 * 855638016.0 / 8, 1e-3,
+            "fp8 weight cache: 2 bytes per linear parameter of the stage (17.1 GB at tp=8)");
+    is_near(e1.t_step, e0.t_step, 0, "... and no time");
+    l.zero = 3;
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    hb.fp8_cache = 0;
+    cc_layout_eval(&m, &c, &hb, &l, &e0);
+    is_near(e1.mem_weights, e0.mem_weights, 0, "fp8 weight cache: none with ZeRO 3");
+    m.prec = CC_PREC_BF16, l.zero = 1, hb.fp8_cache = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    hb.fp8_cache = 0;
+    cc_layout_eval(&m, &c, &hb, &l, &e0);
+    is_near(e1.mem_weights, e0.mem_weights, 0, "fp8 weight cache: none in a bf16 run");
+}
+
 /* Exact ties within one tp/pp/cp/dp go to the larger micro-batch (layout.h): on one GPU with
  * every GEMM at --efficiency and no per-micro-batch cost, the step time is the same for every
  * micro-batch dividing the batch. */
@@ -1422,6 +1455,7 @@ int main(void)
     test_comm_parts();
     test_llama3_meta();
     test_gqa_replicated();
+    test_fp8_cache();
     test_ties();
     test_embed_sync();
     test_search();
