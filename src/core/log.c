@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char cc_log_host[64];
+static char cc_log_host[72]; /* CC_HOST_MAX */
 static int cc_log_rank = -1;
 static int cc_log_quiet;
 static int cc_log_level_set;

@@ -2,6 +2,24 @@
 #include "report/report.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* A text field as RFC 4180 has it: quoted, with its quotes doubled, when it holds a comma, a
+ * quote or a line break (a host may be named anything). */
+static void csv_text(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
 
 struct csv_state {
     FILE *out;
@@ -35,7 +53,9 @@ static int csv_row(void *st, const struct cc_row *r)
                 m->max_us, ci, m->algbw, m->busbw);
         if (m->wrong >= 0)
             fprintf(c->out, "%lld", m->wrong);
-        fprintf(c->out, ",%d,%s,%.2f\n", m->slow_rank, r->slow_host ? r->slow_host : "", m->skew_pct);
+        fprintf(c->out, ",%d,", m->slow_rank);
+        csv_text(c->out, r->slow_host ? r->slow_host : "");
+        fprintf(c->out, ",%.2f\n", m->skew_pct);
     }
     return cc_report_flush(c->out);
 }

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,8 +74,10 @@ void cc_outfiles_abandon(struct cc_outfile *o, int n)
             fclose(o[i].f);
         else if (o[i].fd >= 0)
             close(o[i].fd);
-        if (o[i].created)
+        if (o[i].created == 1)
             unlink(o[i].path);
+        else if (o[i].created == 2) /* the link is the user's: only the file made through it */
+            unlink(o[i].made);
         o[i].f = NULL;
         o[i].fd = -1;
         o[i].created = 0;
@@ -128,7 +132,7 @@ cc_status cc_outfiles_open(struct cc_outfile *o, int n, char *err, size_t errlen
             o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CLOEXEC, 0);
         if (o[i].fd < 0 && errno == ENOENT) { /* a link to a file not there yet: create it */
             o[i].fd = cc_open_write(o[i].path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-            o[i].created = o[i].fd >= 0;
+            o[i].created = o[i].fd >= 0 && realpath(o[i].path, o[i].made) ? 2 : 0;
         }
         if (o[i].fd < 0 || fstat(o[i].fd, &st) != 0) {
             cc_errbuf(err, errlen, "cannot write %s file '%s': %s", o[i].opt, o[i].path,

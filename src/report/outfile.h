@@ -18,7 +18,9 @@ struct cc_outfile {
     const char *opt;  /* the option that named it, for messages ("--json") */
     const char *path; /* NULL: not requested (skipped by every function) */
     int fd;           /* open for writing, -1 when closed */
-    int created;      /* cc_outfiles_open created it (cc_outfiles_abandon removes it) */
+    int created;      /* cc_outfiles_open created it (cc_outfiles_abandon removes it): 1 at
+                         path, 2 through a link to a file not there yet, at made */
+    char made[4096];  /* created == 2: the file the link led to (the link itself stays) */
     FILE *f;          /* after cc_outfiles_commit: the stream to write (owns fd, unless
                          borrowed) */
     int borrowed;     /* f is the process's stdout or stderr (the file is theirs): written

@@ -2,12 +2,15 @@
 #include "rte/rte_mpi.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/text.h"
 
 struct rte_impl {
     MPI_Comm world, node;
@@ -85,9 +88,12 @@ cc_status cc_rte_init(struct cc_rte *r, int *argc, char ***argv)
     MPI_Comm_split_type(im->world, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &im->node);
     MPI_Comm_rank(im->node, &r->local_rank);
     MPI_Comm_size(im->node, &r->local_size);
-    if (gethostname(r->host, sizeof r->host) != 0)
+    struct utsname un; /* the nodename gethostname gives, whole at 64 characters */
+    if (uname(&un) == 0 && un.nodename[0])
+        snprintf(r->host, sizeof r->host, "%s", un.nodename);
+    else
         strcpy(r->host, "unknown");
-    r->host[sizeof r->host - 1] = 0;
+    cc_text_line(r->host); /* any bytes may be a nodename: one line of UTF-8 for every output */
 
     r->hosts = calloc((size_t)r->size, sizeof *r->hosts);
     r->node_of = calloc((size_t)r->size, sizeof *r->node_of);

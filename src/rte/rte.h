@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include "core/status.h"
 
-#define CC_HOST_MAX 64
+#define CC_HOST_MAX 72 /* a Linux nodename (64) and its NUL, rounded up */
 
 struct cc_rte {
     int rank, size;             /* in the world communicator */

@@ -9,7 +9,7 @@
 struct cc_probe {
     hwloc_topology_t t;
     char root[512];  /* sysfs root; "" none (an XML export without --sysfs-root) */
-    char host[64];
+    char host[72]; /* CC_HOST_MAX: a 64-character nodename whole */
     int no_gpu_libs;
     int real;        /* probing the running machine (not an XML file) */
     const char *fail; /* cc_probe_node: the first part of the node JSON that could not be built */

@@ -214,6 +214,15 @@ ln -s "$tmp/target.jsonl" "$tmp/link.jsonl"
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 -q --json "$tmp/link.jsonl" >"$tmp/out" 2>&1 &&
     grep -q '"type":"result"' "$tmp/target.jsonl"
 ok $? "--json through a link to a file not there yet writes it" "$(cat "$tmp/out")"
+# ... and a run that cannot start (the other output unwritable) removes the file it made
+# through the link, never the link
+ln -s "$tmp/target2.jsonl" "$tmp/link2.jsonl"
+$CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 -q --json "$tmp/link2.jsonl" \
+    --csv "$tmp/nodir/x.csv" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ -L "$tmp/link2.jsonl" ] && [ ! -e "$tmp/target2.jsonl" ]
+ok $? "a failed start keeps the link and removes the file made through it (exit $rc)" \
+    "$(ls -l "$tmp" | grep -E 'link2|target2'; cat "$tmp/out")"
 
 # op/type pairs that make no sense are skipped with one warning, the others measured
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 -d int8,float32 -o avg --json "$tmp/a.jsonl" -q >"$tmp/out" 2>&1

@@ -200,6 +200,21 @@ int main(void)
     is_int(nlines, 5, "csv: header + 4 measurements");
     ok(same, "csv: every line has %d fields", fields0);
     free(text);
+    /* a host named with a comma and a quote: the field quoted, its quote doubled */
+    {
+        struct cc_row odd = rows[0];
+        odd.slow_host = "rack,\"7\"";
+        f = tmpfile();
+        cc_sink_csv(&s, f, 0);
+        s.begin(s.state, hdr);
+        s.row(s.state, &odd);
+        text = slurp(f);
+        s.close(s.state);
+        fclose(f);
+        ok(text && strstr(text, ",\"rack,\"\"7\"\"\",") != NULL,
+           "csv: a host name with a comma and a quote is one quoted field");
+        free(text);
+    }
 
     /* text */
     f = tmpfile();
