@@ -97,16 +97,18 @@ cc_status cc_rte_init(struct cc_rte *r, int *argc, char ***argv)
 
     r->hosts = calloc((size_t)r->size, sizeof *r->hosts);
     r->node_of = calloc((size_t)r->size, sizeof *r->node_of);
-    if (!r->hosts || !r->node_of)
+    int *leaders = calloc((size_t)r->size, sizeof *leaders);
+    /* every rank leaves together when one could not allocate: none waits in a gather */
+    int ok = r->hosts && r->node_of && leaders, all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, im->world) != MPI_SUCCESS || !all) {
+        free(leaders);
         return CC_ENOMEM;
+    }
     MPI_Allgather(r->host, CC_HOST_MAX, MPI_CHAR, r->hosts, CC_HOST_MAX, MPI_CHAR, im->world);
     /* Node index = order of first appearance of the node's lowest rank. Ranks of one
      * shared-memory domain report the world rank of their local rank 0. */
     int leader = r->rank;
     MPI_Bcast(&leader, 1, MPI_INT, 0, im->node);
-    int *leaders = calloc((size_t)r->size, sizeof *leaders);
-    if (!leaders)
-        return CC_ENOMEM;
     MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, im->world);
     r->nnodes = 0;
     for (int i = 0; i < r->size; i++) {
