@@ -413,9 +413,13 @@ static int cmp_pt_x(const void *a, const void *b)
 /* t = alpha + x/bw from the points of one group (reordered), robust to one glitched
  * measurement and to the protocol steps of the middle sizes (NCCL's LL and LL128):
  * - one time per distinct size, the median of its runs;
- * - the bandwidth from the median slope between consecutive sizes over the upper third of
- *   the sweep (at least its three largest steps), where the bytes set the time;
- * - the latency from the median of t - x/bw over the lower third of the sizes, at least 0.
+ * - the bandwidth from the median slope between pairs of sizes in the upper third of the
+ *   sweep (at least its four largest sizes) or within 8x of the largest, where the bytes set
+ *   the time (Theil-Sen): the pairs at least 1.5x apart where there are any, so that a linear
+ *   sweep of close sizes (nccl-tests -i) is not read from the noise between neighbours;
+ * - the latency from the median of t - x/bw over the lower third of the sizes, at least 0;
+ *   NAN (not measured: cc_comm_time takes the table's) when the sweep spans less than 64x,
+ *   where the bandwidth's error outweighs the latency at its smallest size.
  * Returns 0, or 1 with the reason in `why` when the points give no bandwidth: one size only,
  * times that do not grow with the size, or a sweep whose largest size still spends more
  * time in latency than in moving its bytes. */
@@ -438,7 +442,7 @@ static int fit_points(struct pt *p, int np, struct cc_fit *f, char *why, size_t 
         i = j;
     }
     int rc = 1;
-    double *d = malloc((size_t)(k > 1 ? k : 1) * sizeof *d);
+    double *d = malloc((size_t)(k > 1 ? (size_t)k * (size_t)k : 1) * sizeof *d);
     if (!d) {
         snprintf(why, whylen, "out of memory");
         goto out;
@@ -449,11 +453,17 @@ static int fit_points(struct pt *p, int np, struct cc_fit *f, char *why, size_t 
         goto out;
     }
     int ns = k - 1, use = ns / 3 > 3 ? ns / 3 : (ns < 3 ? ns : 3);
-    for (int i = 0; i < use; i++) {
-        int a = ns - use + i;
-        d[i] = (t[a + 1] - t[a]) / (x[a + 1] - x[a]);
-    }
-    double slope = median(d, use);
+    /* the sizes the bytes rule: the upper use+1, and any within 8x of the largest */
+    int lo = ns - use;
+    while (lo > 0 && x[lo - 1] * 8.0 >= x[ns])
+        lo--;
+    int nd = 0; /* slopes between those sizes: the pairs 1.5x apart, else all */
+    for (int wide = 1; wide >= 0 && nd == 0; wide--)
+        for (int i = lo; i <= ns; i++)
+            for (int j = i + 1; j <= ns; j++)
+                if (!wide || x[j] >= 1.5 * x[i])
+                    d[nd++] = (t[j] - t[i]) / (x[j] - x[i]);
+    double slope = median(d, nd);
     if (!(slope > 0)) {
         snprintf(why, whylen, "the times do not grow with the size up to %g bus bytes", x[k - 1]);
         goto out;
@@ -468,7 +478,7 @@ static int fit_points(struct pt *p, int np, struct cc_fit *f, char *why, size_t 
                  alpha * 1e6);
         goto out;
     }
-    f->alpha_s = alpha;
+    f->alpha_s = x[k - 1] >= 64.0 * x[0] ? alpha : NAN;
     f->busbw_Bps = 1.0 / slope;
     f->points = np;
     f->sizes = k;
@@ -937,6 +947,14 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     double pat = INFINITY; /* PAT's latency, when it may run */
     if (f) {
         alpha = f->alpha_s;
+        if (isnan(alpha)) /* the sweep could not tell it: the table's, for the group measured */
+            alpha = ring ? cc_ring_latency(c, f->nranks, f->per_node)
+                    : scope == CC_SCOPE_INTRA ? c->lat_intra_s
+                    : c->lat_inter_s + (f->per_node < f->nranks
+                                            ? fmax(0.0, cc_tree_latency(c, f->nranks, f->per_node) -
+                                                            cc_tree_latency(c, 2 * f->per_node,
+                                                                            f->per_node))
+                                            : 0.0);
         if (ring) { /* what the ring (or PAT) adds beyond the group measured */
             double lat_f = cc_ring_latency(c, f->nranks, f->per_node);
             pat = alpha + fmax(0.0, cc_pat_latency(n, per_node) - lat_f);

@@ -82,12 +82,15 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
                 char pn[32] = "";
                 if (sc == CC_SCOPE_INTER)
                     snprintf(pn, sizeof pn, ", %d per node", f->per_node);
-                char bw[32];
-                fprintf(out, "#         fit %s, %d ranks %s%s: %.1f us + bus bytes / %s GB/s "
+                char bw[32], lat[64];
+                if (isnan(f->alpha_s))
+                    snprintf(lat, sizeof lat, "latency not measured (sizes within 64x: the table's)");
+                else
+                    snprintf(lat, sizeof lat, "%.1f us", f->alpha_s * 1e6);
+                fprintf(out, "#         fit %s, %d ranks %s%s: %s + bus bytes / %s GB/s "
                              "(%d sizes, '%s')\n", cc_coll_get((enum cc_coll_id)k)->name,
                         f->nranks, sc == CC_SCOPE_INTRA ? "within a node" : "across nodes", pn,
-                        f->alpha_s * 1e6, cc_gbps_text(f->busbw_Bps, bw, sizeof bw), f->sizes,
-                        f->from);
+                        lat, cc_gbps_text(f->busbw_Bps, bw, sizeof bw), f->sizes, f->from);
             }
     /* with measurements, say where each rate the estimates use comes from */
     struct stand_in si[8];

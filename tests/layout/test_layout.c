@@ -306,6 +306,26 @@ static void test_group_per_node(void)
         is_int(cc_group_per_node(&c, g[i].n, g[i].stride), g[i].want, "%s", g[i].what);
 }
 
+/* A linear sweep (nccl-tests -i 8M) of 128M to 256M, 17 sizes, each time off by up to 2%
+ * (a fixed pseudo-random pattern): 12 us + bus bytes / 200 GB/s */
+static int linear_file(char *tmp)
+{
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    fprintf(f, "{\"type\": \"header\", \"nranks\": 16, \"nnodes\": 2, \"backend\": \"nccl\"}\n");
+    unsigned s = 12345;
+    for (double b = 128 << 20; b <= 256 << 20; b += 8 << 20) {
+        s = s * 1103515245u + 12345u;
+        double noise = ((double)(s >> 16 & 0x7fff) / 0x7fff * 2 - 1) * 0.02;
+        fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", \"nranks\": 16, "
+                   "\"bytes\": %.0f, \"time_us\": %.6f}\n",
+                b, (12 + b * 30 / 16 / 200e9 * 1e6) * (1 + noise));
+    }
+    return fclose(f);
+}
+
 static void test_fit_robust(void)
 {
     struct cc_cluster c;
@@ -333,6 +353,28 @@ static void test_fit_robust(void)
         is_int(f->sizes, 25, "%s: 25 sizes", ok_cases[k].what);
         unlink(tmp);
     }
+
+    /* a linear sweep of close sizes: the bandwidth from pairs far apart, not from the noise
+     * between neighbours; the latency, which sizes within 2x cannot tell, the table's */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    if (linear_file(tmp) != 0) {
+        ok(0, "cannot write a results file in /tmp");
+        return;
+    }
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "linear sweep: read");
+    {
+        const struct cc_fit *f = &c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0];
+        REL(f->busbw_Bps, 200e9, 0.05, "linear sweep with 2%% noise: busbw within 5%% of 200 GB/s (%.1f)",
+            f->busbw_Bps / 1e9);
+        ok(isnan(f->alpha_s), "linear sweep within 2x: latency not measured (%g)", f->alpha_s);
+        struct cc_cluster t;
+        cc_cluster_quick(&t, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e3) - 1e3 * 30 / 16 / f->busbw_Bps,
+            cc_comm_time(&t, CC_ALLREDUCE, 16, 8, 1e3) - 1e3 * 30 / 16 / t.inter_node_Bps, 1e-9,
+            "... so a small message pays the table's latency");
+    }
+    unlink(tmp);
 
     /* a sweep that never leaves the latency regime gives no bandwidth: not fitted */
     cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
