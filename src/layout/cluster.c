@@ -773,6 +773,17 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     struct pt *pts = v.p;
     int dropped = 0, dup = 0;
     size_t plen = strlen(path);
+    /* a node here is an NVLink domain: where it spans hosts (--gpus-per-host), a group over
+     * several hosts that fit in one domain ran inside it (a rack's trays), not across nodes */
+    int gph = c->gpus_per_host, gpn = c->gpus_per_node;
+    for (int i = 0; i < v.n; i++)
+        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn && pts[i].n <= gpn) {
+            int hosts = (pts[i].n + pts[i].per_node - 1) / pts[i].per_node;
+            if ((long long)hosts * gph <= gpn) {
+                pts[i].scope = CC_SCOPE_INTRA;
+                pts[i].per_node = pts[i].n;
+            }
+        }
     for (int i = 0; i < v.n; i++)
         pts[i].order = i;
     qsort(pts, (size_t)v.n, sizeof *pts, cmp_pt_group);

@@ -154,6 +154,12 @@ grep -q "fitted from '.*nccl-tests-inter.txt' (nccl-tests); fitted from '.*all_g
 ok $? "rates say they come from the nccl-tests logs"
 grep -q "not used: 1 nccl-tests run(s) reporting wrong elements" "$out/nterr"
 ok $? "a row with wrong elements is named and left out"
+# a node that is an NVLink domain over several hosts (--gpus-per-host): the log's 2 hosts of
+# 8 fit in one 72-GPU domain, so its fit is within a node, not across nodes
+"$CCBENCH" layout -m llama3-70b --gpus 144 --gpus-per-node 72 --gpus-per-host 8 --gpu-model b200 \
+    --global-batch 576 --results "$T/nccl-tests-inter.txt" >"$out/nvl" 2>&1
+grep -q "fit allreduce, 16 ranks within a node:" "$out/nvl" && ! grep -q "fit allreduce, 16 ranks across" "$out/nvl"
+ok $? "--gpus-per-host: 2 hosts of one NVLink domain are within a node" "$(grep fit "$out/nvl")"
 grep -v "^#  Rank" "$T/all_gather_perf-8gpu.txt" >"$out/nameless.txt"
 sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt" >"$out/run7.txt"
 refuse "nccl-tests log that names no test" "run7.txt': line 16: cannot tell which collective this nccl-tests log measured" -m llama2-7b --gpus 8 --results "$out/run7.txt"
