@@ -308,8 +308,16 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         act = json_string_value(json_object_get(root, "activation_function"));
     long long layers, hidden, heads, kv, ffn, vocab, opos = 0, pos, moe, hd, exp;
     cc_status st;
-    if ((st = hf_int(root, k_moe, &moe, path, err, errlen)) != CC_OK)
-        return st;
+    /* "num_experts": 0 (a dense model's config that names the key) is no mixture */
+    moe = 0;
+    for (int i = 0; k_moe[i] && !moe; i++) {
+        json_t *x = json_object_get(root, k_moe[i]);
+        if (json_is_integer(x) && json_integer_value(x) == 0)
+            continue;
+        const char *one[2] = {k_moe[i], NULL};
+        if ((st = hf_int(root, one, &moe, path, err, errlen)) != CC_OK)
+            return st;
+    }
     json_t *ffc = json_object_get(root, "ffn_config"); /* DBRX keeps its experts there */
     if (!moe && json_is_object(ffc) && (st = hf_int(ffc, k_moe, &moe, path, err, errlen)) != CC_OK)
         return st;
@@ -318,6 +326,16 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                   "expert parallelism is not modelled", path, moe);
         return CC_EINVAL;
     }
+    /* state-space (Mamba) layers, alone or beside attention: not a transformer's cost */
+    static const char *const hybrid[] = {"hybrid_override_pattern", "layers_block_type",
+                                         "ssm_state_size", "mamba_d_state", "mamba_n_heads",
+                                         "state_size", "attn_layer_indices", NULL};
+    for (int i = 0; hybrid[i]; i++)
+        if (json_object_get(root, hybrid[i])) {
+            cc_errbuf(err, errlen, "model spec '%s': a state-space (Mamba) or hybrid config "
+                      "(\"%s\"); only transformer layers are modelled", path, hybrid[i]);
+            return CC_EINVAL;
+        }
     if ((st = hf_int(root, k_layers, &layers, path, err, errlen)) ||
         (st = hf_int(root, k_hidden, &hidden, path, err, errlen)) ||
         (st = hf_int(root, k_heads, &heads, path, err, errlen)) ||
@@ -329,8 +347,10 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         (st = hf_int(root, k_exp, &exp, path, err, errlen)))
         return st;
     json_t *rs = json_object_get(root, "rope_scaling");
+    json_t *rp = json_object_get(root, "rope_parameters"); /* transformers v5 keeps both there */
     if ((st = hf_int(root, k_opos, &opos, path, err, errlen)) ||
-        (!opos && json_is_object(rs) && (st = hf_int(rs, k_opos, &opos, path, err, errlen))))
+        (!opos && json_is_object(rs) && (st = hf_int(rs, k_opos, &opos, path, err, errlen))) ||
+        (!opos && json_is_object(rp) && (st = hf_int(rp, k_opos, &opos, path, err, errlen))))
         return st;
     const struct { const char *what; long long v; } need[] = {
         {"num_hidden_layers (or n_layer, n_layers, num_layers)", layers},
@@ -388,11 +408,15 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
+    m->qkv_bias = type && strcmp(type, "qwen2") == 0; /* Qwen2 and 2.5 always bias Q, K, V */
     static const char *const hf_dropout[] = {"attention_dropout", "hidden_dropout",
                                              "resid_pdrop", "attn_pdrop", "hidden_dropout_prob",
                                              "attention_probs_dropout_prob", NULL};
     if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK ||
         (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK ||
+        (json_is_object(json_object_get(root, "rope_parameters")) && m->rope_base == 0 &&
+         (st = get_rope(json_object_get(root, "rope_parameters"), "rope_theta", &m->rope_base,
+                        path, err, errlen)) != CC_OK) ||
         (st = get_dropout(root, hf_dropout, &m->dropout, path, err, errlen)) != CC_OK)
         return st;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));

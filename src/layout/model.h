@@ -47,6 +47,9 @@ struct cc_model {
                              usual 10000. Costs nothing; the launch arguments carry it */
     int dropout;          /* 0: as the MLP implies (gelu: Megatron-LM's 0.1; swiglu: none, as
                              Llama trains); 1: dropout; -1: none (cc_model_dropout) */
+    int qkv_bias;         /* 1: the QKV projection has a bias (Qwen2, Qwen2.5), in a swiglu model
+                             otherwise without biases (Megatron-LM --add-qkv-bias); last, so
+                             that the presets' positional initialisers leave it 0 */
 };
 
 /* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */

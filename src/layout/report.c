@@ -408,7 +408,7 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
-            "--disable-bias-linear");
+            "--disable-bias-linear%s", m->qkv_bias ? " --add-qkv-bias" : "");
     if (!cc_model_dropout(m)) /* Megatron-LM's default is 0.1 */
         PUT(" --attention-dropout 0.0 --hidden-dropout 0.0");
     if (m->mlp == CC_MLP_SWIGLU && m->rope_base > 0 && m->rope_base != 10000)

@@ -395,6 +395,18 @@ ok $? "a preset with its layers changed is named as changed, the file and key sa
 "$CCBENCH" layout -m "$T/hf-llama2-7b.json" -g 8 -k 1 >"$out/rb2" 2>&1
 grep -q -- "--hidden-dropout 0.0 --rotary-base 500000 " "$out/rb1" && ! grep -q -- "--rotary-base" "$out/rb2"
 ok $? "Hugging Face rope_theta 500000 becomes --rotary-base; Llama 2's default base is left out"
+# transformers v5 keeps the rotary base and the trained window in rope_parameters; a dense
+# config may name "num_experts": 0
+printf '{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072, "num_experts": 0, "rope_parameters": {"rope_theta": 500000.0, "rope_type": "llama3", "original_max_position_embeddings": 8192}}\n' >"$out/hf5.json"
+"$CCBENCH" layout -m "$out/hf5.json" -g 8 -k 1 >"$out/hf5" 2>&1
+grep -q "^# model .* s=8192," "$out/hf5" && grep -q -- "--rotary-base 500000 " "$out/hf5"
+ok $? "transformers v5 rope_parameters: base 500000 and the 8192-token window read" "$(head -2 "$out/hf5")"
+printf '{"model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944, "vocab_size": 152064, "max_position_embeddings": 32768, "rope_theta": 1000000.0}\n' >"$out/q2.json"
+"$CCBENCH" layout -m "$out/q2.json" -g 8 -k 1 >"$out/q2" 2>&1
+grep -q -- "--disable-bias-linear --add-qkv-bias " "$out/q2"
+ok $? "Qwen2: the QKV bias it always has is in the Megatron-LM arguments" "$(grep -o -- '--swiglu.*--num-query' "$out/q2" | head -1)"
+printf '{"model_type": "nemotron_h", "num_hidden_layers": 52, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 131072, "intermediate_size": 21504, "hybrid_override_pattern": "M-M-M*-"}\n' >"$out/nh.json"
+refuse "a hybrid Mamba config" "a state-space (Mamba) or hybrid config (\"hybrid_override_pattern\")" -m "$out/nh.json" -g 8
 printf '{"preset": "llama3-8b", "rope_theta": "big"}\n' >"$out/rbad.json"
 refuse "rope_theta not a number" '"rope_theta" must be a number from 1 to 1e12' -m "$out/rbad.json" -g 8
 "$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 \
