@@ -333,6 +333,10 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     int inter_from_table = inter <= 0 && c->nodes > 1 && c->inter_node_Bps > 0;
     if (inter > 0)
         c->inter_node_Bps = inter * 1e9;
+    else if (inter_from_table && g && g->nic_gpus > 0 && gpn != g->nic_gpus)
+        /* the table's rate is for nodes of nic_gpus GPUs with a NIC each: as the quick form,
+         * as many NICs as this file's nodes have GPUs */
+        c->inter_node_Bps *= (double)gpn / g->nic_gpus;
     if (c->nodes > 1 && c->inter_node_Bps <= 0) {
         cc_errbuf(err, errlen, "topology '%s': %d nodes but no inter-node rate (fabric."
                   "inter_allreduce_busbw_GBps or nics_per_node and rate_gbps_per_nic)", path,

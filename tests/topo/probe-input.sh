@@ -29,8 +29,8 @@ probe "$T/u8.xml" u8; summary u8
 [ $rc -eq 0 ] && grep -q '^  GPUs: 4$' "$T/u8.sum" && grep -q "GPU0 0000:03:00.0 $a94," "$T/u8.sum"
 ok $? "a GPU model cut at its last whole character: 4 GPUs, exit 0" "rc=$rc $(cat "$T/u8.out" "$T/u8.sum" | head -12)"
 
-# a host name of 64 bytes ending in a 2-byte character
-h62=$(printf 'h%.0s' $(seq 1 62))
+# a host name of 72 bytes ending in a 2-byte character (the buffer holds 71 and a NUL)
+h62=$(printf 'h%.0s' $(seq 1 70))
 sed "s/value=\"dgx-like\"/value=\"${h62}é\"/" "$S/dgx-like.xml" >"$T/host.xml"
 probe "$T/host.xml" host
 [ $rc -eq 0 ] && grep -q "\"hostname\": \"$h62\"" "$T/host.json"
