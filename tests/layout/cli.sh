@@ -154,6 +154,14 @@ grep -q "fitted from '.*nccl-tests-inter.txt' (nccl-tests); fitted from '.*all_g
 ok $? "rates say they come from the nccl-tests logs"
 grep -q "not used: 1 nccl-tests run(s) reporting wrong elements" "$out/nterr"
 ok $? "a row with wrong elements is named and left out"
+# a topology of 2 nodes of 4 A100 with an InfiniBand fabric of unknown rate: the table's rate
+# across nodes (185 GB/s for nodes of 8, a NIC per GPU) for nodes of 4 is half
+g='{"index": 0, "model": "NVIDIA A100-SXM4-80GB", "memory_bytes": 85899345920}'
+printf '{"schema": "ccbench.topology.v1", "name": "t4", "nodes": [{"hostname": "n", "count": 2, "gpus": [%s, %s, %s, %s]}], "fabric": {"kind": "infiniband"}}\n' \
+    "$g" "$g" "$g" "$g" >"$out/t4.json"
+"$CCBENCH" layout -m llama2-7b --topology "$out/t4.json" >"$out/t4" 2>&1
+grep -q "across nodes 92 GB/s per node" "$out/t4"
+ok $? "topology of 4-GPU nodes: the table's rate across nodes scaled to 4 NICs" "$(grep rates "$out/t4")"
 # a node that is an NVLink domain over several hosts (--gpus-per-host): the log's 2 hosts of
 # 8 fit in one 72-GPU domain, so its fit is within a node, not across nodes
 "$CCBENCH" layout -m llama3-70b --gpus 144 --gpus-per-node 72 --gpus-per-host 8 --gpu-model b200 \
