@@ -261,9 +261,13 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
             g = &other;
         if ((st = cc_cluster_quick(c, cfg->gpus, cfg->gpn, g, err, errlen)) != CC_OK)
             return st;
-        if (cfg->gph > 0 && cfg->gph < cfg->gpn && cfg->gpn % cfg->gph) {
-            cc_errbuf(err, errlen, "--gpus-per-host %d does not divide --gpus-per-node %d",
-                      cfg->gph, cfg->gpn);
+        /* against the node as planned: a cluster smaller than --gpus-per-node is one node of
+         * --gpus GPUs */
+        int gpn = c->gpus_per_node;
+        if (cfg->gph > 0 && cfg->gph < gpn && gpn % cfg->gph) {
+            cc_errbuf(err, errlen, "--gpus-per-host %d does not divide the %d GPUs per node%s",
+                      cfg->gph, gpn, gpn < cfg->gpn ? " (--gpus is smaller than --gpus-per-node)"
+                                                    : "");
             return CC_EUSAGE;
         }
         c->gpus_per_host = cfg->gph;

@@ -526,8 +526,9 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
 
     while (getline(&line, &cap, f) > 0) {
         lineno++;
-        if (line[0] == '\n' || line[0] == '#')
-            continue;
+        size_t sp = strspn(line, " \t\r\n");
+        if (!line[sp] || line[sp] == '#')
+            continue; /* blank (CRLF too) or a comment */
         json_error_t je;
         json_t *o = json_loads(line, 0, &je);
         if (!json_is_object(o)) {

@@ -222,6 +222,11 @@ refuse "rows without their column header" "without result rows (lines that look 
 # ccbench results whose check failed are not fitted
 sed -e '/"type": "result"/s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong.jsonl"
 refuse "bench results all with wrong elements" "every measured one reported wrong elements" -m llama2-7b --gpus 8 --results "$out/wrong.jsonl"
+# a file saved with CRLF line ends and blank lines between the results
+sed -e 's/$/\r/' -e 'a\
+\r' "$T/bench-intra.jsonl" >"$out/crlf.jsonl"
+"$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/crlf.jsonl" >"$out/crlf" 2>&1
+ok $? "JSON Lines with CRLF and blank CRLF lines read" "$(head -3 "$out/crlf")"
 sed -e '3s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong1.jsonl"
 "$CCBENCH" layout -m llama2-7b --gpus 8 --results "$out/wrong1.jsonl" >/dev/null 2>"$out/e36"; rc=$?
 [ $rc -eq 0 ] && grep -q "not used: 1 measurement(s) reporting wrong elements" "$out/e36"
@@ -745,7 +750,9 @@ grep -q "^torchrun (run on each of the 288 hosts):" "$out/nvl" && grep -q "torch
 ok $? "NVL72: 16 nodes of 72, 288 hosts of 4 in the torchrun line, 9 x the table's 370 GB/s" "$(grep -E 'rates|torchrun' "$out/nvl" | cut -c1-160)"
 "$CCBENCH" layout -m llama3-8b -g 16 --gpu-model h100-sxm --gpus-per-node 4 -k 1 >"$out/gpn4" 2>&1
 grep -q "across nodes 185 GB/s per node" "$out/gpn4"; ok $? "4-GPU nodes: half the table's rate across nodes" "$(grep rates "$out/gpn4")"
-refuse "--gpus-per-host not dividing the node" "--gpus-per-host 5 does not divide --gpus-per-node 72" -m llama3-8b -g 144 --gpus-per-node 72 --gpus-per-host 5
+refuse "--gpus-per-host not dividing the node" "--gpus-per-host 5 does not divide the 72 GPUs per node" -m llama3-8b -g 144 --gpus-per-node 72 --gpus-per-host 5
+refuse "--gpus-per-host not dividing a cluster smaller than a node" "--gpus-per-host 4 does not divide the 6 GPUs per node (--gpus is smaller than --gpus-per-node)" \
+    -m llama3-8b -g 6 --gpus-per-node 72 --gpus-per-host 4 --gpu-model b200 --global-batch 1020
 # the launch lines say what was costed: Megatron's DDP buckets at --bucket (in parameters),
 # no dropout for Llama, and notes for what a framework does differently
 "$CCBENCH" layout -m llama3-70b -g 64 -x tp=4,pp=4,dp=4,mb=1,v=5,zero=1,rc=full >"$out/bk" 2>&1
