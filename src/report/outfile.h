@@ -20,12 +20,13 @@ struct cc_outfile {
     int fd;           /* open for writing, -1 when closed */
     int created;      /* cc_outfiles_open created it (cc_outfiles_abandon removes it): 1 at
                          path, 2 through a link to a file not there yet, at made */
-    char made[4096];  /* created == 2: the file the link led to (the link itself stays) */
     FILE *f;          /* after cc_outfiles_commit: the stream to write (owns fd, unless
                          borrowed) */
     int borrowed;     /* f is the process's stdout or stderr (the file is theirs): written
                          through that stream, never truncated or closed */
     unsigned long long dev, ino; /* identity of the open file */
+    char made[4096];  /* created == 2: the file the link led to (the link itself stays); last,
+                         so that positional initialisers of the fields above stay valid */
 };
 
 /* Open every requested file for writing without truncating it. CC_EUSAGE with a message
