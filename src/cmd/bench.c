@@ -1008,8 +1008,14 @@ int cc_cmd_bench(int argc, char **argv)
             }
         }
         long long wrong = 0;
-        for (int i = 0; i < CC_SUMMARY_SLOTS; i++)
+        int measured = 0;
+        for (int i = 0; i < CC_SUMMARY_SLOTS; i++) {
             wrong += run.sums[i].wrong > 0 ? run.sums[i].wrong : 0;
+            measured += run.sums[i].rows;
+        }
+        if (st == CC_OK && !measured) /* rows of n/a only: say so, not a silent success */
+            cc_warn("nothing was measured: every size was n/a for this backend (--json FILE "
+                    "records each reason)");
         if (st == CC_EWRONG)
             cc_err("wrong results detected (see the #wrong column)");
         else if (st != CC_OK && st != CC_EIO)

@@ -224,6 +224,14 @@ rc=$?
 ok $? "a failed start keeps the link and removes the file made through it (exit $rc)" \
     "$(ls -l "$tmp" | grep -E 'link2|target2'; cat "$tmp/out")"
 
+# sizes beyond MPI's int count (1T of float32: 2^38 elements) are n/a, with the reason, no
+# buffer allocated for them; a run that measured nothing says so
+$CC_MPIRUN -np 1 "$CCBENCH" bench --coll allreduce -b 1T -e 1T -n 2 -q --json "$tmp/na.jsonl" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '"bytes":1099511627776,.*"na":"more elements per call than the backend.s count type holds"' "$tmp/na.jsonl" &&
+    grep -q "warning: nothing was measured: every size was n/a" "$tmp/out"
+ok $? "-e 1T on MPI: n/a by the int count, said, exit 0" "$(cat "$tmp/out"; cut -c1-200 "$tmp/na.jsonl")"
+
 # op/type pairs that make no sense are skipped with one warning, the others measured
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 -d int8,float32 -o avg --json "$tmp/a.jsonl" -q >"$tmp/out" 2>&1
 rc=$?
