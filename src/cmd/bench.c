@@ -233,6 +233,19 @@ static void on_watchdog(void)
     write_summary(2, msg, sizeof msg - 1);
 }
 
+/* Rank 0, from the output files' creation to the run's own handlers (the backend's start-up
+ * may wait up to --timeout): ^C or SIGTERM removes the files this run created, as a start
+ * that fails does, and ends the process. unlink and _exit are async-signal-safe. */
+static const char *volatile early_unlink[2];
+
+static void on_signal_early(int sig)
+{
+    for (int i = 0; i < 2; i++)
+        if (early_unlink[i])
+            unlink(early_unlink[i]);
+    _exit(128 + sig);
+}
+
 /* Ranks other than 0: a launcher that ends the job sends SIGTERM to every rank, then SIGKILL
  * to all of them as soon as one is gone (Open MPI's mpirun does). Dying at once would often
  * take rank 0 down before it wrote its summary; leave it a moment. */
@@ -905,6 +918,18 @@ int cc_cmd_bench(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    if (rte.rank == 0) {
+        for (int i = 0; i < OUT_COUNT && i < 2; i++)
+            early_unlink[i] = outs[i].created == 1   ? outs[i].path
+                              : outs[i].created == 2 ? outs[i].made
+                                                     : NULL;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal_early;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
 
     /* backend: every rank must agree that it started */
     struct cc_backend_conf bconf = {
@@ -955,6 +980,7 @@ int cc_cmd_bench(int argc, char **argv)
                         stdout_on_terminal());
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
+        early_unlink[0] = early_unlink[1] = NULL; /* the run's own handlers from here */
         sig_main_tid = (pid_t)syscall(SYS_gettid);
         sa.sa_handler = on_signal;
         sa.sa_flags = SA_RESTART; /* a handler that returns (a signal left pending while the

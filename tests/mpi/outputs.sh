@@ -138,6 +138,22 @@ ok $? "lost rank: exit $rc, JSON keeps $n measurements and says stopped \"termin
 grep -q '# stopped by SIGTERM' "$tmp/kout" && ! grep -q '^# interrupted' "$tmp/kout"
 ok $? "lost rank: rank 0 does not call it an interruption" "$(grep '^#' "$tmp/kout" | tail -3)"
 
+# ^C while the backend starts (rank 1 stops itself in tcp's start-up, rank 0 waits for it):
+# the output file this run created is removed, as when a start fails
+timeout 60 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 8 -n 2 -q --timeout 30 \
+    --debug-stop-startup 1 --json "$tmp/early.jsonl" >"$tmp/early.out" 2>&1 &
+pid=$!
+n=0
+until [ -e "$tmp/early.jsonl" ] && r0=$(rank_pid 0 "$tmp/early.jsonl") || [ $n -ge 100 ]; do
+    sleep 0.2; n=$((n + 1))
+done
+sleep 1 # rank 0 is past the files' agreement, waiting for rank 1
+[ -n "${r0:-}" ] && kill -INT "$r0"
+wait $pid; rc=$?
+victim=$(rank_pid 1 "$tmp/early.jsonl") && kill -KILL "$victim" 2>/dev/null
+[ -n "${r0:-}" ] && [ ! -e "$tmp/early.jsonl" ]
+ok $? "^C during the backend's start-up: the new output file removed (exit $rc)" "$(cat "$tmp/early.out" | head -5)"
+
 # a runtime fault (a peer that hangs: the tcp backend's deadline) is an error, not an interrupt
 timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 8 -e 1K -n 20 -w 1 --timeout 2 \
     --iter-barrier 0 --debug-stop 1 --json "$tmp/e.jsonl" >"$tmp/eout" 2>&1
