@@ -540,6 +540,18 @@ void cc_watchdog_stop(void)
 
 /* Ops to run for a collective and type: the selected valid ones, or one (sum) when the
  * collective takes no op. */
+/* Does one call of `bytes` pass more elements than the backend's count type holds (MPI's
+ * int)? Such a size is n/a, and no buffer is allocated for it. */
+static int over_call_count(const struct cc_bench_params *p, const struct cc_coll *coll,
+                           enum cc_dtype t, size_t bytes)
+{
+    size_t limit = p->backend->max_call_count, sc, rc;
+    if (!limit)
+        return 0;
+    cc_coll_counts(coll, bytes, t, p->rte->size, &sc, &rc);
+    return cc_coll_call_count(coll->id, sc, rc, p->rte->size) > limit;
+}
+
 static unsigned ops_for(const struct cc_bench_params *p, const struct cc_coll *coll, enum cc_dtype t)
 {
     if (!(coll->flags & CC_COLL_HAS_OP))
@@ -1095,8 +1107,7 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
             m->na_reason = "no in-place variant";
             continue;
         }
-        if (be->max_call_count &&
-            cc_coll_call_count(coll->id, cx.sendcount, cx.recvcount, r->size) > be->max_call_count) {
+        if (over_call_count(p, coll, t, bytes)) {
             m->na_reason = "more elements per call than the backend's count type holds";
             continue;
         }
@@ -1224,16 +1235,12 @@ cc_status cc_bench_run(const struct cc_bench_params *p)
                 continue;
             CC_TRY(sizes_for(p, coll, (enum cc_dtype)t, &sizes, &n));
             total += (int)n * __builtin_popcount(ops);
-            for (size_t k = n; k-- > 0;) { /* the largest size measured (not n/a by count) */
-                size_t sc, rc;
-                cc_coll_counts(coll, sizes[k], (enum cc_dtype)t, p->rte->size, &sc, &rc);
-                if (be->max_call_count &&
-                    cc_coll_call_count(coll->id, sc, rc, p->rte->size) > be->max_call_count)
-                    continue;
-                if (sizes[k] > maxb)
-                    maxb = sizes[k];
-                break;
-            }
+            for (size_t k = n; k-- > 0;) /* the largest size measured (not n/a by count) */
+                if (!over_call_count(p, coll, (enum cc_dtype)t, sizes[k])) {
+                    if (sizes[k] > maxb)
+                        maxb = sizes[k];
+                    break;
+                }
             free(sizes);
             sizes = NULL;
         }

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "topo/sysfs.h"
+
 const struct hwloc_pcidev_attr_s *cc_hw_pci(hwloc_obj_t o)
 {
     if (o->type == HWLOC_OBJ_PCI_DEVICE)
@@ -63,6 +65,14 @@ int cc_hw_numa(hwloc_obj_t o)
     if (!a || !a->nodeset || hwloc_bitmap_weight(a->nodeset) != 1)
         return -1;
     return hwloc_bitmap_first(a->nodeset);
+}
+
+int cc_hw_pci_numa(const struct cc_probe *p, hwloc_obj_t o)
+{
+    char bus[16];
+    cc_hw_busid(o, bus, sizeof bus);
+    int n = cc_sysfs_pci_numa(cc_hw_sysfs(p), bus);
+    return n >= 0 ? n : cc_hw_numa(o);
 }
 
 /* NCCL path class over PCI between two devices: count the switches on the path in NCCL's

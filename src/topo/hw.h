@@ -36,6 +36,10 @@ hwloc_obj_t cc_hw_find_pci(hwloc_topology_t t, const char *busid);
 hwloc_obj_t cc_hw_pci_parent(hwloc_obj_t o);
 /* OS index of the NUMA node a device is local to; -1 if unknown (attached to several). */
 int cc_hw_numa(hwloc_obj_t o);
+/* A PCI device's NUMA node as the kernel (and NCCL) has it, sysfs numa_node, else hwloc's
+ * answer (cc_hw_numa, which fails where a memory-only NUMA node, HBM, CXL or GPU memory,
+ * shares the device's package). */
+int cc_hw_pci_numa(const struct cc_probe *p, hwloc_obj_t o);
 /* NCCL path class over PCI between two devices: "X" (same), "PIX" (one switch), "PXB"
  * (several switches), "PHB" (through the CPU, same NUMA node), "SYS" (across NUMA nodes).
  * NVLink ("NVL") is decided by the caller, which knows the links. */

@@ -220,15 +220,6 @@ static void write_pci(struct xml_w *w, const struct xml_dev *d, int depth)
     fputs("</pci>\n", w->out);
 }
 
-/* NUMA node of a device as NCCL reads it (sysfs numa_node), else hwloc's answer, else -1. */
-static int dev_numa(const struct xml_w *w, hwloc_obj_t o)
-{
-    char bus[16];
-    cc_hw_busid(o, bus, sizeof bus);
-    int n = cc_sysfs_pci_numa(cc_hw_sysfs(w->p), bus);
-    return n >= 0 ? n : cc_hw_numa(o);
-}
-
 /* Is the PCI function a virtual one (SR-IOV)? NCCL's nets are the physical devices. (The
  * probe leaves VFs out of its NICs already; a node from elsewhere may still list one.) */
 static int is_vf(const struct xml_w *w, hwloc_obj_t o)
@@ -314,7 +305,7 @@ cc_status cc_probe_nccl_xml(struct cc_probe *p, const json_t *node, FILE *out, c
             top[k] = -2;
             continue;
         }
-        int nm = dev_numa(&w, w.d[k].obj);
+        int nm = cc_hw_pci_numa(w.p, w.d[k].obj);
         hwloc_obj_t known = NULL; /* a node hwloc does not list gets the first one's place */
         while ((known = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, known)))
             if ((int)known->os_index == nm)

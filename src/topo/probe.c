@@ -20,17 +20,6 @@
 #include "topo/hw.h"
 #include "topo/sysfs.h"
 
-/* A PCI device's NUMA node as the kernel (and NCCL) has it, sysfs numa_node, else hwloc's
- * answer: hwloc's fails where a memory-only NUMA node (HBM, CXL, GPU memory) shares the
- * device's package. */
-static int pci_numa(struct cc_probe *p, hwloc_obj_t o)
-{
-    char bus[16];
-    cc_hw_busid(o, bus, sizeof bus);
-    int n = cc_sysfs_pci_numa(cc_hw_sysfs(p), bus);
-    return n >= 0 ? n : cc_hw_numa(o);
-}
-
 /* ---- open / close ----------------------------------------------------------------------- */
 
 cc_status cc_probe_open(struct cc_probe **out, const struct cc_probe_opts *o, char *err, size_t errlen)
@@ -324,7 +313,7 @@ static json_t *gpu_json(struct cc_probe *p, int idx, hwloc_obj_t g, const struct
     snprintf(devid, sizeof devid, "0x%04x", g->attr->pcidev.device_id);
     return json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:I, s:i, s:{s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:o}}",
                      "index", idx, "cuda_index", gi->cuda_index, "model", gi->model,
-                     "pci_bus_id", bus, "pci_device_id", devid, "numa", pci_numa(p, g),
+                     "pci_bus_id", bus, "pci_device_id", devid, "numa", cc_hw_pci_numa(p, g),
                      "memory_bytes", (json_int_t)gi->memory_bytes, "sm", gi->sm,
                      "pcie", "gen", gi->pcie_gen, "width", gi->pcie_width, "max_gen",
                      gi->pcie_max_gen, "max_width", gi->pcie_max_width,
@@ -419,7 +408,7 @@ static json_t *nic_json(struct cc_probe *p, hwloc_obj_t pci, hwloc_obj_t ib, hwl
     const char *name = !ib ? netname : ib->name ? ib->name : "?";
     double rate = first_rate(ports);
     json_t *o = json_pack("{s:o, s:s, s:s, s:i, s:f, s:o}", "name", cc_topo_jtext(name),
-                          "kind", kind, "pci_bus_id", bus, "numa", pci_numa(p, pci),
+                          "kind", kind, "pci_bus_id", bus, "numa", cc_hw_pci_numa(p, pci),
                           "rate_gbps", rate, "ports", ports);
     if (!o && !p->fail)
         p->fail = "nics";

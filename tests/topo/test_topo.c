@@ -245,35 +245,25 @@ static void check_nccl_xml(void)
     free(want);
 }
 
-/* GPUs on an NVSwitch: each <gpu> has one <nvlink> to the switch, with NVSwitch's class. */
-static void check_nvswitch_xml(void)
+/* 4 GPUs NVLinked to one peer: on an NVSwitch (nvswitch.xml) each <gpu> has one <nvlink> to
+ * the switch, with NVSwitch's class; NVLinked to something that is no NVSwitch (nvlink-cpu.xml:
+ * the peer is a co-processor-class device, as a POWER9 CPU's NVLink is no switch) no switch is
+ * made up, so no <nvlink> at all (an unknown peer gets none). */
+static void check_nvlink_xml(const char *fixture, const char *what, int on_switch)
 {
     cc_status st;
-    char *out = nccl_xml_of("nvswitch.xml", &st);
+    char *out = nccl_xml_of(fixture, &st);
     static char *ev[256];
     int n = out ? xml_events(out, ev, 256) : -1;
-    ok(n > 0, "nvswitch xml: written and parsed (%d events)", n);
-    is_int(count_prefix(ev, n, "<gpu "), 4, "nvswitch xml: 4 <gpu>");
-    is_int(count_prefix(ev, n, "<nvlink count=\"18\" target=\"0000:80:00.0\" tclass=\"0x068000\">"), 4,
-           "nvswitch xml: each GPU has 18 links to the NVSwitch, class 0x068000");
-    is_int(count_prefix(ev, n, "<pci busid=\"0000:80:00.0\""), 0, "nvswitch xml: the switch is no <pci> of its own");
-    for (int i = 0; i < n; i++)
-        free(ev[i]);
-    free(out);
-}
-
-/* The same GPUs NVLinked to something that is no NVSwitch (nvlink-cpu.xml: the peer is a
- * co-processor-class device, as a POWER9 CPU's NVLink is no switch): no switch is made up, so
- * no <nvlink> at all (an unknown peer gets none), and the GPUs are not NVL to each other. */
-static void check_nvlink_not_switch(void)
-{
-    cc_status st;
-    char *out = nccl_xml_of("nvlink-cpu.xml", &st);
-    static char *ev[256];
-    int n = out ? xml_events(out, ev, 256) : -1;
-    ok(n > 0, "nvlink to a non-switch: written and parsed (%d events)", n);
-    is_int(count_prefix(ev, n, "<gpu "), 4, "nvlink to a non-switch: 4 <gpu>");
-    is_int(count_prefix(ev, n, "<nvlink "), 0, "nvlink to a non-switch: no <nvlink> (no NVSwitch made up)");
+    ok(n > 0, "%s: written and parsed (%d events)", what, n);
+    is_int(count_prefix(ev, n, "<gpu "), 4, "%s: 4 <gpu>", what);
+    if (on_switch) {
+        is_int(count_prefix(ev, n, "<nvlink count=\"18\" target=\"0000:80:00.0\" tclass=\"0x068000\">"), 4,
+               "%s: each GPU has 18 links to the NVSwitch, class 0x068000", what);
+        is_int(count_prefix(ev, n, "<pci busid=\"0000:80:00.0\""), 0, "%s: the switch is no <pci> of its own", what);
+    } else {
+        is_int(count_prefix(ev, n, "<nvlink "), 0, "%s: no <nvlink> (no NVSwitch made up)", what);
+    }
     for (int i = 0; i < n; i++)
         free(ev[i]);
     free(out);
@@ -608,8 +598,8 @@ int main(void)
     check_golden("dual-socket");
     check_golden("nogpu");
     check_golden("nvswitch");
-    check_nvswitch_xml();
-    check_nvlink_not_switch();
+    check_nvlink_xml("nvswitch.xml", "nvswitch xml", 1);
+    check_nvlink_xml("nvlink-cpu.xml", "nvlink to a non-switch", 0);
     check_nccl_xml();
     check_sysfs();
     check_loader();
