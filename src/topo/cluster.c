@@ -150,6 +150,12 @@ static json_t *differences(json_t *const *nodes, int n)
     return d;
 }
 
+int cc_topo_port_up(const json_t *port)
+{
+    const char *s = json_string_value(json_object_get(port, "state"));
+    return !s ? -1 : !strcmp(s, "ACTIVE") || !strcmp(s, "up");
+}
+
 int cc_topo_nic_up(const json_t *nic)
 {
     const json_t *ports = json_object_get(nic, "ports");
@@ -157,12 +163,10 @@ int cc_topo_nic_up(const json_t *nic)
     json_t *pt;
     int known = 0;
     json_array_foreach(ports, i, pt) {
-        const char *s = json_string_value(json_object_get(pt, "state"));
-        if (!s)
-            continue;
-        known = 1;
-        if (!strcmp(s, "ACTIVE") || !strcmp(s, "up"))
+        int up = cc_topo_port_up(pt);
+        if (up == 1)
             return 1;
+        known |= up == 0;
     }
     return !known;
 }

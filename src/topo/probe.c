@@ -347,8 +347,7 @@ static double first_rate(json_t *ports)
     double any = 0;
     json_array_foreach(ports, i, pt) {
         double r = json_number_value(json_object_get(pt, "rate_gbps"));
-        const char *s = json_string_value(json_object_get(pt, "state"));
-        if (s && (!strcmp(s, "ACTIVE") || !strcmp(s, "up")))
+        if (cc_topo_port_up(pt) == 1)
             return r;
         if (any == 0)
             any = r;

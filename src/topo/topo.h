@@ -96,6 +96,8 @@ void cc_probe_close(struct cc_probe *p);
  * or "up" (Ethernet). A NIC without ports or states (an older file) counts as up. A NIC whose
  * ports are all down (an unplugged storage port) is no part of the fabric or its rates. */
 int cc_topo_nic_up(const json_t *nic);
+/* A NIC port object's state: 1 up ("ACTIVE" or "up"), 0 another state, -1 none given. */
+int cc_topo_port_up(const json_t *port);
 
 /* ---- clusters --------------------------------------------------------------------------- */
 
