@@ -586,9 +586,6 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     if (x->zero < 3 && shard > 1) {
         double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
         double rs = nb * cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb);
-        double red = x->zero == 0
-                         ? nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb)
-                         : rs + nb * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb);
         /* the reduction hides behind the last backward pass (with its recomputed forward);
          * ZeRO 1-2's all-gather of the updated weights waits for the optimizer step, and at
          * best hides behind the next step's first forward pass (--overlap-param-gather) */
@@ -596,9 +593,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double win_b = overlap ? (passes - 1.0) / passes * comp : 0.0;
         double win_f = overlap ? comp / passes : 0.0;
         if (x->zero == 0) {
-            e->t_dp += fmax(red / nb, red - win_b);
+            double ar = nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb);
+            e->t_dp += fmax(ar / nb, ar - win_b);
         } else {
-            double ag = red - rs;
+            double ag = nb * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb);
             e->t_dp += fmax(rs / nb, rs - win_b) + fmax(ag / nb, ag - win_f);
         }
         if (x->zero == 2 && mm > 1)
