@@ -538,8 +538,6 @@ void cc_watchdog_stop(void)
 
 /* ---- validation -------------------------------------------------------------------- */
 
-/* Ops to run for a collective and type: the selected valid ones, or one (sum) when the
- * collective takes no op. */
 /* Does one call of `bytes` pass more elements than the backend's count type holds (MPI's
  * int)? Such a size is n/a, and no buffer is allocated for it. */
 static int over_call_count(const struct cc_bench_params *p, const struct cc_coll *coll,
@@ -552,6 +550,8 @@ static int over_call_count(const struct cc_bench_params *p, const struct cc_coll
     return cc_coll_call_count(coll->id, sc, rc, p->rte->size) > limit;
 }
 
+/* Ops to run for a collective and type: the selected valid ones, or one (sum) when the
+ * collective takes no op. */
 static unsigned ops_for(const struct cc_bench_params *p, const struct cc_coll *coll, enum cc_dtype t)
 {
     if (!(coll->flags & CC_COLL_HAS_OP))
