@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Feed `ccbench layout`'s launch snippets to the tools they are written for.
+
+For each case below, ccbench prints (--json) the Megatron-LM arguments, the torchrun line
+and the DeepSpeed config fragment of one layout; this script then
+  - parses and validates the Megatron-LM arguments with Megatron-LM's own parse_args and
+    validate_args (world size = the layout's GPUs) and checks that what Megatron-LM derived
+    (tp, pp, dp, cp, virtual stages, sequence parallel, micro-batches, distributed optimizer,
+    FSDP strategy, recomputation, precision, model shape) is the layout ccbench costed;
+  - parses the torchrun line with torchrun's own argument parser (nodes x GPUs = the GPUs,
+    the script's arguments = the Megatron-LM arguments);
+  - builds DeepSpeed's DeepSpeedConfig from the fragment, with the layout's data-parallel
+    size, and checks the batch, micro-batch, accumulation, precision and ZeRO stage it reads.
+
+No GPU is used: torch.cuda's device queries are answered as for the case's GPU (compute
+capability 8.0 for A100, 9.0 for H100), because validate_args asks for them.
+
+Usage: python layout-snippets.py CCBENCH MEGATRON_LM_DIR   (results/layout-snippets.md)
+Exit status: 0 when every check passed, 1 otherwise.
+"""
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+import types
+import typing
+import contextlib
+
+if len(sys.argv) != 3:
+    sys.exit("usage: layout-snippets.py CCBENCH MEGATRON_LM_DIR")
+CCBENCH, MLM = os.path.abspath(sys.argv[1]), sys.argv[2]
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # model files named from it
+sys.path.insert(0, MLM)
+if not hasattr(typing, "override"):  # Megatron-LM imports it (Python 3.12); a no-op before
+    typing.override = lambda f: f
+
+import torch  # noqa: E402
+
+ARCH = [9]
+torch.cuda.is_available = lambda: True
+torch.cuda.device_count = lambda: 8
+torch.cuda.get_device_capability = lambda *a, **k: (ARCH[0], 0)
+torch.cuda.get_device_properties = lambda *a, **k: types.SimpleNamespace(
+    major=ARCH[0], minor=0, name="stand-in", total_memory=80 << 30, multi_processor_count=108)
+
+with contextlib.redirect_stderr(io.StringIO()):
+    from megatron.training.arguments import parse_args, validate_args  # noqa: E402
+from torch.distributed.run import get_args_parser  # noqa: E402
+
+try:
+    from deepspeed.runtime.config import DeepSpeedConfig  # noqa: E402
+    import deepspeed.runtime.config as dsconfig
+    import deepspeed
+    DS_VERSION = deepspeed.__version__
+except ImportError:
+    DeepSpeedConfig, DS_VERSION = None, None
+
+PAPER = ["--gpu-model", "a100-80g", "--precision", "fp16", "--grad-reduce", "fp16",
+         "--grad-copy", "4", "-z", "0", "--sp", "off", "--dp-overlap", "2", "--accum-fusion",
+         "0", "--uneven-pp", "0", "--pp-overlap", "0", "--recompute", "full"]
+
+# (what the case exercises, ccbench layout arguments, A100 (8) or H100 (9))
+CASES = [
+    ("Table 1 row, 2021 habits, plain 1F1B", ["-m", "megatron-18.4b", "-g", "256"] + PAPER +
+     ["-x", "tp=8,pp=1,mb=8"], 8),
+    ("Table 1 row, interleaved, blocking sends", ["-m", "megatron-76.1b", "-g", "1024"] + PAPER +
+     ["-x", "tp=8,pp=4,mb=2,v=3"], 8),
+    ("fp16 with gradients reduced in fp32", ["-m", "gpt3-175b", "-g", "1024", "--precision",
+     "fp16", "--grad-reduce", "fp32", "-x", "tp=8,pp=16,mb=1,v=6,zero=1"], 9),
+    ("search's first: Megatron-FSDP (ZeRO 3), sequence parallel",
+     ["-m", "llama3-70b", "-g", "64"], 9),
+    ("ZeRO 2, fp8, tp overlap", ["-m", "llama3-8b", "-g", "16", "--precision", "fp8",
+     "--tp-overlap", "1", "-x", "tp=2,pp=1,mb=1,zero=2,sp=1,rc=selective"], 9),
+    ("context parallel, uneven split, interleaved, distributed optimizer",
+     ["-m", "llama3-405b", "-g", "2048", "--cp-max", "2",
+      "-x", "tp=8,pp=16,cp=2,mb=1,v=2,zero=1,sp=1,rc=none,split=1"], 9),
+    ("bf16 gradients reduced in bf16, DDP buckets, SGD", ["-m", "llama2-7b", "-g", "32",
+     "--grad-reduce", "bf16", "--optimizer", "sgd", "-x", "tp=2,pp=1,mb=2,zero=0,rc=full"], 9),
+    ("full recomputation, pipeline without interleaving, GQA", ["-m", "llama2-70b", "-g", "128",
+     "-x", "tp=8,pp=4,mb=1,v=1,zero=1,sp=1,rc=full"], 9),
+    ("Hugging Face config (Llama 3 8B), pipeline split evenly", ["-m",
+     "tests/layout/hf-llama3-8b.json", "-g", "32", "--uneven-pp", "0",
+     "-x", "tp=4,pp=2,mb=1,zero=1,sp=1"], 9),
+]
+
+failures = 0
+
+
+def check(case, what, got, want):
+    global failures
+    if got != want:
+        failures += 1
+        print(f"  FAIL {what}: Megatron-LM/torchrun/DeepSpeed read {got!r}, ccbench costed {want!r}")
+
+
+def megatron(case, args, gpus, arch, prefix):
+    ARCH[0] = arch
+    # the torchrun line's environment: set, cleared, or left as it is
+    os.environ.pop("CUDA_DEVICE_MAX_CONNECTIONS", None)
+    if prefix.startswith("CUDA_DEVICE_MAX_CONNECTIONS="):
+        os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] = prefix.split("=", 1)[1].split()[0]
+    os.environ.update(WORLD_SIZE=str(gpus), RANK="0", LOCAL_RANK="0")
+    sys.argv = ["pretrain_gpt.py"] + shlex.split(args) + [
+        "--mock-data", "--tokenizer-type", "NullTokenizer", "--vocab-size", "32000"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        a = parse_args()
+        validate_args(a)
+    # what Megatron-LM warns about the arguments (not about this machine's missing packages)
+    for line in sorted(set(out.getvalue().splitlines())):
+        if "Warning:" in line and "not installed" not in line and "absl" not in line \
+                and "transformer-engine>=" not in line:
+            print("  Megatron-LM warns:", line.split("Warning:", 1)[1].strip()[:300])
+    return a
+
+
+def run_case(name, cl, arch):
+    r = subprocess.run([CCBENCH, "layout", "--json"] + cl, capture_output=True, text=True,
+                       cwd=REPO)
+    if r.returncode != 0:
+        print(f"  FAIL ccbench exited {r.returncode}: {r.stderr.strip()}")
+        return 1
+    d = json.loads(r.stdout)
+    e = d["explain"] if "explain" in d else d["top"][0]
+    lay, gpus = e["layout"], d["cluster"]["gpus"]
+    m = d["model"]
+    print(f"- {name}: `ccbench layout {' '.join(cl)}`")
+    print(f"  layout tp={lay['tp']} pp={lay['pp']} dp={lay['dp']} cp={lay['cp']} "
+          f"mb={lay['micro_batch']} v={lay['interleave']} sp={int(lay['sequence_parallel'])} "
+          f"zero={lay['zero']} rc={lay['recompute']}, {gpus} GPUs")
+    before = failures
+    try:
+        a = megatron(name, e["megatron_args"], gpus, arch, e["torchrun"].split("torchrun", 1)[0])
+    except SystemExit as x:  # argparse's error exit
+        print(f"  FAIL Megatron-LM's parse_args refused the arguments (exit {x.code})")
+        return 1
+    except AssertionError as x:
+        print(f"  FAIL Megatron-LM's validate_args: {x}")
+        return 1
+    check(name, "tensor-parallel size", a.tensor_model_parallel_size, lay["tp"])
+    check(name, "pipeline-parallel size", a.pipeline_model_parallel_size, lay["pp"])
+    check(name, "data-parallel size", a.data_parallel_size, lay["dp"])
+    check(name, "context-parallel size", a.context_parallel_size, lay["cp"])
+    check(name, "virtual stages", a.virtual_pipeline_model_parallel_size or 1,
+          lay["interleave"])
+    check(name, "sequence parallel", bool(a.sequence_parallel), bool(lay["sequence_parallel"]))
+    check(name, "micro-batch", a.micro_batch_size, lay["micro_batch"])
+    check(name, "global batch", a.global_batch_size, m["global_batch"])
+    check(name, "micro-batches per step", a.global_batch_size //
+          (a.micro_batch_size * a.data_parallel_size), lay["grad_accum"])
+    check(name, "distributed optimizer", bool(a.use_distributed_optimizer), lay["zero"] >= 1)
+    fsdp = {2: "optim_grads", 3: "optim_grads_params"}.get(lay["zero"])
+    check(name, "Megatron-FSDP", bool(getattr(a, "use_megatron_fsdp", False)), fsdp is not None)
+    if fsdp:
+        check(name, "FSDP sharding", a.data_parallel_sharding_strategy, fsdp)
+    check(name, "recomputation", a.recompute_granularity,
+          None if lay["recompute"] == "none" else lay["recompute"])
+    check(name, "layers", a.num_layers, m["layers"])
+    check(name, "hidden", a.hidden_size, m["hidden"])
+    check(name, "heads", a.num_attention_heads, m["heads"])
+    check(name, "query groups", a.num_query_groups if a.group_query_attention else a.num_attention_heads,
+          m["kv_heads"])
+    check(name, "FFN", a.ffn_hidden_size, m["ffn"])
+    check(name, "sequence", a.seq_length, m["seq_len"])
+    prec = m["precision"]
+    check(name, "fp16", bool(a.fp16), prec == "fp16")
+    check(name, "bf16", bool(a.bf16), prec in ("bf16", "fp8"))
+    check(name, "fp8", a.fp8, "hybrid" if prec == "fp8" else None)
+    check(name, "optimizer", a.optimizer, m["optimizer"])
+
+    t = get_args_parser().parse_args(shlex.split(e["torchrun"].split("torchrun", 1)[1]))
+    check(name, "torchrun nodes x GPUs", int(t.nnodes) * int(t.nproc_per_node), gpus)
+    check(name, "torchrun script", t.training_script, "pretrain_gpt.py")
+    check(name, "torchrun script arguments", t.training_script_args,
+          shlex.split(e["megatron_args"]))
+
+    if DeepSpeedConfig is not None:
+        ds = e["deepspeed"]
+        # DeepSpeed has no context parallelism: its data-parallel ranks are dp x cp
+        mpu = types.SimpleNamespace(get_data_parallel_world_size=lambda: lay["dp"] * lay["cp"],
+                                    get_model_parallel_world_size=lambda: lay["tp"] * lay["pp"],
+                                    get_sequence_parallel_world_size=lambda: 1)
+        out = io.StringIO()
+        dsconfig.dist.get_rank = lambda *a, **k: 0  # no process group: rank 0 of the mpu's
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                c = DeepSpeedConfig(ds, mpu=mpu)
+        except Exception as x:  # DeepSpeed's own assertion on the batch arithmetic
+            if lay["cp"] > 1:
+                print("  DeepSpeed refused the fragment (no context parallelism; the note says "
+                      f"so): {str(x).splitlines()[0][:120]}")
+            else:
+                print(f"  FAIL DeepSpeedConfig: {x}")
+                return 1
+        else:
+            check(name, "DeepSpeed batch", c.train_batch_size, m["global_batch"])
+            check(name, "DeepSpeed micro-batch", c.train_micro_batch_size_per_gpu,
+                  lay["micro_batch"])
+            check(name, "DeepSpeed accumulation", c.gradient_accumulation_steps,
+                  lay["grad_accum"])
+            check(name, "DeepSpeed ZeRO stage", c.zero_optimization_stage, lay["zero"])
+            check(name, "DeepSpeed fp16", bool(c.float16_config.enabled), prec == "fp16")
+            check(name, "DeepSpeed bf16", bool(c.bfloat16_config.enabled), prec != "fp16")
+    if failures == before:
+        print("  ok: Megatron-LM parse_args + validate_args, torchrun, "
+              + ("DeepSpeedConfig" if DeepSpeedConfig else "(DeepSpeed not installed)"))
+    return 0
+
+
+bad = 0
+for name, cl, arch in CASES:
+    bad += run_case(name, cl, arch)
+print(f"\n{len(CASES)} cases; {failures + bad} failed checks; torch {torch.__version__}, "
+      f"DeepSpeed {DS_VERSION or 'not installed'}")
+sys.exit(1 if failures + bad else 0)
