@@ -212,6 +212,54 @@ def run_case(name, cl, arch):
 bad = 0
 for name, cl, arch in CASES:
     bad += run_case(name, cl, arch)
+
+# Memory per GPU beside Megatron-LM's own estimate (megatron/training/
+# theoretical_memory_usage.py: bf16 weights, fp32 main gradients and weights, Adam; the
+# distributed optimizer; activations by Korthikanti et al.'s Table 2 for sequence parallel with
+# selective recomputation, else its "without SP" variant, which assumes no recomputation and
+# adds 5%). Only where it applies: bf16, Adam, ZeRO 0-1, no full recomputation.
+from megatron.training import theoretical_memory_usage as tmu  # noqa: E402
+
+MEMORY = [
+    ["-m", "gpt3-175b", "-g", "512", "-x", "tp=8,pp=8,mb=1,zero=1,sp=1,rc=selective"],
+    ["-m", "gpt3-175b", "-g", "512", "-x", "tp=8,pp=8,mb=1,v=3,zero=1,sp=1,rc=selective"],
+    ["-m", "gpt3-175b", "-g", "256", "-x", "tp=8,pp=16,mb=2,zero=0,sp=1,rc=selective"],
+    ["-m", "llama3-8b", "-g", "16", "-x", "tp=2,pp=1,mb=1,zero=1,sp=1,rc=selective"],
+    ["-m", "llama3-8b", "-g", "16", "-x", "tp=2,pp=2,mb=1,zero=0,sp=1,rc=selective"],
+    ["-m", "llama2-13b", "-g", "32", "-x", "tp=4,pp=2,mb=1,zero=1,sp=1,rc=selective"],
+    ["-m", "llama2-70b", "-g", "128", "-x", "tp=8,pp=4,mb=1,v=5,zero=1,sp=1,rc=selective"],
+    ["-m", "llama2-7b", "-g", "16", "-x", "tp=2,pp=1,mb=1,zero=1,sp=0,rc=none"],
+    ["-m", "llama2-7b", "-g", "16", "-x", "tp=1,pp=2,mb=1,zero=1,sp=0,rc=none"],
+]
+GiB = float(1 << 30)
+print("\n| model, GPUs, layout | weights + gradients + optimizer: ccbench | Megatron-LM | "
+      "difference | activations: ccbench | Megatron-LM | difference |")
+print("|---|---|---|---|---|---|---|")
+for cl in MEMORY:
+    r = subprocess.run([CCBENCH, "layout", "--json"] + cl, capture_output=True, text=True,
+                       cwd=REPO)
+    d = json.loads(r.stdout)
+    e, m = d["explain"], d["model"]
+    lay, mem = e["layout"], e["memory_bytes"]
+    a = megatron("", e["megatron_args"], d["cluster"]["gpus"], 9,
+                 e["torchrun"].split("torchrun", 1)[0])
+    a.padded_vocab_size = m["vocab"]  # set by the tokenizer in a real run
+    with contextlib.redirect_stdout(io.StringIO()):
+        wo = tmu.compute_weight_and_optimizer_memory(a)
+        act = (tmu.compute_activation_memory(a, lay["grad_accum"])
+               if a.sequence_parallel and a.recompute_granularity == "selective"
+               else tmu.compute_activation_memory_without_sp(a, lay["grad_accum"]))
+    cw = mem["weights"] + mem["gradients"] + mem["optimizer"]
+    print(f"| {cl[1]}, {cl[3]}, {cl[5]} | {cw / GiB:.2f} GiB | {wo / GiB:.2f} GiB | "
+          f"{cw / wo - 1:+.1%} | {mem['activations'] / GiB:.2f} GiB | {act / GiB:.2f} GiB | "
+          f"{mem['activations'] / act - 1:+.1%} |")
+    # the same bytes per parameter: weights, gradients and optimizer state must agree; so
+    # must the activations of a GPT shape (the formula both take from the same paper)
+    check("memory", f"{cl[1]} weights+gradients+optimizer within 0.5%", abs(cw / wo - 1) < 0.005,
+          True)
+    if m["name"].startswith("gpt3") and a.sequence_parallel:
+        check("memory", f"{cl[1]} activations within 1%", abs(mem["activations"] / act - 1) < 0.01,
+              True)
 print(f"\n{len(CASES)} cases; {failures + bad} failed checks; torch {torch.__version__}, "
       f"DeepSpeed {DS_VERSION or 'not installed'}")
 sys.exit(1 if failures + bad else 0)
