@@ -7,6 +7,8 @@ and the DeepSpeed config fragment of one layout; this script then
     validate_args (world size = the layout's GPUs) and checks that what Megatron-LM derived
     (tp, pp, dp, cp, virtual stages, sequence parallel, micro-batches, distributed optimizer,
     FSDP strategy, recomputation, precision, model shape) is the layout ccbench costed;
+  - computes the FLOPs behind the "throughput per GPU" of Megatron-LM's log with Megatron-LM's
+    own num_floating_point_operations and compares ccbench's megatron_log_tflops_per_gpu;
   - parses the torchrun line with torchrun's own argument parser (nodes x GPUs = the GPUs,
     the script's arguments = the Megatron-LM arguments);
   - builds DeepSpeed's DeepSpeedConfig from the fragment, with the layout's data-parallel
@@ -47,6 +49,8 @@ torch.cuda.get_device_properties = lambda *a, **k: types.SimpleNamespace(
 
 with contextlib.redirect_stderr(io.StringIO()):
     from megatron.training.arguments import parse_args, validate_args  # noqa: E402
+    from megatron.training.training import num_floating_point_operations  # noqa: E402
+    from megatron.core.tokenizers.utils.build_tokenizer import vocab_size_with_padding  # noqa: E402
 from torch.distributed.run import get_args_parser  # noqa: E402
 
 try:
@@ -169,6 +173,14 @@ def run_case(name, cl, arch):
     check(name, "bf16", bool(a.bf16), prec in ("bf16", "fp8"))
     check(name, "fp8", a.fp8, "hybrid" if prec == "fp8" else None)
     check(name, "optimizer", a.optimizer, m["optimizer"])
+    # the throughput Megatron-LM's log prints: its FLOP count over GPUs x step time
+    a.padded_vocab_size = vocab_size_with_padding(m["vocab"], a, logging_enabled=False)
+    flops = num_floating_point_operations(a, m["global_batch"])
+    mine = e["megatron_log_tflops_per_gpu"] * 1e12 * gpus * e["time_s"]["step"]
+    check(name, "Megatron-LM's logged FLOPs within 1e-9", abs(mine / flops - 1) < 1e-9, True)
+    print(f"  Megatron-LM's log: {e['megatron_log_tflops_per_gpu']:.1f} TFLOP/s/GPU; ccbench's MFU "
+          f"numerator is {e['mfu'] * d['cluster']['peak_flops'] * gpus * e['time_s']['step'] / flops:.3f}x "
+          "its FLOP count")
 
     t = get_args_parser().parse_args(shlex.split(e["torchrun"].split("torchrun", 1)[1]))
     check(name, "torchrun nodes x GPUs", int(t.nnodes) * int(t.nproc_per_node), gpus)
@@ -243,7 +255,7 @@ for cl in MEMORY:
     lay, mem = e["layout"], e["memory_bytes"]
     a = megatron("", e["megatron_args"], d["cluster"]["gpus"], 9,
                  e["torchrun"].split("torchrun", 1)[0])
-    a.padded_vocab_size = m["vocab"]  # set by the tokenizer in a real run
+    a.padded_vocab_size = vocab_size_with_padding(m["vocab"], a, logging_enabled=False)
     with contextlib.redirect_stdout(io.StringIO()):
         wo = tmu.compute_weight_and_optimizer_memory(a)
         act = (tmu.compute_activation_memory(a, lay["grad_accum"])

@@ -614,6 +614,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
     e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;
+    e->megatron_tflops = cc_model_megatron_log_flops(m, tp) / ((double)x->N * e->t_step) / 1e12;
     return !isfinite(e->t_step) || e->t_step > 1e9;
 }
 

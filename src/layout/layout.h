@@ -119,6 +119,8 @@ struct cc_eval {
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */
     double hw_tflops;      /* executed FLOP/s per GPU incl. recomputation, TFLOP/s */
+    double megatron_tflops; /* what Megatron-LM's log would show per GPU at this step time
+                               (cc_model_megatron_log_flops), TFLOP/s */
 };
 
 /* "first", "last" or "second" for cc_eval.mem_stage. */

@@ -2,6 +2,7 @@
 #include "layout/model.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -665,6 +666,15 @@ double cc_model_step_flops(const struct cc_model *m)
 {
     double B = (double)m->global_batch;
     return 3.0 * (m->layers * cc_model_layer_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
+}
+
+double cc_model_megatron_log_flops(const struct cc_model *m, int tp)
+{
+    double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
+    double unit = 128.0 * (tp > 0 ? tp : 1);
+    double Vp = ceil(m->vocab / unit) * unit;
+    return 6.0 * B * s * (m->layers * cc_model_layer_matmul_params(m) + h * Vp) +
+           6.0 * B * s * s * h * m->layers;
 }
 
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)

@@ -91,6 +91,13 @@ double cc_model_logit_fwd_flops(const struct cc_model *m, double b);
 /* Model FLOPs per optimizer step (3x forward, no recomputation): the MFU numerator. For a
  * GPT shape this is 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) (Korthikanti et al. 2022). */
 double cc_model_step_flops(const struct cc_model *m);
+/* FLOPs per optimizer step as Megatron-LM counts them for the "throughput per GPU (TFLOP/s/GPU)"
+ * of its training log (megatron/training/training.py, num_floating_point_operations): 6 x
+ * tokens x (the layers' matrices + h x the vocabulary padded to a multiple of 128 x tp, its
+ * --make-vocab-size-divisible-by default) + 6 x B x s^2 x h per layer (the two attention
+ * products at half size, for the causal mask); no recomputation. The MFU numerator above
+ * counts the attention products whole and the vocabulary unpadded. */
+double cc_model_megatron_log_flops(const struct cc_model *m, int tp);
 /* FLOPs executed per step with recomputation mode rc (full: + one forward of every layer;
  * selective: + the attention score products). With full recompute and a GPT shape this is
  * 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Narayanan et al. 2021). */

@@ -272,6 +272,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU (with "
                  "recomputation)\n", e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
             m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops);
+    fprintf(out, "Megatron-LM's log would show %.1f TFLOP/s/GPU (its count: the attention products "
+                 "halved for the causal mask, the vocabulary padded to a multiple of 128 x tp, "
+                 "no recomputation)\n", e->megatron_tflops);
 }
 
 static const char *ordinal(int n, char *buf, size_t len)
@@ -627,6 +630,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "tokens_per_s", jnum(e->tokens_per_s));
     json_object_set_new(o, "mfu", jnum(e->mfu));
     json_object_set_new(o, "hw_tflops_per_gpu", jnum(e->hw_tflops));
+    json_object_set_new(o, "megatron_log_tflops_per_gpu", jnum(e->megatron_tflops));
     json_object_set_new(o, "megatron_args",
                         json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
     json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(c, l, args, run,

@@ -49,10 +49,21 @@ if command -v python3 >/dev/null 2>&1; then
     "$CCBENCH" layout -m llama3-405b --gpus 16384 --gpu-model h100-sxm --json -k 1 >"$out/j405" 2>&1
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["top"][0]["layout"]; assert t["uneven_split"] is True, t; f,mid,l=t["layers_per_stage"]; assert f==l==mid-1 and f+l+mid*(t["pp"]-2)==126, t; assert d["cluster"]["sms"]==132; assert d["habits"]["gemm_waves"] is True and d["habits"]["uneven_pp"] is True; h=d["habits"]; assert h["pp_overlap"] is True and h["tp_overlap"] is False and h["efficiency"]==0.71 and h["efficiency_fp8"]==0.48, h' "$out/j405"
     ok $? "JSON: uneven split, layers per stage one fewer on the first and last, SMs, habits"
+    # Megatron-LM's logged throughput: its FLOP count (causal attention, padded vocabulary)
+    # over the GPUs and the step; below the MFU numerator's, which counts attention whole
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["cluster"]
+for x in d["top"]:
+    mt=x["megatron_log_tflops_per_gpu"]*1e12*c["gpus"]*x["time_s"]["step"]; mfu=x["mfu"]*c["peak_flops"]*c["gpus"]*x["time_s"]["step"]
+    assert 0.85*mfu < mt < mfu, (mt, mfu)' "$out/j"
+    ok $? "JSON: Megatron-LM's logged TFLOP/s per GPU, below the MFU count"
 else
     skip "JSON parses" "python3 not installed"
     skip "JSON: uneven split" "python3 not installed"
+    skip "JSON: Megatron-LM's logged TFLOP/s" "python3 not installed"
 fi
+"$CCBENCH" layout -m llama3-8b -g 64 -x tp=1,pp=1,mb=1,zero=3 >"$out/mlog" 2>&1 &&
+    grep -q "^Megatron-LM's log would show [0-9.]* TFLOP/s/GPU (its count: the attention products halved" "$out/mlog"
+ok $? "--explain names the throughput Megatron-LM's log would show"
 
 "$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" >"$out/t" 2>&1
 ok $? "--topology fixture"

@@ -74,6 +74,16 @@ static void test_flops(void)
     /* megatron-1.7b: 96*512*2048*24*2304^2*(1 + 2048/13824 + 51200/884736) */
     preset("megatron-1.7b", &m);
     REL(cc_model_megatron_flops(&m), 1.5466830067924994e16, 1e-12, "1.7B FLOPs per step");
+    /* Megatron-LM's logged count, Llama-3 8B: 6*B*s*(l*P + h*Vp) + 6*B*s^2*h*l with
+     * P = 2h^2 + 2h*1024 + 3h*14336 = 218103808 and Vp = 128256 padded to a multiple of
+     * 128*tp: 128256 at tp 1 (1002 x 128), 129024 at tp 8 (126 x 1024) */
+    preset("llama3-8b", &m);
+    REL(cc_model_megatron_log_flops(&m, 1), 215882511044050944.0, 1e-12,
+        "Megatron-LM's logged FLOPs, Llama-3 8B, tp 1 (no vocabulary padding)");
+    REL(cc_model_megatron_log_flops(&m, 8), 215961675881250816.0, 1e-12,
+        "Megatron-LM's logged FLOPs, Llama-3 8B, tp 8 (vocabulary padded to 129024)");
+    ok(cc_model_megatron_log_flops(&m, 1) < cc_model_step_flops(&m),
+       "Megatron-LM's count (causal attention) is below the MFU numerator (whole attention)");
 }
 
 static void test_activations(void)
