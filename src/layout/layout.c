@@ -384,10 +384,11 @@ double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, d
     double w; /* forward chunk steps in flight */
     if (pp == 1)
         return fmax(slots - (short_chunk >= 0 ? 1.0 : 0.0), 0.0);
+    /* interleaved: Megatron-LM's warm-up count and the step in progress, at most every
+     * chunk step (all of them in warm-up); before November 2024 Megatron-LM ran every stage's
+     * whole step as warm-up when m = pp, which the min gives only for the first stages */
     if (v == 1)
         w = fmin(pp - r, mm);
-    else if (mm == pp)
-        w = mm * v;
     else
         w = fmin(2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0, mm * v);
     double layers = w * slots / v;

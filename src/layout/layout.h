@@ -137,9 +137,9 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
  * backward. `slots` is the stage's share of layers (layers/pp, or (layers + 2)/pp with the
  * embedding/loss split); `short_chunk` is the chunk holding one layer fewer (with the split:
  * chunk 0 on the first stage, chunk v-1 on the last), or -1. Plain 1F1B: min(pp - r, mm)
- * micro-batches. Interleaved: 2(pp - r - 1) + (v - 1)pp + 1 chunks of slots/v, or all mm*v
- * chunks when mm == pp (Megatron-LM then runs the whole step as warm-up); never more than
- * the step has. pp = 1: one micro-batch. */
+ * micro-batches. Interleaved: 2(pp - r - 1) + (v - 1)pp + 1 chunks of slots/v (Megatron-LM's
+ * warm-up count and the step in progress), never more than the step's mm*v. pp = 1: one
+ * micro-batch. */
 double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, double mm);
 /* GEMM seconds of one transformer layer for one micro-batch of mb sequences of s_loc tokens
  * (s_loc = s / cp) on one GPU of a tp group: QKV, output projection, MLP and the two attention

@@ -1097,6 +1097,9 @@ static void test_uneven(void)
     is_near(cc_inflight_layers(15, 16, 8, 8, 7, 32), 112, 1e-12, "last stage, split, v=8: 112 layers");
     is_near(cc_inflight_layers(1, 16, 8, 8, -1, 32), 141, 1e-12, "second stage, v=8: 141 layers");
     is_near(cc_inflight_layers(0, 16, 8, 8, 0, 16), 112, 1e-12, "m = pp: all 128 chunks, 112 layers");
+    /* Megatron-LM's warm-up count bounds the last stage even when m = pp: (v-1)*pp + 1 = 113
+     * of its 128 chunk steps */
+    is_near(cc_inflight_layers(15, 16, 8, 8, -1, 16), 113, 1e-12, "m = pp, last stage: 113 chunks");
     is_near(cc_inflight_layers(0, 4, 1, 6, -1, 512), 24, 1e-12, "1F1B first stage: pp micro-batches");
     is_near(cc_inflight_layers(3, 4, 1, 6, -1, 512), 6, 1e-12, "1F1B last stage: one");
     is_near(cc_inflight_layers(0, 13, 1, 2, 0, 512), 13, 1e-12, "1F1B split: 13 x (2 - 1)");
