@@ -250,3 +250,72 @@ fi
 echo '```'
 sed -n '/^  #  layout/,/^$/p' "$tmp/rank" | sed '/^$/d'
 echo '```'
+
+# Megatron-Core on H100 (Megatron-LM README, "New scaling figures on H100 GPUs", commit
+# f2e5db402c of 2024-07-15, images/model_table.png): GPT models, vocabulary 131,072 (untied),
+# sequence 4,096, FFN 4h (the parameter counts 12lh^2 + 2Vh match the table's sizes), bf16,
+# --overlap-grad-reduce --overlap-param-gather (so the distributed optimizer), --tp-comm-overlap
+# (so sequence parallelism), pipeline sends overlapped. Not published: micro-batch,
+# interleaving, recomputation; ccbench takes its best setting of each published layout, with
+# interleaving up to 32 (Megatron-LM allows one layer per virtual stage). TFLOP/s per GPU on
+# Megatron-LM's count of the time (whole attention: ccbench's MFU numerator) = MFU x 989.
+# mcore NAME LAYERS HIDDEN HEADS: $tmp/NAME.json
+mcore() {
+    model "$1" "$2" "$3" "$4" $(($3 * 4)) 131072 gelu false true \
+        "Megatron-LM README (2024-07-15), H100 weak-scaling table"
+}
+MC="--gpu-model h100-sxm --seq-len 4096 -z 1 --tp-overlap 1 --uneven-pp 0 --interleave 32"
+echo
+echo "### Megatron-Core GPT on H100, the README's weak-scaling table (TFLOP/s per GPU)"
+echo
+echo "ccbench: $with; fitted: \`$FIT_H100\` (LLM Foundry's H100 fit above)."
+echo
+echo "| model | GPUs | batch | published t,p,d | published TFLOP/s/GPU | ccbench | error | rank | fitted | error | rank (fitted) | fitted setting (mb, v) | fitted first choice |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# best WHAT OUT LAYOUT ARGS...: LAYOUT's rank in the search and its best setting (--explain's
+# text), then that setting's estimate (--json) into OUT; the rank in OUT.rank, the search's
+# first layout in OUT.first
+best() {
+    what=$1 o=$2 lay=$3
+    shift 3
+    if ! "$CC" layout "$@" -x "$lay" >"$o.txt" 2>"$o.err"; then
+        echo "layout-heldout.sh: $what: $(cat "$o.err")" >&2
+        exit 1
+    fi
+    sed -n 's/^ *tp=[0-9,=a-z]* ranks \([0-9]*\)[a-z]* of .* at its best setting, \([^ ]*\) (.*/\1 \2/p' \
+        "$o.txt" >"$o.best"
+    sed -n 's/^search .* the first: tp=\([0-9]*\),pp=\([0-9]*\),dp=\([0-9]*\),.*/\1,\2,\3/p' \
+        "$o.txt" >"$o.first"
+    read -r rank setting <"$o.best" || { echo "layout-heldout.sh: $what: not ranked" >&2; exit 1; }
+    echo "$rank" >"$o.rank"
+    run "$what, best setting" "$o" "$@" -x "$setting"
+}
+while read -r name l h a tp pp n gbs ref; do
+    mcore "$name" "$l" "$h" "$a"
+    # shellcheck disable=SC2086
+    set -- -m "$tmp/$name.json" -g "$n" --global-batch "$gbs" $MC
+    # shellcheck disable=SC2086
+    best "$name" "$tmp/out" "tp=$tp,pp=$pp" "$@" $EXTRA
+    # shellcheck disable=SC2086
+    best "$name, fitted" "$tmp/fit" "tp=$tp,pp=$pp" "$@" $FIT_H100
+    awk -v name="$name" -v n="$n" -v gbs="$gbs" -v tp="$tp" -v pp="$pp" -v ref="$ref" \
+        -v t="$(field mfu "$tmp/out")" -v f="$(field mfu "$tmp/fit")" \
+        -v r="$(cat "$tmp/out.rank")" -v rf="$(cat "$tmp/fit.rank")" \
+        -v mb="$(field micro_batch "$tmp/fit")" -v v="$(field interleave "$tmp/fit")" \
+        -v first="$(cat "$tmp/fit.first")" 'BEGIN {
+        t *= 989; f *= 989
+        printf "| %s | %d | %d | %d,%d,%d | %.1f | %.1f | %+.1f%% | %d | %.1f | %+.1f%% | %d | %d, %d | %s |\n",
+               name, n, gbs, tp, pp, n / (tp * pp), ref, t, (t / ref - 1) * 100, r, f,
+               (f / ref - 1) * 100, rf, mb, v, first
+    }'
+done <<'EOF'
+1.7B 24 2048 16 1 1 48 192 408.8
+7.1B 30 4096 32 2 1 96 192 465.9
+16B 32 6144 48 4 1 192 192 489.1
+32B 48 7168 56 8 1 384 192 459.6
+70B 84 8192 64 8 2 768 384 419.7
+119B 92 10240 80 8 4 1536 768 420.5
+177B 96 12288 96 8 6 2304 1152 432.8
+314B 96 16384 128 8 8 3072 1536 474.4
+462B 112 18432 144 8 16 6144 3072 459.9
+EOF

@@ -535,6 +535,12 @@ ok $? "held-out: every LLM Foundry run fits ccbench's memory estimate"
 ok $? "held-out: the 17 BigScience layouts that ran fit in ccbench's memory estimate"
 [ "$(grep -c '| out of memory | .* | refused |$' "$out/h")" -eq 3 ]
 ok $? "held-out: the three BigScience layouts that ran out of memory are refused for memory"
+# Megatron-Core on H100 (the README's weak-scaling table): with the H100 habits fitted on LLM
+# Foundry's runs, every row within 11% and the published layout in the search's top 3
+awk -F'|' '$2 ~ /^ [0-9.]+B $/ && $5 ~ /,48 $/ { n++; e = $11; gsub(/[ %+]/, "", e); e += 0
+    if (e < 0) e = -e; if (e > 11 || $12 + 0 > 3 || $12 + 0 < 1) bad++ }
+    END { exit !(n == 9 && bad == 0) }' "$out/h"
+ok $? "held-out: Megatron-Core H100 rows, fitted habits within 11% and the published layout in the top 3"
 # bad input: exit 2 with one line naming what is wrong, never a crash, a hang or inf/nan
 # a Llama config that does not say whether its embeddings are tied: untied, as transformers'
 # LlamaConfig defaults (8.0B parameters, as with the key)
