@@ -270,23 +270,24 @@ echo "### Megatron-Core GPT on H100, the README's weak-scaling table (TFLOP/s pe
 echo
 echo "ccbench: $with; fitted: \`$FIT_H100\` (LLM Foundry's H100 fit above)."
 echo
-echo "| model | GPUs | batch | published t,p,d | published TFLOP/s/GPU | ccbench | error | rank | fitted | error | rank (fitted) | fitted setting (mb, v) | fitted first choice |"
+echo "| model | GPUs | batch | published t,p,d | published TFLOP/s/GPU | ccbench | error | rank / layouts | fitted | error | rank / layouts (fitted) | fitted setting (mb, v) | fitted first choice |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 # best WHAT OUT LAYOUT ARGS...: LAYOUT's rank in the search and its best setting (--explain's
-# text), then that setting's estimate (--json) into OUT; the rank in OUT.rank, the search's
-# first layout in OUT.first
+# text; its exit status is 2 when LAYOUT at --explain's plain knobs does not fit, which says
+# nothing of its best setting), then that setting's estimate (--json) into OUT; "RANK/LAYOUTS"
+# in OUT.rank, the search's first layout in OUT.first
 best() {
     what=$1 o=$2 lay=$3
     shift 3
-    if ! "$CC" layout "$@" -x "$lay" >"$o.txt" 2>"$o.err"; then
-        echo "layout-heldout.sh: $what: $(cat "$o.err")" >&2
-        exit 1
-    fi
-    sed -n 's/^ *tp=[0-9,=a-z]* ranks \([0-9]*\)[a-z]* of .* at its best setting, \([^ ]*\) (.*/\1 \2/p' \
+    "$CC" layout "$@" -x "$lay" >"$o.txt" 2>"$o.err"
+    sed -n 's/^ *tp=[0-9,=a-z]* ranks \([0-9]*\)[a-z]* of \([0-9]*\) at its best setting, \([^ ]*\) (.*/\1\/\2 \3/p' \
         "$o.txt" >"$o.best"
     sed -n 's/^search .* the first: tp=\([0-9]*\),pp=\([0-9]*\),dp=\([0-9]*\),.*/\1,\2,\3/p' \
         "$o.txt" >"$o.first"
-    read -r rank setting <"$o.best" || { echo "layout-heldout.sh: $what: not ranked" >&2; exit 1; }
+    read -r rank setting <"$o.best" || {
+        echo "layout-heldout.sh: $what: not ranked: $(cat "$o.err")" >&2
+        exit 1
+    }
     echo "$rank" >"$o.rank"
     run "$what, best setting" "$o" "$@" -x "$setting"
 }
@@ -304,7 +305,7 @@ while read -r name l h a tp pp n gbs ref; do
         -v mb="$(field micro_batch "$tmp/fit")" -v v="$(field interleave "$tmp/fit")" \
         -v first="$(cat "$tmp/fit.first")" 'BEGIN {
         t *= 989; f *= 989
-        printf "| %s | %d | %d | %d,%d,%d | %.1f | %.1f | %+.1f%% | %d | %.1f | %+.1f%% | %d | %d, %d | %s |\n",
+        printf "| %s | %d | %d | %d,%d,%d | %.1f | %.1f | %+.1f%% | %s | %.1f | %+.1f%% | %s | %d, %d | %s |\n",
                name, n, gbs, tp, pp, n / (tp * pp), ref, t, (t / ref - 1) * 100, r, f,
                (f / ref - 1) * 100, rf, mb, v, first
     }'

@@ -95,8 +95,9 @@ double cc_model_step_flops(const struct cc_model *m);
  * of its training log (megatron/training/training.py, num_floating_point_operations): 6 x
  * tokens x (the layers' matrices + h x the vocabulary padded to a multiple of 128 x tp, its
  * --make-vocab-size-divisible-by default) + 6 x B x s^2 x h per layer (the two attention
- * products at half size, for the causal mask); no recomputation. The MFU numerator above
- * counts the attention products whole and the vocabulary unpadded. */
+ * products at half size, for the causal mask); no recomputation. That is Megatron-LM's count
+ * since March 2025 (commit 8873b55d6a); before, it counted the attention products whole, as
+ * the MFU numerator above does (with the vocabulary unpadded). */
 double cc_model_megatron_log_flops(const struct cc_model *m, int tp);
 /* FLOPs executed per step with recomputation mode rc (full: + one forward of every layer;
  * selective: + the attention score products). With full recompute and a GPT shape this is

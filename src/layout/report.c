@@ -272,9 +272,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU (with "
                  "recomputation)\n", e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
             m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops);
-    fprintf(out, "Megatron-LM's log would show %.1f TFLOP/s/GPU (its count: the attention products "
-                 "halved for the causal mask, the vocabulary padded to a multiple of 128 x tp, "
-                 "no recomputation)\n", e->megatron_tflops);
+    fprintf(out, "Megatron-LM's log would show %.1f TFLOP/s/GPU (its count since March 2025: the "
+                 "attention products halved for the causal mask, the vocabulary padded to a "
+                 "multiple of 128 x tp, no recomputation; before, MFU x peak)\n",
+            e->megatron_tflops);
 }
 
 static const char *ordinal(int n, char *buf, size_t len)
@@ -663,6 +664,14 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "global_batch", json_integer(m->global_batch));
     json_object_set_new(mo, "precision", json_string(cc_prec_names[m->prec]));
     json_object_set_new(mo, "optimizer", json_string(cc_optim_names[m->optim]));
+    json_object_set_new(mo, "mlp", json_string(cc_mlp_names[m->mlp]));
+    json_object_set_new(mo, "flash_attention", json_boolean(m->flash_attn));
+    json_object_set_new(mo, "tied_embeddings", json_boolean(m->tied_embed));
+    json_object_set_new(mo, "dropout", json_boolean(cc_model_dropout(m)));
+    json_object_set_new(mo, "rope_theta", m->mlp == CC_MLP_SWIGLU
+                                              ? jnum(m->rope_base > 0 ? m->rope_base : 10000)
+                                              : json_null());
+    json_object_set_new(mo, "qkv_bias", json_boolean(m->qkv_bias));
     json_object_set_new(co, "name", json_string(c->name));
     json_object_set_new(co, "gpu", json_string(c->gpu_name));
     json_object_set_new(co, "gpus", json_integer(c->gpus));
