@@ -56,6 +56,13 @@ wait_rows() {
     done
     return 1
 }
+# wait_for SECONDS CMD...: poll until CMD succeeds
+wait_for() {
+    n_=$(($1 * 5)); shift
+    while [ $n_ -gt 0 ]; do "$@" 2>/dev/null && return 0; sleep 0.2; n_=$((n_ - 1)); done
+    return 1
+}
+
 # rank_pid RANK PATTERN: the pid of that MPI rank among the processes matching PATTERN
 rank_pid() {
     for p in $(pgrep -f "$2"); do

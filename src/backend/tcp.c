@@ -238,19 +238,35 @@ static int flow_complete(struct tcp_ctx *c, const struct tcp_flow *f)
     return f->send || f->done == f->total;
 }
 
-/* No byte moved for the deadline: name the peer this rank waits for. */
+/* No byte moved for the deadline: name the peer this rank waits for, and say whether its host
+ * still answers (the rank is stuck or waits on another) or not (host or link down). */
 static cc_status stalled(struct tcp_ctx *c, struct tcp_flow *fl, int nf)
 {
-    char pd[128];
+    char pd[128], how[160] = "";
     int peer = -1, recv = 0;
     for (int i = 0; i < nf && !recv; i++)
         if (!flow_complete(c, &fl[i]) && (peer < 0 || !fl[i].send)) {
             peer = fl[i].peer;
             recv = !fl[i].send;
         }
-    cc_err("tcp: timed out after %g s without progress during %s, %s %s", c->timeout_s, c->what,
-           recv ? "waiting for data from" : "waiting to send to",
-           cc_tcp_peer_desc(c, peer, pd, sizeof pd));
+    /* any stream that still hears from the host shows it alive */
+    int silent = -1;
+    double ack_s = 0;
+    for (int k = 0; peer >= 0 && k < c->nstreams && silent != 0; k++) {
+        double a;
+        int v = cc_tcp_host_silent(tcp_sock_of(c, peer, k)->fd, &a);
+        if (v >= 0 && (silent < 0 || v == 0 || a < ack_s))
+            silent = v, ack_s = a;
+    }
+    if (silent == 1)
+        snprintf(how, sizeof how, ": its host has acknowledged nothing for %.1f s (host or "
+                 "link down)", ack_s);
+    else if (silent == 0)
+        snprintf(how, sizeof how, ": its host still acknowledges (%.1f s ago), so rank %d "
+                 "itself is stuck, busy or waiting on another rank", ack_s, peer);
+    cc_err("tcp: timed out after %g s without progress during %s, %s %s%s", c->timeout_s,
+           c->what, recv ? "waiting for data from" : "waiting to send to",
+           cc_tcp_peer_desc(c, peer, pd, sizeof pd), how);
     return CC_ETIMEOUT;
 }
 

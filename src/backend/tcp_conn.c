@@ -50,6 +50,20 @@ const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_
     return buf;
 }
 
+int cc_tcp_host_silent(int fd, double *ack_s)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+        len < offsetof(struct tcp_info, tcpi_last_ack_recv) + sizeof ti.tcpi_last_ack_recv)
+        return -1;
+    *ack_s = ti.tcpi_last_ack_recv / 1000.0;
+    /* a live host acknowledges what it received even when its rank reads nothing (the
+     * window closes, and the window probes are answered) and answers keepalive probes */
+    return ti.tcpi_unacked > 0 || ti.tcpi_probes >= 2;
+}
+
 /* The socket address of a published address. */
 static socklen_t to_sockaddr(const struct tcp_addr *a, struct sockaddr_storage *ss)
 {
@@ -183,13 +197,16 @@ static void set_buffers(int fd)
         cc_debug("tcp: SO_RCVBUFFORCE refused (%s); kernel autotuning kept", strerror(errno));
 }
 
-/* Data socket options: no Nagle delay; keepalive every second and a user timeout of half the
- * deadline, so a cut link errors out every socket to that host (even idle ones) before the
- * collective's own deadline fires, and the error names the right peer. */
+/* Data socket options: no Nagle delay; keepalive every second and a user timeout of the
+ * deadline and a second, so a cut link errors out every socket to that host (idle ones too)
+ * about when the collective's own deadline fires. Not less: the kernel also applies the user
+ * timeout to a peer whose receive window stays closed, so a peer that only reads late (busy,
+ * or behind the others) would be cut off as lost; a stall is the deadline's to report (it
+ * says whether the peer's host still answers). */
 static void set_data_opts(int fd, double timeout_s)
 {
     int one = 1, idle = 1, cnt = 3;
-    unsigned ut = (unsigned)(timeout_s * 500);
+    unsigned ut = (unsigned)(timeout_s * 1000) + 1000;
     if (ut < 1000)
         ut = 1000;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

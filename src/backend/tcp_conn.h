@@ -101,6 +101,13 @@ void cc_tcp_close_all(struct tcp_ctx *c);
 /* "rank 2 (host, 198.18.0.3:40123)" or "rank 2 (host, [fd00:cc::3]:40123)" */
 const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_t len);
 
+/* What the kernel knows of a peer's host on socket fd (TCP_INFO), for a stall's message:
+ * 1 when the host has stopped answering (data sent and not acknowledged, or two keepalive
+ * probes unanswered), 0 when it still acknowledges (the link is up: the rank itself is
+ * stuck, busy, or waits on another), -1 when the kernel cannot say. *ack_s: seconds since
+ * the host's last acknowledgement. */
+int cc_tcp_host_silent(int fd, double *ack_s);
+
 /* Strangers: add the listener and pending connections to pfds (returns how many were added),
  * then after poll() serve them (accept, read hellos, log and drop). */
 int cc_tcp_strangers_poll(struct tcp_ctx *c, struct pollfd *pfds);

@@ -13,12 +13,6 @@ cl_up 4 1gbit || { ok 1 "cluster set-up"; tap_done; exit 1; }
 tmp=$CL_DIR
 measured() { jq -s '[.[] | select(.type == "result" and (has("na") | not))] | length' "$1"; }
 wrong() { jq -s '[.[] | select(.type == "result" and (has("na") | not)) | .wrong] | add' "$1"; }
-# wait_for SECONDS CMD...: poll until CMD succeeds
-wait_for() {
-    n_=$(($1 * 5)); shift
-    while [ $n_ -gt 0 ]; do "$@" 2>/dev/null && return 0; sleep 0.2; n_=$((n_ - 1)); done
-    return 1
-}
 
 # 1. every collective over 4 hosts, 2 streams per peer
 j="$tmp/all.json"
@@ -178,6 +172,11 @@ t_end=$(date +%s)
 ok $? "the run exits with status 3 on its own ($rc after $((t_end - t_start)) s)" "$(tail -10 "$tmp/out")"
 grep "error" "$tmp/out" | grep -q "allreduce of 64M bytes" && grep "error" "$tmp/out" | grep -q "$(cl_ip 2):"
 ok $? "the error names the collective, the size and the host's address" "$(grep error "$tmp/out")"
+# the ranks that name the cut host say it is gone (its host silent, or the connection lost),
+# none that it still answers
+grep "error: tcp:" "$tmp/out" | grep "rank 2 (" | grep -Eq "its host has acknowledged nothing for [0-9.]* s \(host or link down\)|lost connection to rank 2" &&
+    ! grep "error: tcp:" "$tmp/out" | grep "rank 2 (" | grep -q "still acknowledges"
+ok $? "the peers of the cut host say its host or link is down" "$(grep error "$tmp/out")"
 [ "$(jq -s '[.[] | select(.type == "result" and .wrong == 0) | .bytes] | unique | join(",")' "$j" 2>/dev/null)" = '"4194304,16777216"' ]
 ok $? "the sizes measured before the cut are kept in the JSON" "$(cat "$j" | cut -c1-200)"
 # 4. the watchdog's verdict across hosts: the MPI backend (no deadline of its own) over the 4
