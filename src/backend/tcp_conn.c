@@ -59,9 +59,15 @@ int cc_tcp_host_silent(int fd, double *ack_s)
         len < offsetof(struct tcp_info, tcpi_last_ack_recv) + sizeof ti.tcpi_last_ack_recv)
         return -1;
     *ack_s = ti.tcpi_last_ack_recv / 1000.0;
-    /* a live host acknowledges what it received even when its rank reads nothing (the
-     * window closes, and the window probes are answered) and answers keepalive probes */
-    return ti.tcpi_unacked > 0 || ti.tcpi_probes >= 2;
+    /* silent: data sent and not acknowledged, or keepalive probes unanswered */
+    if (ti.tcpi_unacked > 0 || ti.tcpi_probes >= 2)
+        return 1;
+    /* alive: an acknowledgement came after the last data either way, so the host answered a
+     * window or keepalive probe (it does so even while its rank reads nothing); without one
+     * (a deadline shorter than the first keepalive probe) the kernel cannot say */
+    unsigned last_data = ti.tcpi_last_data_recv < ti.tcpi_last_data_sent ? ti.tcpi_last_data_recv
+                                                                          : ti.tcpi_last_data_sent;
+    return ti.tcpi_last_ack_recv + 250 < last_data ? 0 : -1;
 }
 
 /* The socket address of a published address. */

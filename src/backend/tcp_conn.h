@@ -103,9 +103,10 @@ const char *cc_tcp_peer_desc(const struct tcp_ctx *c, int peer, char *buf, size_
 
 /* What the kernel knows of a peer's host on socket fd (TCP_INFO), for a stall's message:
  * 1 when the host has stopped answering (data sent and not acknowledged, or two keepalive
- * probes unanswered), 0 when it still acknowledges (the link is up: the rank itself is
- * stuck, busy, or waits on another), -1 when the kernel cannot say. *ack_s: seconds since
- * the host's last acknowledgement. */
+ * probes unanswered), 0 when it still acknowledges (a probe answered after the last data:
+ * the link is up, and the rank itself is stuck, busy, or waits on another), -1 when the
+ * kernel cannot say (no probe yet, or no TCP_INFO). *ack_s: seconds since the host's last
+ * acknowledgement. */
 int cc_tcp_host_silent(int fd, double *ack_s);
 
 /* Strangers: add the listener and pending connections to pfds (returns how many were added),
