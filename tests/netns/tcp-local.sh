@@ -197,6 +197,17 @@ ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(
 grep -a "error: tcp:" "$tmp/out" | grep -q "rank 2 (.*its host still acknowledges (.* s ago), so rank 2 itself is stuck"
 ok $? "the peers say the stopped rank's host still answers" "$(grep -a error "$tmp/out")"
 
+# with a 1 s deadline no keepalive probe has been answered yet: the stall is named, and
+# nothing is claimed about the stopped rank's host
+timeout 60 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000 -w 1 -q --timeout 1 \
+    --iter-barrier 0 --debug-stop 1 >"$tmp/out" 2>&1
+rc=$?
+victim=$(rank_pid 1 "ccbench bench --backend tcp -b 1M -e 1M -n 1000 .*--debug-stop 1") &&
+    kill -KILL "$victim" 2>/dev/null
+[ "$rc" = 3 ] && grep -a "error: tcp: timed out after 1 s" "$tmp/out" | grep -q "rank 1 (" &&
+    ! grep -a "error: tcp:" "$tmp/out" | grep -q "acknowledge"
+ok $? "a 1 s deadline: the stopped rank is named, its host neither cleared nor blamed (exit $rc)" "$(grep -a error "$tmp/out")"
+
 # a rank that stops reading for longer than half the deadline (stopped from outside for 3.5 s
 # of a 5 s deadline, in the middle of 64M all-reduces): its peer's data waits in a closed
 # receive window, which the kernel's user timeout would cut off as a lost connection if it
