@@ -238,25 +238,38 @@ static int flow_complete(struct tcp_ctx *c, const struct tcp_flow *f)
     return f->send || f->done == f->total;
 }
 
-/* No byte moved for the deadline: name the peer this rank waits for, and say whether its host
- * still answers (the rank is stuck or waits on another) or not (host or link down). */
+/* Whether peer's host has gone silent (1), still answers (0) or cannot be told (-1), over its
+ * streams: one that hears from the host shows it alive; *ack_s from the stream that decided. */
+static int host_state(struct tcp_ctx *c, int peer, double *ack_s)
+{
+    int state = -1;
+    for (int k = 0; k < c->nstreams && state != 0; k++) {
+        double a;
+        int v = cc_tcp_host_silent(tcp_sock_of(c, peer, k)->fd, &a);
+        if (v == 0 || (v == 1 && state < 0))
+            state = v, *ack_s = a;
+    }
+    return state;
+}
+
+/* No byte moved for the deadline: name the peer to blame and say whether its host still
+ * answers (the rank is stuck or waits on another) or not (host or link down). The peer: one
+ * this rank waits on whose host has gone silent, else the first it waits to receive from,
+ * else the first it waits to send to. */
 static cc_status stalled(struct tcp_ctx *c, struct tcp_flow *fl, int nf)
 {
     char pd[128], how[160] = "";
-    int peer = -1, recv = 0;
-    for (int i = 0; i < nf && !recv; i++)
-        if (!flow_complete(c, &fl[i]) && (peer < 0 || !fl[i].send)) {
-            peer = fl[i].peer;
-            recv = !fl[i].send;
-        }
-    /* any stream that still hears from the host shows it alive */
-    int silent = -1;
+    int peer = -1, recv = 0, silent = -1, best = -1;
     double ack_s = 0;
-    for (int k = 0; peer >= 0 && k < c->nstreams && silent != 0; k++) {
-        double a;
-        int v = cc_tcp_host_silent(tcp_sock_of(c, peer, k)->fd, &a);
-        if (v >= 0 && (silent < 0 || v == 0 || a < ack_s))
-            silent = v, ack_s = a;
+    for (int i = 0; i < nf; i++) {
+        if (flow_complete(c, &fl[i]))
+            continue;
+        double a = 0;
+        int v = host_state(c, fl[i].peer, &a);
+        int score = (v == 1 ? 2 : 0) + !fl[i].send;
+        if (score > best) {
+            best = score, peer = fl[i].peer, recv = !fl[i].send, silent = v, ack_s = a;
+        }
     }
     if (silent == 1)
         snprintf(how, sizeof how, ": its host has acknowledged nothing for %.1f s (host or "

@@ -58,16 +58,22 @@ int cc_tcp_host_silent(int fd, double *ack_s)
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
         len < offsetof(struct tcp_info, tcpi_last_ack_recv) + sizeof ti.tcpi_last_ack_recv)
         return -1;
-    *ack_s = ti.tcpi_last_ack_recv / 1000.0;
-    /* silent: data sent and not acknowledged, or keepalive probes unanswered */
-    if (ti.tcpi_unacked > 0 || ti.tcpi_probes >= 2)
+    uint32_t ack = ti.tcpi_last_ack_recv; /* ms */
+    *ack_s = ack / 1000.0;
+    /* silent: nothing acknowledged for a second while data sent waits for it or probes go
+     * unanswered (a host that still sends window-0 acknowledgements is not silent) */
+    if (ack >= 1000 && (ti.tcpi_unacked > 0 || ti.tcpi_probes >= 2))
         return 1;
-    /* alive: an acknowledgement came after the last data either way, so the host answered a
-     * window or keepalive probe (it does so even while its rank reads nothing); without one
-     * (a deadline shorter than the first keepalive probe) the kernel cannot say */
-    unsigned last_data = ti.tcpi_last_data_recv < ti.tcpi_last_data_sent ? ti.tcpi_last_data_recv
+    /* alive: the latest probe answered, recently (within a keepalive interval, or the current
+     * window-probe interval, rto << backoff), and after the last data either way, so it
+     * answered a probe (a host does so even while its rank reads nothing); otherwise (a
+     * deadline shorter than the first probe, an answer that may predate a cut) unknown */
+    uint32_t last_data = ti.tcpi_last_data_recv < ti.tcpi_last_data_sent ? ti.tcpi_last_data_recv
                                                                           : ti.tcpi_last_data_sent;
-    return ti.tcpi_last_ack_recv + 250 < last_data ? 0 : -1;
+    uint32_t rto_ms = ti.tcpi_rto / 1000, probe_ms = 1500;
+    if (ti.tcpi_backoff < 16 && rto_ms < 120000 && (rto_ms << ti.tcpi_backoff) + 500 > probe_ms)
+        probe_ms = (rto_ms << ti.tcpi_backoff) + 500;
+    return ti.tcpi_probes == 0 && ack <= probe_ms && ack + 250 < last_data ? 0 : -1;
 }
 
 /* The socket address of a published address. */

@@ -197,34 +197,35 @@ ok $? "a stopped rank is named by its peers (exit $rc after $((t1 - t0)) s)" "$(
 grep -a "error: tcp:" "$tmp/out" | grep -q "rank 2 (.*its host still acknowledges (.* s ago), so rank 2 itself is stuck"
 ok $? "the peers say the stopped rank's host still answers" "$(grep -a error "$tmp/out")"
 
-# with a 1 s deadline no keepalive probe has been answered yet: the stall is named, and
-# nothing is claimed about the stopped rank's host
-timeout 60 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000 -w 1 -q --timeout 1 \
+# with a 0.5 s deadline no probe has been answered after the last data yet (the first
+# keepalive comes after 1 s, the first window probe's answer within 250 ms of the last data):
+# the stall is named, and nothing is claimed about the stopped rank's host
+timeout 60 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 1M -e 1M -n 1000 -w 1 -q --timeout 0.5 \
     --iter-barrier 0 --debug-stop 1 >"$tmp/out" 2>&1
 rc=$?
 victim=$(rank_pid 1 "ccbench bench --backend tcp -b 1M -e 1M -n 1000 .*--debug-stop 1") &&
     kill -KILL "$victim" 2>/dev/null
-[ "$rc" = 3 ] && grep -a "error: tcp: timed out after 1 s" "$tmp/out" | grep -q "rank 1 (" &&
+[ "$rc" = 3 ] && grep -a "error: tcp: timed out after 0.5 s" "$tmp/out" | grep -q "rank 1 (" &&
     ! grep -a "error: tcp:" "$tmp/out" | grep -q "acknowledge"
-ok $? "a 1 s deadline: the stopped rank is named, its host neither cleared nor blamed (exit $rc)" "$(grep -a error "$tmp/out")"
+ok $? "a 0.5 s deadline: the stopped rank is named, its host neither cleared nor blamed (exit $rc)" "$(grep -a error "$tmp/out")"
 
-# a rank that stops reading for longer than half the deadline (stopped from outside for 3.5 s
-# of a 5 s deadline, in the middle of 64M all-reduces): its peer's data waits in a closed
+# a rank that stops reading for longer than half the deadline (stopped from outside for 5.5 s
+# of an 8 s deadline, in the middle of 64M all-reduces): its peer's data waits in a closed
 # receive window, which the kernel's user timeout would cut off as a lost connection if it
 # were shorter than the deadline; the run goes on when the rank comes back
 timeout 120 $CC_MPIRUN -np 2 "$CCBENCH" bench --backend tcp -b 64M -e 64M -n 150 -w 1 -q \
-    --timeout 5 --iter-barrier 0 >"$tmp/out" 2>&1 &
+    --timeout 8 --iter-barrier 0 >"$tmp/out" 2>&1 &
 bench=$!
 paused=1
 if wait_for 30 rank_pid 1 "ccbench bench --backend tcp -b 64M -e 64M -n 150" >/dev/null &&
     late=$(rank_pid 1 "ccbench bench --backend tcp -b 64M -e 64M -n 150"); then
     sleep 2
-    kill -STOP "$late" && sleep 3.5 && kill -CONT "$late" && paused=0
+    kill -STOP "$late" && sleep 5.5 && kill -CONT "$late" && paused=0
 fi
 wait $bench
 rc=$?
 [ "$paused" = 0 ] && [ "$rc" = 0 ] && grep -aq "^# allreduce float32 sum .* wrong 0$" "$tmp/out"
-ok $? "a rank that reads nothing for 3.5 s of a 5 s deadline is not lost (exit $rc)" "$(grep -a 'error\|allreduce' "$tmp/out")"
+ok $? "a rank that reads nothing for 5.5 s of an 8 s deadline is not lost (exit $rc)" "$(grep -a 'error\|allreduce' "$tmp/out")"
 
 # a rank that stops during start-up: the others' agreement after their own start-up deadline
 # is watched too, so the job ends (exit 3) naming the stopped rank, never hangs (whichever
