@@ -56,10 +56,17 @@ for x in d["top"]:
     mt=x["megatron_log_tflops_per_gpu"]*1e12*c["gpus"]*x["time_s"]["step"]; mfu=x["mfu"]*c["peak_flops"]*c["gpus"]*x["time_s"]["step"]
     assert 0.85*mfu < mt < mfu, (mt, mfu)' "$out/j"
     ok $? "JSON: Megatron-LM's logged TFLOP/s per GPU, below the MFU count"
+    # the architecture as costed: a preset (Llama 3) and a spec file (gelu, tied, no flash)
+    "$CCBENCH" layout -m "$CC_SRCDIR/tests/layout/model-small.json" --gpus 8 --json -k 1 >"$out/jsmall" 2>&1
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["model"]; b=json.load(open(sys.argv[2]))["model"]
+assert (a["mlp"], a["flash_attention"], a["tied_embeddings"], a["dropout"], a["rope_theta"], a["qkv_bias"]) == ("swiglu", True, False, False, 500000, False), a
+assert (b["mlp"], b["flash_attention"], b["tied_embeddings"], b["dropout"], b["rope_theta"], b["qkv_bias"]) == ("gelu", False, True, True, None, False), b' "$out/j" "$out/jsmall"
+    ok $? "JSON: the model's MLP, flash attention, tied embeddings, dropout, rotary base and QKV bias"
 else
     skip "JSON parses" "python3 not installed"
     skip "JSON: uneven split" "python3 not installed"
     skip "JSON: Megatron-LM's logged TFLOP/s" "python3 not installed"
+    skip "JSON: the model's architecture" "python3 not installed"
 fi
 "$CCBENCH" layout -m llama3-8b -g 64 -x tp=1,pp=1,mb=1,zero=3 >"$out/mlog" 2>&1 &&
     grep -q "^Megatron-LM's log would show [0-9.]* TFLOP/s/GPU (its count since March 2025: the attention products halved" "$out/mlog"
