@@ -29,11 +29,13 @@ import sys
 import types
 import typing
 import contextlib
+import tempfile
 
 if len(sys.argv) != 3:
     sys.exit("usage: layout-snippets.py CCBENCH MEGATRON_LM_DIR")
 CCBENCH, MLM = os.path.abspath(sys.argv[1]), sys.argv[2]
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # model files named from it
+TMP = tempfile.mkdtemp(prefix="layout-snippets-")
 sys.path.insert(0, MLM)
 if not hasattr(typing, "override"):  # Megatron-LM imports it (Python 3.12); a no-op before
     typing.override = lambda f: f
@@ -87,7 +89,16 @@ CASES = [
     ("Hugging Face config (Llama 3 8B), pipeline split evenly", ["-m",
      "tests/layout/hf-llama3-8b.json", "-g", "32", "--uneven-pp", "0",
      "-x", "tp=4,pp=2,mb=1,zero=1,sp=1"], 9),
+    ("Hugging Face config (Qwen2.5 7B shape): QKV bias, untied embeddings, rotary base 1e6",
+     ["-m", "QWEN2", "-g", "16", "-x", "tp=4,pp=1,mb=1,zero=1,sp=1"], 9),
 ]
+
+# a Qwen2 config.json (Qwen2.5-7B's shape and keys), written for the case above
+QWEN2 = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_act": "silu",
+         "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28,
+         "num_attention_heads": 28, "num_key_value_heads": 4, "max_position_embeddings": 32768,
+         "rope_theta": 1000000.0, "tie_word_embeddings": False, "vocab_size": 152064,
+         "attention_dropout": 0.0, "torch_dtype": "bfloat16"}
 
 failures = 0
 
@@ -121,6 +132,12 @@ def megatron(case, args, gpus, arch, prefix):
 
 
 def run_case(name, cl, arch):
+    shown = ["qwen2-config.json" if x == "QWEN2" else x for x in cl]
+    if "QWEN2" in cl:
+        path = os.path.join(TMP, "qwen2-config.json")
+        with open(path, "w") as f:
+            json.dump(QWEN2, f)
+        cl = [path if x == "QWEN2" else x for x in cl]
     r = subprocess.run([CCBENCH, "layout", "--json"] + cl, capture_output=True, text=True,
                        cwd=REPO)
     if r.returncode != 0:
@@ -130,7 +147,7 @@ def run_case(name, cl, arch):
     e = d["explain"] if "explain" in d else d["top"][0]
     lay, gpus = e["layout"], d["cluster"]["gpus"]
     m = d["model"]
-    print(f"- {name}: `ccbench layout {' '.join(cl)}`")
+    print(f"- {name}: `ccbench layout {' '.join(shown)}`")
     print(f"  layout tp={lay['tp']} pp={lay['pp']} dp={lay['dp']} cp={lay['cp']} "
           f"mb={lay['micro_batch']} v={lay['interleave']} sp={int(lay['sequence_parallel'])} "
           f"zero={lay['zero']} rc={lay['recompute']}, {gpus} GPUs")
