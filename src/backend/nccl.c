@@ -576,14 +576,9 @@ static cc_status nccl_timer_elapsed(void *ctx, int from, int to, double *us)
 static void nccl_describe(void *ctx, json_t *o)
 {
     struct nccl_ctx *c = ctx;
-    char v[64];
-    int ver = c->nc->version;
-    /* codes: major*1000+minor*100+patch before 2.9, major*10000+minor*100+patch after */
-    if (ver >= 20900)
-        snprintf(v, sizeof v, "%d.%d.%d", ver / 10000, ver / 100 % 100, ver % 100);
-    else
-        snprintf(v, sizeof v, "%d.%d.%d", ver / 1000, ver / 100 % 10, ver % 100);
-    json_object_set_new(o, "nccl_version", json_string(v));
+    char v[32];
+    json_object_set_new(o, "nccl_version",
+                        json_string(cc_nccl_version_text(c->nc->version, v, sizeof v)));
     json_object_set_new(o, "nccl_library", json_string(c->nc->path));
     json_object_set_new(o, "nccl_path", json_string(c->path));
     json_t *env = json_object();
@@ -620,11 +615,9 @@ static int nccl_usable(char *why, size_t whylen)
     const struct cc_nccl *nc = cu ? cc_nccl_load(why, whylen) : NULL;
     if (!nc)
         return 0;
-    int v = nc->version; /* major*10000+minor*100+patch from 2.9, major*1000+minor*100+patch before */
-    if (v >= 20900)
-        snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, v / 10000, v / 100 % 100, v % 100);
-    else
-        snprintf(why, whylen, "%d GPU(s), NCCL %d.%d.%d", cu->ndev, v / 1000, v / 100 % 10, v % 100);
+    char v[32];
+    snprintf(why, whylen, "%d GPU(s), NCCL %s", cu->ndev,
+             cc_nccl_version_text(nc->version, v, sizeof v));
     return 1;
 }
 

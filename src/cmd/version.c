@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "gpu/cuda_dl.h"
 #include "gpu/nccl_dl.h"
+#include "gpu/nccl_path.h"
 #include "gpu/verbs_dl.h"
 
 void cc_print_version(void)
@@ -31,9 +32,10 @@ void cc_print_version(void)
 #ifdef CC_HAVE_NCCL
     printf("nccl: built (library opened at run time)\n");
     const struct cc_nccl *nc = cc_nccl_load(err, sizeof err);
+    char v[32];
     if (nc)
-        printf("  here: NCCL %d.%d.%d from %s\n", nc->version / 10000, nc->version / 100 % 100,
-               nc->version % 100, nc->path);
+        printf("  here: NCCL %s from %s\n", cc_nccl_version_text(nc->version, v, sizeof v),
+               nc->path);
     else
         printf("  here: unavailable: %s\n", err);
 #else

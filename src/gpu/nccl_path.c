@@ -1,6 +1,7 @@
-/* nccl_path.c - `--nccl-path` to NCCL variables (see nccl_path.h). */
+/* nccl_path.c - `--nccl-path` to NCCL variables; NCCL version codes as text. */
 #include "gpu/nccl_path.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -42,4 +43,13 @@ cc_status cc_nccl_path_vars(const char *path, struct cc_nccl_var *vars, size_t *
     cc_errbuf(err, errlen, "unknown --nccl-path '%s' (one of nvlink, shm, net-ib, net-socket, auto)",
               path);
     return CC_EUSAGE;
+}
+
+const char *cc_nccl_version_text(int code, char *buf, size_t len)
+{
+    if (code >= 20900)
+        snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    else
+        snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+    return buf;
 }

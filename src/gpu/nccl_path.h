@@ -10,7 +10,7 @@
  *               NCCL_IB_DISABLE=0 (every byte through the InfiniBand/RoCE plugin)
  *   net-socket  NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NVLS_ENABLE=0 NCCL_NET=Socket
  *               NCCL_IB_DISABLE=1 (every byte through TCP sockets)
- * Pure logic: no NCCL needed (unit-tested).
+ * Also the text of NCCL's version codes. Pure logic: no NCCL needed (unit-tested).
  */
 #ifndef CC_NCCL_PATH_H
 #define CC_NCCL_PATH_H
@@ -33,5 +33,9 @@ extern const char *const cc_nccl_paths[];
  * count. CC_EUSAGE with a one-line message on an unknown path. */
 cc_status cc_nccl_path_vars(const char *path, struct cc_nccl_var *vars, size_t *n, char *err,
                             size_t errlen);
+
+/* "2.28.9" from an ncclGetVersion code: major*10000+minor*100+patch from NCCL 2.9,
+ * major*1000+minor*100+patch before. Returns buf. */
+const char *cc_nccl_version_text(int code, char *buf, size_t len);
 
 #endif

@@ -235,8 +235,18 @@ static void test_qp_wire(void)
     is_int(cc_mr_decode(mb, sizeof mb, &m2, err, sizeof err), CC_EPARSE, "bad mr magic rejected");
 }
 
+/* ncclGetVersion's codes: major*10000+minor*100+patch from 2.9, major*1000+... before */
+static void test_nccl_version(void)
+{
+    char b[32];
+    is_str(cc_nccl_version_text(22809, b, sizeof b), "2.28.9", "NCCL 2.28.9");
+    is_str(cc_nccl_version_text(20903, b, sizeof b), "2.9.3", "NCCL 2.9.3 (first five-digit code)");
+    is_str(cc_nccl_version_text(2804, b, sizeof b), "2.8.4", "NCCL 2.8.4 (four-digit code)");
+}
+
 int main(void)
 {
+    test_nccl_version();
     test_nccl_path();
     test_hca();
     test_gid_choose();
