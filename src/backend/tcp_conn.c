@@ -219,8 +219,6 @@ static void set_data_opts(int fd, double timeout_s)
 {
     int one = 1, idle = 1, cnt = 3;
     unsigned ut = (unsigned)(timeout_s * 1000) + 1000;
-    if (ut < 1000)
-        ut = 1000;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);

@@ -415,9 +415,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                                              "attention_probs_dropout_prob", NULL};
     if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK ||
         (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK ||
-        (json_is_object(json_object_get(root, "rope_parameters")) && m->rope_base == 0 &&
-         (st = get_rope(json_object_get(root, "rope_parameters"), "rope_theta", &m->rope_base,
-                        path, err, errlen)) != CC_OK) ||
+        (json_is_object(rp) && m->rope_base == 0 &&
+         (st = get_rope(rp, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK) ||
         (st = get_dropout(root, hf_dropout, &m->dropout, path, err, errlen)) != CC_OK)
         return st;
     const char *nm = json_string_value(json_object_get(root, "_name_or_path"));
