@@ -940,6 +940,21 @@ int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope)
     return -1;
 }
 
+/* The table's latency of a group of n ranks, per_node on each node: a ring's grows with the
+ * ranks, all-reduce's tree across nodes with the log of the nodes beyond the table's two;
+ * the others are flat. */
+static double table_latency(const struct cc_cluster *c, int ring, int tree, int scope, int n,
+                            int per_node)
+{
+    if (ring)
+        return cc_ring_latency(c, n, per_node);
+    if (scope == CC_SCOPE_INTRA)
+        return c->lat_intra_s;
+    return c->lat_inter_s + (tree ? fmax(0.0, cc_tree_latency(c, n, per_node) -
+                                                  cc_tree_latency(c, 2 * per_node, per_node))
+                                  : 0.0);
+}
+
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes)
 {
@@ -965,13 +980,7 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     if (f) {
         alpha = f->alpha_s;
         if (isnan(alpha)) /* the sweep could not tell it: the table's, for the group measured */
-            alpha = ring ? cc_ring_latency(c, f->nranks, f->per_node)
-                    : scope == CC_SCOPE_INTRA ? c->lat_intra_s
-                    : c->lat_inter_s + (f->per_node < f->nranks
-                                            ? fmax(0.0, cc_tree_latency(c, f->nranks, f->per_node) -
-                                                            cc_tree_latency(c, 2 * f->per_node,
-                                                                            f->per_node))
-                                            : 0.0);
+            alpha = table_latency(c, ring, tree, scope, f->nranks, f->per_node);
         if (ring) { /* what the ring (or PAT) adds beyond the group measured */
             double lat_f = cc_ring_latency(c, f->nranks, f->per_node);
             pat = alpha + fmax(0.0, cc_pat_latency(n, per_node) - lat_f);
@@ -994,15 +1003,12 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
             f->busbw_Bps <= c->intra_busbw_Bps)
             bw = c->intra_busbw_Bps; /* scaled up no further than the links within a node */
     } else if (scope == CC_SCOPE_INTRA) {
-        alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_intra_s;
+        alpha = table_latency(c, ring, tree, scope, n, per_node);
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
     } else {
-        alpha = ring ? cc_ring_latency(c, n, per_node) : c->lat_inter_s;
+        alpha = table_latency(c, ring, tree, scope, n, per_node);
         if (ring)
             pat = cc_pat_latency(n, per_node);
-        if (tree) /* the table's latency is two nodes' */
-            alpha += fmax(0.0, cc_tree_latency(c, n, per_node) -
-                                   cc_tree_latency(c, 2 * per_node, per_node));
         bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
                                                                       : INFINITY);
     }

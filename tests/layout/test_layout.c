@@ -317,21 +317,23 @@ static void test_group_per_node(void)
 }
 
 /* A linear sweep (nccl-tests -i 8M) of 128M to 256M, 17 sizes, each time off by up to 2%
- * (a fixed pseudo-random pattern): 12 us + bus bytes / 200 GB/s */
-static int linear_file(char *tmp)
+ * (a fixed pseudo-random pattern): 12 us + bus bytes / 200 GB/s, of collective `coll` over
+ * nranks ranks on nnodes nodes */
+static int linear_file(char *tmp, const char *coll, int nranks, int nnodes)
 {
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f)
         return -1;
-    fprintf(f, "{\"type\": \"header\", \"nranks\": 16, \"nnodes\": 2, \"backend\": \"nccl\"}\n");
+    fprintf(f, "{\"type\": \"header\", \"nranks\": %d, \"nnodes\": %d, \"backend\": \"nccl\"}\n",
+            nranks, nnodes);
     unsigned s = 12345;
     for (double b = 128 << 20; b <= 256 << 20; b += 8 << 20) {
         s = s * 1103515245u + 12345u;
         double noise = ((double)(s >> 16 & 0x7fff) / 0x7fff * 2 - 1) * 0.02;
-        fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", \"nranks\": 16, "
+        fprintf(f, "{\"type\": \"result\", \"collective\": \"%s\", \"nranks\": %d, "
                    "\"bytes\": %.0f, \"time_us\": %.6f}\n",
-                b, (12 + b * 30 / 16 / 200e9 * 1e6) * (1 + noise));
+                coll, nranks, b, (12 + b * 30 / 16 / 200e9 * 1e6) * (1 + noise));
     }
     return fclose(f);
 }
@@ -368,7 +370,7 @@ static void test_fit_robust(void)
      * between neighbours; the latency, which sizes within 2x cannot tell, the table's */
     cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
     strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
-    if (linear_file(tmp) != 0) {
+    if (linear_file(tmp, "allreduce", 16, 2) != 0) {
         ok(0, "cannot write a results file in /tmp");
         return;
     }
@@ -383,6 +385,24 @@ static void test_fit_robust(void)
         REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e3) - 1e3 * 30 / 16 / f->busbw_Bps,
             cc_comm_time(&t, CC_ALLREDUCE, 16, 8, 1e3) - 1e3 * 30 / 16 / t.inter_node_Bps, 1e-9,
             "... so a small message pays the table's latency");
+    }
+    unlink(tmp);
+    /* the same for send/recv measured over 4 nodes: the table's flat latency across nodes
+     * (all-reduce's tree, which grows with the nodes, is not send/recv's) */
+    cc_cluster_quick(&c, 32, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    if (linear_file(tmp, "sendrecv", 32, 4) != 0) {
+        ok(0, "cannot write a results file in /tmp");
+        return;
+    }
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "linear send/recv sweep: read");
+    {
+        const struct cc_fit *f = &c.fits[CC_SENDRECV][CC_SCOPE_INTER][0];
+        ok(c.nfits[CC_SENDRECV][CC_SCOPE_INTER] == 1 && isnan(f->alpha_s),
+           "linear send/recv sweep: latency not measured");
+        is_near(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e3) - 1e3 / f->busbw_Bps, c.lat_inter_s,
+                1e-12, "... a small send/recv pays the table's flat latency across nodes (%g s)",
+                c.lat_inter_s);
     }
     unlink(tmp);
 
