@@ -586,7 +586,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * refuses no_sync with stage 2), each behind its backward pass where that overlaps */
     if (x->zero < 3 && shard > 1) {
         double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
-        double rs = nb * cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / nb);
+        double rs = x->zero >= 1 ? nb * cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp,
+                                                     dp_bytes_g / nb)
+                                 : 0.0; /* ZeRO 1-2's gradient reduce-scatter */
         /* the reduction hides behind the last backward pass (with its recomputed forward);
          * ZeRO 1-2's all-gather of the updated weights waits for the optimizer step, and at
          * best hides behind the next step's first forward pass (--overlap-param-gather) */
