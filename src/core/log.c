@@ -51,6 +51,11 @@ void cc_vlog(enum cc_log_level lvl, const char *fmt, va_list ap)
     if (n < 0 || (size_t)n >= sizeof line)
         n = 0;
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    /* a message quotes text from files and peers: a control character there (a newline, a
+     * vertical tab, a terminal escape) would break the one-line form, so it prints as '?' */
+    for (char *c = line + n; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     /* one write per message keeps lines from different ranks whole */
     fprintf(stderr, "%s\n", line);
     fflush(stderr);

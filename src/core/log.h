@@ -1,6 +1,7 @@
 /* log.h - messages to stderr, prefixed with "ccbench" and, once the run-time environment is
  * up, "host:rank". Error messages follow one style: lowercase, what is wrong first, the
  * offending value quoted: "ccbench: error: unknown collective 'allreduc' (see --coll help)".
+ * A message is always one line: control characters in it (quoted from a file) print as '?'.
  */
 #ifndef CC_LOG_H
 #define CC_LOG_H

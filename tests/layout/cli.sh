@@ -768,6 +768,9 @@ refuse "an unknown GPU model with a newline" "unknown GPU model 'Foo?Bar" -m meg
 refuse "a node type without a GPU model beside one with" "the GPUs of nodes\[1\] are '.*' but an earlier node type's name no model" -m megatron-1.7b -t "$out/tmix.json"
 printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"global_batch":1024,"name":5}' >"$out/n5.json"
 refuse "a model name that is not a string" '"name" must be a string' -m "$out/n5.json" -g 8
+# the JSON parser's message quotes the byte it stopped at: a vertical tab there is a '?'
+printf '{"layers":32,\v"hidden":4096}' >"$out/vt.json"
+refuse "a control character where the JSON parser stops" "cannot read model spec '.*vt.json': line 1 column 14: .*near '?'$" -m "$out/vt.json" -g 8
 # a 72-GPU NVLink domain across 4-GPU hosts: one torchrun per host; the rate across nodes
 # scales with the GPUs of a node (the table's is 8 GPUs with a NIC each)
 "$CCBENCH" layout -m llama3-405b -g 1152 --gpu-model b200 --gpus-per-node 72 --gpus-per-host 4 -k 1 >"$out/nvl" 2>&1
