@@ -324,6 +324,7 @@ int cc_cmd_gpu(int argc, char **argv)
     if (st != CC_OK) {
         cc_err("%s", err);
         free(devs);
+        free(info);
         return cc_status_exit(st);
     }
     /* copies no larger than the L2, back to back over the same buffers, are timed partly

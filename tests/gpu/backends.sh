@@ -3,6 +3,7 @@
 # behaviour under test, not a skip) each must exit 2 with one error line saying why; where the
 # hardware is present each must succeed. Bad options must be refused either way.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
 
 has_gpu=0

@@ -5,6 +5,7 @@
 # ready handshake of sendrecv, and the ring allreduce/allgather with credits, with 1 to 4
 # ranks, checked by the harness. It proves the protocol logic, not a NIC's behaviour.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 lib=$CC_BUILDDIR/tests/gpu/fake/libfakeibv.so
 [ -f "$lib" ] || skip_all "built without verbs headers: no fake verbs library"
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"

@@ -6,6 +6,7 @@
 # figure, the P2P matrix, and the detection of a copy kernel that writes nothing.
 # It proves the plumbing, not real GPU behaviour (see tests/gpu/run.sh for that).
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 lib=$CC_BUILDDIR/tests/gpu/fake/libfakegpu.so
 [ -f "$lib" ] || skip_all "built without CUDA/NCCL headers: no fake GPU library"
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
@@ -140,6 +141,7 @@ n=$(printf '%s\n' "$out" | grep -c 'error:')
 ok $? "nccl: one error line, the failing rank's (not rank 0's 'another rank could not')" "$out"
 
 # ---- ccbench gpu ---------------------------------------------------------------------------
+leaks_checked # `ccbench gpu` never starts MPI
 j=$dir/copy.jsonl
 run "gpu: every copy figure on 2 GPUs" 0 "$CCBENCH" gpu -b 1M -n 2 -r 3 --json "$j" --expect-d2d 100
 n=$(grep -c '"type": *"gpu_copy"' "$j")

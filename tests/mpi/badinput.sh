@@ -1,6 +1,7 @@
 #!/bin/sh
 # Bad input: one clear line naming what is wrong, exit 2, no measurement.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 

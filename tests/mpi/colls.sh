@@ -3,6 +3,7 @@
 # 4 real MPI ranks over the MPI backend (and 16-bit sums and averages on 17 and 66): the run must exit 0 and every measurement must be
 # checked with zero wrong elements.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for np in 1 2 3 4; do

@@ -2,6 +2,7 @@
 # The hidden corruption switch changes one output element on one rank: the check must find
 # exactly that element, report it in #wrong and make the exit code non-zero.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for coll in allreduce allgather alltoall; do

@@ -2,6 +2,7 @@
 # Ranks given different arguments (MPMD launch) are caught before any measurement, and
 # the message names the rank that differs.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 $CC_MPIRUN -np 2 "$CCBENCH" bench -b 8 -e 8 -n 2 : -np 1 "$CCBENCH" bench -b 16 -e 16 -n 2 \

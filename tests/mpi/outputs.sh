@@ -3,6 +3,7 @@
 # (SIGTERM) or by a runtime fault keeps what it measured, prints the summary and says which;
 # help and version work without mpirun.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 

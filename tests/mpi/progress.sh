@@ -4,6 +4,7 @@
 # --progress off / CCBENCH_NO_PROGRESS turn it off. `script` (util-linux) provides the
 # terminal.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 command -v script >/dev/null || skip_all "script (util-linux) not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -3,6 +3,7 @@
 # the firing rank asks every rank's watchdog over UDP what it is doing. Two cases with real
 # ranks: one stopped (SIGSTOP) inside a collective, one busy in host work outside any.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null || skip_all "mpirun not installed"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 

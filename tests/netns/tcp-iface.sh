@@ -4,6 +4,7 @@
 # address (no IPv4) must publish that address, not 127.0.0.1 (which would send every peer to
 # its own host).
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 [ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
 command -v ip >/dev/null 2>&1 || skip_all "'ip' not found"
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"

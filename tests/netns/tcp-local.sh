@@ -3,6 +3,7 @@
 # every reduction op with a non-zero root and several streams, each result checked by the
 # harness (#wrong in the JSON output) and the exit status asserted.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found"
 command -v jq >/dev/null 2>&1 || skip_all "jq not found (needed to read the JSON results)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ccb-tcp-local.XXXXXX")

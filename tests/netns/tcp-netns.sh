@@ -6,6 +6,7 @@
 # the sizes measured before the cut kept; with the MPI backend, the watchdog names the host
 # cut off.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
 command -v jq >/dev/null 2>&1 || skip_all "jq not found (needed to read the JSON results)"
 cl_check || skip_all "$CL_SKIP"

@@ -6,6 +6,7 @@
 # topology that names nodes a probe could not describe; outputs that cannot be written whole. Every node is described whole or fails
 # with a message; none is dropped or shrunk in silence.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 S="$CC_SRCDIR/tests/topo"

@@ -4,6 +4,7 @@
 # probe fails is named in the saved file's "missing", exit 3; --nccl-topo with %h is refused
 # when two nodes have one name.
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 [ -f "$CC_SRCDIR/tests/netns/cluster.sh" ] || skip_all "tests/netns/cluster.sh not in this tree"
 CLUSTER_LIB=1 . "$CC_SRCDIR/tests/netns/cluster.sh"
 cl_check || skip_all "$CL_SKIP"

@@ -3,6 +3,7 @@
 # per node), on the hwloc XML fixtures with --nccl-topo, --topology on every file of
 # topologies/, and bad input (exit 2, one line naming the file and the place).
 . "$CC_SRCDIR/tests/tap.sh"
+uses_mpi
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 S="$CC_SRCDIR/tests/topo"

@@ -7,6 +7,9 @@
 
 #include "../tap.h"
 #include "rte/rte.h"
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 int main(int argc, char **argv)
 {
@@ -21,6 +24,11 @@ int main(int argc, char **argv)
     int cut[2] = {4, -1}; /* a string of INT_MAX bytes or more: its rank sends -1 */
     ok(cc_rte_gather_layout(cut, 2, displ, &total) == CC_ETOOBIG, "layout: a string too long to count is refused");
 
+#ifdef __SANITIZE_ADDRESS__
+    /* leaks are checked here, before MPI: Open MPI's memory cannot be told from ours at exit
+     * (tests/tap.sh, uses_mpi) */
+    __lsan_do_leak_check();
+#endif
     if (cc_rte_init(&r, &argc, &argv) != CC_OK) {
         ok(0, "MPI starts");
         return tap_done();
