@@ -69,6 +69,7 @@ ok $? "probe JSON: the GPU's NUMA node is the one sysfs gives it too, as in the 
 ok $? "--nccl-topo: nothing NCCL detects better is written (dev, rank, gdr, affinity, net details)"
 grep -q '^  GPU1 .*NVL .* PXB' "$T/dgx.out"; ok $? "summary prints the affinity matrix" "$(cat "$T/dgx.out")"
 
+leaks_checked # --topology reads a file: no MPI
 # every reference topology validates and summarizes
 for f in "$CC_SRCDIR"/topologies/*.json; do
     "$CCBENCH" probe --topology "$f" >"$T/t.out" 2>&1
@@ -90,6 +91,7 @@ ok $? "invalid topology: exit 2 and the JSON place" "rc=$rc $(cat "$T/bad.out")"
 [ $rc -eq 2 ]; ok $? "missing topology: exit 2" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "unknown option: exit 2" "rc=$rc $(cat "$T/bad.out")"
+uses_mpi
 "$CCBENCH" probe --hwloc-xml "$S/bad/malformed.json" --json "$T/x.json" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "cannot probe node '.*': cannot read hwloc XML '$S/bad/malformed.json'" "$T/bad.out"
 ok $? "unreadable hwloc XML: exit 2, the node and the file named" "rc=$rc $(cat "$T/bad.out")"
