@@ -408,17 +408,20 @@ static cc_status on_start(void *user)
         r->outs[i].f = NULL; /* the sink owns it now (or borrows it) */
         r->outs[i].fd = -1;
     }
+    /* every sink gets the header even when another fails: a broken standard output must
+     * not leave the files without theirs (the run stops all the same) */
+    cc_status st = CC_OK;
     writing_begin();
     for (int i = 0; i < r->nsinks; i++) {
         if (r->sinks[i].begin(r->sinks[i].state, r->header) != 0) {
-            cc_status st = sink_failed(r, i);
-            writing_end();
-            return st;
+            cc_status fst = sink_failed(r, i);
+            st = st == CC_OK ? fst : st;
+            continue;
         }
         r->begun[i] = 1;
     }
     writing_end();
-    return CC_OK;
+    return st;
 }
 
 static cc_status on_row(const struct cc_row *row, void *user)
@@ -428,14 +431,16 @@ static cc_status on_row(const struct cc_row *row, void *user)
     cc_summary_add(&r->sums[slot], row);
     if (r->rte->rank != 0)
         return CC_OK;
+    /* every sink that still works gets the row even when another fails (a reader of
+     * standard output gone): the files keep every row their summary counts */
+    cc_status st = CC_OK;
     writing_begin();
     if (r->progress)
         fputs("\r\033[K", stdout);
     for (int i = 0; i < r->nsinks; i++)
-        if (r->sinks[i].row(r->sinks[i].state, row) != 0) {
-            cc_status st = sink_failed(r, i);
-            writing_end();
-            return st;
+        if (!r->bad[i] && r->sinks[i].row(r->sinks[i].state, row) != 0) {
+            cc_status fst = sink_failed(r, i);
+            st = st == CC_OK ? fst : st;
         }
     if (r->sums[slot].rows) /* a row of n/a only adds nothing */
         refresh_signal_summary(r, slot);
@@ -454,7 +459,7 @@ static cc_status on_row(const struct cc_row *row, void *user)
         }
     }
     writing_end();
-    return CC_OK;
+    return st;
 }
 
 /* Is fd of process pid (0: this one) a terminal, as far as /proc tells? */

@@ -291,6 +291,22 @@ for q in "" "-q"; do
         grep -q "cannot write standard output: Broken pipe$" "$tmp/e"
     ok $? "bench $q into a closed pipe: exit 2, one line, the reason ($rc)" "$(cat "$tmp/e")"
 done
+# a reader gone mid-run: the files keep every row their summary counts (the row whose table
+# line failed was missing from them), and the header of each
+(trap '' PIPE; "$CCBENCH" bench -b 8 -e 8M -n 5 -w 0 --json "$tmp/gone.jsonl" --csv "$tmp/gone.csv" \
+    2>"$tmp/e"; echo $? >"$tmp/rc") | head -1 >/dev/null
+rc=$(cat "$tmp/rc")
+nres=$(grep -c '"type":"result"' "$tmp/gone.jsonl")
+nsz=$(sed -n 's/.*"type":"summary".*"sizes":\([0-9]*\),.*/\1/p' "$tmp/gone.jsonl")
+[ "$rc" -eq 2 ] && head -1 "$tmp/gone.jsonl" | grep -q '"type":"header"' && [ "$nres" -ge 2 ] &&
+    [ "$nres" -eq $((2 * ${nsz:-0})) ] && [ $(($(wc -l <"$tmp/gone.csv") - 1)) -eq "$nres" ]
+ok $? "reader gone mid-run: JSON and CSV hold every row the summary counts (exit $rc, $nres rows, $nsz sizes)" \
+    "$(cat "$tmp/e"; tail -1 "$tmp/gone.jsonl")"
+(trap '' PIPE; "$CCBENCH" bench -e 64 -n 2 -w 0 --json "$tmp/gone0.jsonl" 2>"$tmp/e"; echo $? >"$tmp/rc") | true
+rc=$(cat "$tmp/rc")
+[ "$rc" -eq 2 ] && head -1 "$tmp/gone0.jsonl" | grep -q '"type":"header"'
+ok $? "reader gone before the table's header: the JSON file has its header all the same ($rc)" \
+    "$(head -c 300 "$tmp/gone0.jsonl")"
 # the same with SIGPIPE at its default (it kills unless ccbench ignores it itself; a
 # launcher or shell that ignores it already would hide that)
 if env --default-signal=PIPE true 2>/dev/null; then
