@@ -1123,8 +1123,7 @@ static cc_status run_row(const struct cc_bench_params *p, const struct cc_coll *
             m->na_reason = "failed"; /* the caller still writes the other placement */
             return st;
         }
-        if (!row->slow_host) /* the first placement measured names it */
-            row->slow_host = r->hosts[m->slow_rank];
+        m->slow_host = r->hosts[m->slow_rank];
     }
     return CC_OK;
 }

@@ -29,6 +29,7 @@ struct cc_measure {
     int slow_rank;          /* rank whose own mean time was largest */
     double skew_pct;        /* (largest - smallest per-rank mean) / smallest, in percent */
     double wall_s;          /* seconds spent on this measurement, checking included */
+    const char *slow_host;  /* host of slow_rank */
 };
 
 /* One size of one collective. */
@@ -41,7 +42,6 @@ struct cc_row {
     size_t bytes;           /* nccl-tests "size" (see coll.h) */
     size_t count;           /* bytes / element size */
     int nranks;
-    const char *slow_host;  /* host of the slowest rank (out-of-place, else in-place) */
     struct cc_measure m[2]; /* indexed by enum cc_place */
 };
 

@@ -54,7 +54,7 @@ static int csv_row(void *st, const struct cc_row *r)
         if (m->wrong >= 0)
             fprintf(c->out, "%lld", m->wrong);
         fprintf(c->out, ",%d,", m->slow_rank);
-        csv_text(c->out, r->slow_host ? r->slow_host : "");
+        csv_text(c->out, m->slow_host ? m->slow_host : "");
         fprintf(c->out, ",%.2f\n", m->skew_pct);
     }
     return cc_report_flush(c->out);

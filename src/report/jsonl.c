@@ -53,8 +53,8 @@ json_t *cc_measure_json(const struct cc_row *r, enum cc_place p)
     json_object_set_new(o, "busbw_GBps", json_real(m->busbw));
     json_object_set_new(o, "wrong", m->wrong < 0 ? json_null() : json_integer(m->wrong));
     json_object_set_new(o, "slowest_rank", json_integer(m->slow_rank));
-    if (r->slow_host)
-        json_object_set_new(o, "slowest_host", json_string(r->slow_host));
+    if (m->slow_host)
+        json_object_set_new(o, "slowest_host", json_string(m->slow_host));
     json_object_set_new(o, "skew_pct", json_real(m->skew_pct));
     json_object_set_new(o, "wall_s", json_real(m->wall_s));
     return o;

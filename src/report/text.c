@@ -83,7 +83,7 @@ static int text_row(void *st, const struct cc_row *r)
                 m->busbw, wrong, m->p50_us, m->p99_us, m->iters);
     }
     if (slow)
-        fprintf(o, " | %d %s (%.1f%%)\n", slow->slow_rank, r->slow_host ? r->slow_host : "",
+        fprintf(o, " | %d %s (%.1f%%)\n", slow->slow_rank, slow->slow_host ? slow->slow_host : "",
                 slow->skew_pct);
     else
         fprintf(o, " |\n");

@@ -21,10 +21,10 @@ static struct cc_row make_row(size_t bytes, double busbw)
     r.bytes = bytes;
     r.count = bytes / 4;
     r.nranks = 4;
-    r.slow_host = "h1";
     struct cc_measure m = {.valid = 1, .iters = 10, .time_us = 100, .p50_us = 99, .p99_us = 150,
                            .min_us = 90, .max_us = 160, .ci95_us = 1.5, .algbw = busbw / 1.5,
-                           .busbw = busbw, .wrong = 0, .slow_rank = 2, .skew_pct = 3.5, .wall_s = 0.1};
+                           .busbw = busbw, .wrong = 0, .slow_rank = 2, .skew_pct = 3.5, .wall_s = 0.1,
+                           .slow_host = "h1"};
     r.m[CC_OOP] = m;
     r.m[CC_INPLACE] = m;
     r.m[CC_INPLACE].wrong = 3;
@@ -128,6 +128,10 @@ int main(void)
     ok(cc_summary_line(small, sizeof small, &more[slot]) == 0 && small[0] == 0,
        "summary line: never half a line in a small buffer");
 
+    /* each placement names its own slowest rank's host (in-place: rank 3 on h3) */
+    rows[1].m[CC_INPLACE].slow_rank = 3;
+    rows[1].m[CC_INPLACE].slow_host = "h3";
+
     /* JSON Lines */
     FILE *f = tmpfile();
     struct cc_sink s;
@@ -139,7 +143,7 @@ int main(void)
     char *text = slurp(f);
     s.close(s.state);
     fclose(f);
-    int lines = 0, results = 0, good = 1, ci_null = 0;
+    int lines = 0, results = 0, good = 1, ci_null = 0, hosts = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         json_error_t e;
         json_t *o = json_loads(line, 0, &e);
@@ -162,6 +166,9 @@ int main(void)
                     json_is_integer(json_object_get(o, "iters")) &&
                     json_is_real(json_object_get(o, "p99_us")) &&
                     json_is_integer(json_object_get(o, "slowest_rank"));
+            long sr = (long)json_integer_value(json_object_get(o, "slowest_rank"));
+            const char *sh = json_string_value(json_object_get(o, "slowest_host"));
+            hosts += sh && strcmp(sh, sr == 3 ? "h3" : "h1") == 0;
         }
         if (type && strcmp(type, "summary") == 0)
             ok(json_integer_value(json_object_get(o, "wrong")) == 6, "summary line carries wrong=6");
@@ -170,6 +177,7 @@ int main(void)
     ok(good, "every line is valid JSON with typed fields");
     is_int(ci_null, 1, "ci95_us is null for the one measurement of a single iteration");
     is_int(results, 4, "one result object per size and placement");
+    is_int(hosts, 4, "each result's slowest_host is its own slowest rank's (in-place: h3)");
     is_int(lines, 6, "header + 4 results + 1 summary");
     free(text);
 
@@ -187,6 +195,7 @@ int main(void)
     ok(strstr(text, "allreduce,mpi,float32,sum,-1,4,1024,256,1,1,100.000,99.000,150.000,90.000,"
                     "160.000,,") != NULL, "csv: an empty ci95_us after a single iteration");
     ok(strstr(text, "160.000,1.500,") != NULL, "csv: ci95_us otherwise");
+    ok(strstr(text, ",3,h3,") && strstr(text, ",2,h1,"), "csv: each placement's slowest rank with its host");
     int nlines = 0, fields0 = -1, same = 1;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         int fields = 1;
@@ -203,7 +212,7 @@ int main(void)
     /* a host named with a comma and a quote: the field quoted, its quote doubled */
     {
         struct cc_row odd = rows[0];
-        odd.slow_host = "rack,\"7\"";
+        odd.m[CC_OOP].slow_host = odd.m[CC_INPLACE].slow_host = "rack,\"7\"";
         f = tmpfile();
         cc_sink_csv(&s, f, 0);
         s.begin(s.state, hdr);
