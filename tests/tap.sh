@@ -33,12 +33,11 @@ has() {
 # LeakSanitizer: scripts/test's sanitizer build checks leaks (detect_leaks=1). Open MPI keeps
 # memory to the end in components it has unloaded by then, so no suppression can tell its
 # memory from ccbench's: a script that starts MPI (mpirun, or bench or probe run alone) calls
-# uses_mpi first, and leaks_checked where only commands without MPI follow.
+# uses_mpi first, and leaks_checked where only commands without MPI follow. Without
+# ASAN_OPTIONS (a build without sanitizers) both leave the environment alone.
 tap_asan=${ASAN_OPTIONS-}
-uses_mpi() { ASAN_OPTIONS="${tap_asan:+$tap_asan:}detect_leaks=0"; export ASAN_OPTIONS; }
-leaks_checked() {
-    if [ -n "$tap_asan" ]; then ASAN_OPTIONS=$tap_asan; export ASAN_OPTIONS; else unset ASAN_OPTIONS; fi
-}
+uses_mpi() { [ -z "$tap_asan" ] || { ASAN_OPTIONS="$tap_asan:detect_leaks=0"; export ASAN_OPTIONS; }; }
+leaks_checked() { [ -z "$tap_asan" ] || { ASAN_OPTIONS=$tap_asan; export ASAN_OPTIONS; }; }
 # Open MPI refuses root unless told; these machines run as root.
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

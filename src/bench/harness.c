@@ -866,7 +866,7 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
     size_t es = cc_dtype_size(cx->dtype);
     size_t bytes = (coll->id == CC_ALLGATHER ? cx->recvcount : cx->sendcount) * es;
     double *samples = NULL, *batchv = NULL;
-    size_t cap = 0, n = 0;
+    size_t cap = 0, bcap = 0, n = 0; /* samples: all so far; batchv: one batch */
     double local_sum = 0, t_begin = cc_now(), us;
     struct cc_running run = {0};
     cc_status st = CC_OK;
@@ -918,17 +918,21 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
             while (ncap < n + (size_t)batch)
                 ncap *= 2;
             double *ns = realloc(samples, ncap * sizeof *ns);
-            double *nb = realloc(batchv, (ncap + 2) * sizeof *nb);
-            if (!ns || !nb) {
-                free(ns ? ns : samples);
-                free(nb ? nb : batchv);
-                samples = batchv = NULL;
+            if (!ns) {
                 st = CC_ENOMEM;
                 goto done;
             }
             samples = ns;
-            batchv = nb;
             cap = ncap;
+        }
+        if ((size_t)batch > bcap) {
+            double *nb = realloc(batchv, (size_t)batch * sizeof *nb);
+            if (!nb) {
+                st = CC_ENOMEM;
+                goto done;
+            }
+            batchv = nb;
+            bcap = (size_t)batch;
         }
         for (long i = 0; i < batch; i++) {
             cc_watchdog_enter(wd_what);

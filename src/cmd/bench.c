@@ -650,7 +650,11 @@ static cc_status check_same_args(const struct cc_rte *rte, int argc, char **argv
             free(all[i]);
         free(all);
     }
-    cc_rte_bcast(rte, &differ, sizeof differ, 0);
+    if (cc_rte_bcast(rte, &differ, sizeof differ, 0) != CC_OK) {
+        /* every rank must take the same way: without rank 0's verdict, stop */
+        cc_err("comparing the ranks' arguments: %s", cc_status_str(CC_EPEER));
+        return CC_EPEER;
+    }
     return differ >= 0 ? CC_EMISMATCH : CC_OK;
 }
 
@@ -845,7 +849,7 @@ int cc_cmd_bench(int argc, char **argv)
             cc_err("could not exchange the watchdogs' addresses: %s", cc_status_str(st));
     }
     if (st != CC_OK) {
-        rc = 2;
+        rc = st == CC_EPEER ? cc_status_exit(st) : 2;
         goto out;
     }
 
@@ -917,8 +921,13 @@ int cc_cmd_bench(int argc, char **argv)
         failed = 1;
     }
     cc_watchdog_enter("agreeing on the output files");
-    cc_rte_bcast(&rte, &failed, sizeof failed, 0);
+    st = cc_rte_bcast(&rte, &failed, sizeof failed, 0);
     cc_watchdog_leave();
+    if (st != CC_OK) {
+        cc_err("agreeing on the output files: %s", cc_status_str(st));
+        rc = cc_status_exit(st);
+        goto out;
+    }
     if (failed) {
         rc = 2;
         goto out;
@@ -957,8 +966,16 @@ int cc_cmd_bench(int argc, char **argv)
              st != CC_OK ? " (here it did not: " : "", st != CC_OK ? (err[0] ? err : cc_status_str(st)) : "",
              st != CC_OK ? ")" : "");
     cc_watchdog_enter(agree);
-    cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
+    cc_status ast = cc_rte_allreduce_ll(&rte, &failed, 1, CC_RTE_MAX);
     cc_watchdog_leave();
+    if (ast != CC_OK) { /* ranks cannot know each other's state: no collective report */
+        cc_err("%s: %s", agree, cc_status_str(ast));
+        if (st == CC_OK)
+            be->fini(bctx);
+        bctx = NULL;
+        rc = cc_status_exit(ast);
+        goto out;
+    }
     if (failed) {
         report_init_failure(&rte, be, st, err);
         if (st == CC_OK)
