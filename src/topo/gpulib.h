@@ -23,6 +23,8 @@ struct cc_gpu_info {
     int nvlinks, nvlinks_up; /* links present / active, -1 unknown */
     int npeers;
     struct cc_gpu_link peers[CC_GPU_MAX_LINKS];
+    double link_GBps;        /* GB/s per NVLink and direction as counted from hwloc's matrix;
+                              * 0: by compute capability */
 };
 
 /* Open the libraries (once). Returns a bit mask: 1 NVML usable, 2 CUDA runtime usable. */

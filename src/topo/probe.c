@@ -250,9 +250,23 @@ static int nvswitch_obj(hwloc_obj_t o)
     return 0;
 }
 
+/* MB/s that hwloc wrote per NVLink into a GPU's row of its matrix (whose values add up to
+ * `total`). hwloc 2.9.0 (the `hwlocVersion` of the topology, live or from an XML export)
+ * wrote 50,000 for NVLink 3 and 4 (A100, H100), every other version 25,000 up to NVLink 4 and
+ * 50,000 for NVLink 5. No GPU has more than 18 links, so a row past 18 x 25,000 was counted at
+ * 50,000 too: a Blackwell GPU that the device table does not know (sm -1), or hwloc 2.9.0. */
+static double hwloc_link_MBps(const char *maker, int sm, double total)
+{
+    if (sm == 60)
+        return 20000; /* NVLink 1 (P100) */
+    if (sm >= 100 || (maker && strcmp(maker, "2.9.0") == 0) || total > 18 * 25000.0)
+        return 50000;
+    return 25000;
+}
+
 /* NVLinks from hwloc's "NVLinkBandwidth" matrix (MB/s between GPU OS devices, filled by
- * hwloc's NVML backend; also present in saved XML). Links are counted at the GPU's NVLink
- * rate (nvlink_link_GBps: 25 GB/s up to Hopper, 50 on Blackwell). */
+ * hwloc's NVML backend; also present in saved XML), counted at the rate per link the hwloc
+ * that made the matrix used (hwloc_link_MBps). */
 static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu,
                                  struct cc_gpu_info *gi)
 {
@@ -260,6 +274,7 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
     struct hwloc_distances_s *d = NULL;
     if (hwloc_distances_get_by_name(p->t, "NVLinkBandwidth", &nr, &d, 0) != 0 || nr < 1)
         return;
+    const char *maker = hwloc_obj_get_info_by_name(hwloc_get_root_obj(p->t), "hwlocVersion");
     int *owner = calloc(d->nbobjs, sizeof *owner);
     for (unsigned i = 0; owner && i < d->nbobjs; i++) {
         owner[i] = -1;
@@ -273,12 +288,17 @@ static void gpu_links_from_hwloc(struct cc_probe *p, hwloc_obj_t *gpus, int ngpu
         if (g < 0 || gi[g].nvlinks >= 0)
             continue; /* not a GPU, or NVML already told */
         gi[g].nvlinks = gi[g].nvlinks_up = 0;
+        double total = 0;
+        for (unsigned j = 0; j < d->nbobjs; j++)
+            total += i == j ? 0 : (double)d->values[i * d->nbobjs + j];
+        double per = hwloc_link_MBps(maker, gi[g].sm, total);
+        gi[g].link_GBps = per / 1000.0;
         for (unsigned j = 0; j < d->nbobjs; j++) {
             hwloc_uint64_t bw = d->values[i * d->nbobjs + j];
             if (i == j || bw == 0 || gi[g].npeers >= CC_GPU_MAX_LINKS)
                 continue;
             struct cc_gpu_link *l = &gi[g].peers[gi[g].npeers++];
-            int count = (int)lround((double)bw / (nvlink_link_GBps(gi[g].sm) * 1000.0));
+            int count = (int)lround((double)bw / per);
             l->count = count > 0 ? count : 1;
             /* 1 an NVSwitch, 0 a GPU, 2 something else (unknown: no NVLink class from it) */
             l->is_switch = owner[j] >= 0 ? 0 : nvswitch_obj(d->objs[j]) ? 1 : 2;
@@ -656,7 +676,8 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
         set(p, exp, "nic_GBps", json_real(nic / 8.0));
     double minbw = -1; /* the GPU with the least NVLink bandwidth: links up x per-link rate */
     for (int k = 0; k < ngpu; k++) {
-        double bw = gi[k].nvlinks_up > 0 ? gi[k].nvlinks_up * nvlink_link_GBps(gi[k].sm) : 0;
+        double link = gi[k].link_GBps > 0 ? gi[k].link_GBps : nvlink_link_GBps(gi[k].sm);
+        double bw = gi[k].nvlinks_up > 0 ? gi[k].nvlinks_up * link : 0;
         if (minbw < 0 || bw < minbw)
             minbw = bw;
     }

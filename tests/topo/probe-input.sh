@@ -215,4 +215,19 @@ else
         grep -q '^fill old.json old.xml $' "$T/full.out" && [ "$(grep -c '^old$' "$T/full.out")" = 2 ]
     ok $? "a full disk: --json and --nccl-topo fail, the old files kept whole, exit 2" "$(cat "$T/full.out")"
 fi
+# NVLinks counted from hwloc's matrix at the rate per link of the hwloc that made it: 2.9.0
+# wrote 50,000 MB/s per NVLink 3 or 4 link (others 25,000), and no GPU has more than 18 links
+# (the H100 fixture's 18 links read as 36 at 900,000 MB/s, its expected rate as 900 GB/s)
+sed 's/<info name="HostName" value="dgx-like"\/>/&<info name="hwlocVersion" value="2.9.0"\/>/' \
+    "$S/dgx-like.xml" >"$T/h290.xml"
+probe "$T/h290.xml" h290 -q; summary h290
+[ $rc -eq 0 ] && grep -q '^    GPU0 .*NVLink 6/6 up' "$T/h290.sum"
+ok $? "hwloc 2.9.0's matrix: 300,000 MB/s between two GPUs is 6 links" "$(grep -E 'GPU0|expected' "$T/h290.sum")"
+probe "$S/dgx-like.xml" h2x -q; summary h2x
+[ $rc -eq 0 ] && grep -q '^    GPU0 .*NVLink 12/12 up' "$T/h2x.sum"
+ok $? "another hwloc's matrix: the same 300,000 MB/s is 12 links" "$(grep -E 'GPU0' "$T/h2x.sum")"
+sed 's/ 450000/ 900000/g' "$S/nvswitch.xml" >"$T/nv9.xml"
+probe "$T/nv9.xml" nv9 -q; summary nv9
+[ $rc -eq 0 ] && [ "$(grep -c 'NVLink 18/18 up' "$T/nv9.sum")" -eq 4 ] && grep -q 'nvlink_GBps_per_gpu=900$' "$T/nv9.sum"
+ok $? "900,000 MB/s to the NVSwitches: 18 links of 50 GB/s (no GPU has 36), 900 GB/s expected" "$(grep -E 'GPU0|expected' "$T/nv9.sum")"
 tap_done
