@@ -72,12 +72,32 @@ int cc_hw_pci_numa(const struct cc_probe *p, hwloc_obj_t o)
     char bus[16];
     cc_hw_busid(o, bus, sizeof bus);
     int n = cc_sysfs_pci_numa(cc_hw_sysfs(p), bus);
-    return n >= 0 ? n : cc_hw_numa(o);
+    if (n >= 0 || (n = cc_hw_numa(o)) >= 0)
+        return n;
+    /* several NUMA nodes where the device attaches (a package with HBM, CXL or GPU memory
+     * beside its DRAM): the one of ordinary memory, which hwloc gives no subtype */
+    hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(p->t, o), m = NULL;
+    int found = -1;
+    while (a && a->nodeset && (m = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, m)))
+        if (hwloc_bitmap_isset(a->nodeset, m->os_index) && (!m->subtype || !*m->subtype)) {
+            if (found >= 0)
+                return -1; /* two of them: no answer */
+            found = (int)m->os_index;
+        }
+    return found;
+}
+
+/* The NUMA node a device's PCI tree hangs from: that of its top-level switch, or its own. */
+static int tree_numa(const struct cc_probe *p, hwloc_obj_t o)
+{
+    for (hwloc_obj_t up = cc_hw_pci_parent(o); up; up = cc_hw_pci_parent(up))
+        o = up;
+    return cc_hw_pci_numa(p, o);
 }
 
 /* NCCL path class over PCI between two devices: count the switches on the path in NCCL's
  * view of the tree (cc_hw_pci_parent); none shared means the path goes through the CPU. */
-const char *cc_hw_path_class(hwloc_obj_t a, hwloc_obj_t b)
+const char *cc_hw_path_class(const struct cc_probe *p, hwloc_obj_t a, hwloc_obj_t b)
 {
     if (a == b)
         return "X";
@@ -91,6 +111,11 @@ const char *cc_hw_path_class(hwloc_obj_t a, hwloc_obj_t b)
                 return ia + ib - 1 <= 1 ? "PIX" : "PXB";
         }
     }
+    /* through the CPU: the NUMA nodes NCCL places the two trees under (sysfs numa_node, as
+     * the "numa" fields and the NCCL XML have them), else hwloc's localities */
+    int na = tree_numa(p, a), nb = tree_numa(p, b);
+    if (na >= 0 && nb >= 0)
+        return na == nb ? "PHB" : "SYS";
     hwloc_obj_t ca = hwloc_get_non_io_ancestor_obj(NULL, a);
     hwloc_obj_t cb = hwloc_get_non_io_ancestor_obj(NULL, b);
     if (ca && cb && ca->nodeset && cb->nodeset && hwloc_bitmap_intersects(ca->nodeset, cb->nodeset))

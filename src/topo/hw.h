@@ -37,12 +37,13 @@ hwloc_obj_t cc_hw_pci_parent(hwloc_obj_t o);
 /* OS index of the NUMA node a device is local to; -1 if unknown (attached to several). */
 int cc_hw_numa(hwloc_obj_t o);
 /* A PCI device's NUMA node as the kernel (and NCCL) has it, sysfs numa_node, else hwloc's
- * answer (cc_hw_numa, which fails where a memory-only NUMA node, HBM, CXL or GPU memory,
- * shares the device's package). */
+ * answer (cc_hw_numa; where a memory-only NUMA node, HBM, CXL or GPU memory, shares the
+ * device's package, the one node of ordinary memory there); -1 unknown. */
 int cc_hw_pci_numa(const struct cc_probe *p, hwloc_obj_t o);
 /* NCCL path class over PCI between two devices: "X" (same), "PIX" (one switch), "PXB"
- * (several switches), "PHB" (through the CPU, same NUMA node), "SYS" (across NUMA nodes).
- * NVLink ("NVL") is decided by the caller, which knows the links. */
-const char *cc_hw_path_class(hwloc_obj_t a, hwloc_obj_t b);
+ * (several switches), "PHB" (through the CPU, same NUMA node), "SYS" (across NUMA nodes),
+ * the NUMA nodes being those of cc_hw_pci_numa for the two PCI trees (hwloc's localities
+ * where one is unknown). NVLink ("NVL") is decided by the caller, which knows the links. */
+const char *cc_hw_path_class(const struct cc_probe *p, hwloc_obj_t a, hwloc_obj_t b);
 
 #endif

@@ -634,7 +634,7 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
     for (int i = 0; i < ngpu; i++) {
         json_t *row = json_array(), *nrow = json_array();
         for (int j = 0; j < ngpu; j++) {
-            const char *c = cc_hw_path_class(gobj[i], gobj[j]);
+            const char *c = cc_hw_path_class(p, gobj[i], gobj[j]);
             char bus[16];
             cc_hw_busid(gobj[j], bus, sizeof bus);
             if (i != j && nvlinked(&gi[i], &gi[j], bus))
@@ -642,7 +642,7 @@ cc_status cc_probe_node(struct cc_probe *p, json_t **out, char *err, size_t errl
             add(p, row, json_string(c), "paths");
         }
         for (int j = 0; j < nnic; j++)
-            add(p, nrow, json_string(cc_hw_path_class(gobj[i], nobj[j])), "paths");
+            add(p, nrow, json_string(cc_hw_path_class(p, gobj[i], nobj[j])), "paths");
         add(p, gg, row, "paths");
         add(p, gn, nrow, "paths");
     }

@@ -230,4 +230,19 @@ sed 's/ 450000/ 900000/g' "$S/nvswitch.xml" >"$T/nv9.xml"
 probe "$T/nv9.xml" nv9 -q; summary nv9
 [ $rc -eq 0 ] && [ "$(grep -c 'NVLink 18/18 up' "$T/nv9.sum")" -eq 4 ] && grep -q 'nvlink_GBps_per_gpu=900$' "$T/nv9.sum"
 ok $? "900,000 MB/s to the NVSwitches: 18 links of 50 GB/s (no GPU has 36), 900 GB/s expected" "$(grep -E 'GPU0|expected' "$T/nv9.sum")"
+# a package with HBM beside its DRAM (a memory-only NUMA node): its devices sit under the
+# DRAM node, not under the machine's first node (an export gives no sysfs numa_node)
+python3 - "$S/dgx-like.xml" "$T/hbm.xml" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+s = s.replace('nodeset="0x00000003"', 'nodeset="0x00000007"').replace('nodeset="0x00000002"', 'nodeset="0x00000006"')
+m = re.search(r'( *)<object type="NUMANode" os_index="1"[^\n]*\n', s)
+s = s[:m.end()] + m.group(1) + '<object type="NUMANode" os_index="2" cpuset="0x0000000c" complete_cpuset="0x0000000c" nodeset="0x00000004" complete_nodeset="0x00000004" gp_index="900" local_memory="68719476736" subtype="HBM"/>\n' + s[m.end():]
+open(sys.argv[2], "w").write(s)
+PY
+"$CCBENCH" probe --hwloc-xml "$T/hbm.xml" --no-gpu-libs -q --json "$T/hbm.json" --nccl-topo "$T/hbm.nccl.xml" >"$T/hbm.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && awk '/<cpu numaid="0"/ { c = 0 } /<cpu numaid="1"/ { c = 1 } /busid="0000:8[38]:00.0"/ { print c }' "$T/hbm.nccl.xml" | sort -u | grep -qx 1 &&
+    python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nodes"][0]; g=[x["numa"] for x in n["gpus"]]; p=n["paths"]["gpu_gpu"]; sys.exit(not (g == [0, 0, 1, 1] and p[2][3] == "PHB" and p[0][2] == "SYS"))' "$T/hbm.json"
+ok $? "HBM beside DRAM in a package: its GPUs on the DRAM node (JSON, XML, path classes)" "$(cat "$T/hbm.out"; grep -n 'cpu numaid\|busid="0000:8' "$T/hbm.nccl.xml")"
 tap_done

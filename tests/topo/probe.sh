@@ -65,6 +65,12 @@ ok $? "--nccl-topo: a device sits under the NUMA node sysfs gives it" "$(grep -n
 awk '/"pci_bus_id": "0000:88:00.0"/ { f = 1 } f && /"numa":/ { print $2; exit }' "$T/tree.json" | grep -qx '0,'
 ok $? "probe JSON: the GPU's NUMA node is the one sysfs gives it too, as in the XML" \
     "$(grep -A3 '"pci_bus_id": "0000:88:00.0"' "$T/tree.json")"
+# ... and the path classes follow it: GPU3 (0000:88:00.0) meets GPU0 on node 0 through the
+# CPU (PHB), GPU2 on node 1 across sockets (SYS), as NCCL will see them (hwloc's locality
+# said the opposite)
+python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["nodes"][0]["paths"]["gpu_gpu"]; sys.exit(not (g[3][0] == g[0][3] == "PHB" and g[3][2] == "SYS"))' "$T/tree.json"
+ok $? "path classes between NUMA nodes follow sysfs numa_node, as the XML does" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0]["paths"]["gpu_gpu"])' "$T/tree.json")"
 ! grep -Eq ' (dev|rank|gdr|affinity|guid|speed|port|maxconn|latency)=' "$T/tree.xml"
 ok $? "--nccl-topo: nothing NCCL detects better is written (dev, rank, gdr, affinity, net details)"
 grep -q '^  GPU1 .*NVL .* PXB' "$T/dgx.out"; ok $? "summary prints the affinity matrix" "$(cat "$T/dgx.out")"
