@@ -10,9 +10,11 @@
 static const char *const aspects[] = {"cpu", "memory", "gpus", "nics", "paths"};
 #define NASPECTS (int)(sizeof aspects / sizeof aspects[0])
 
-/* One comparable line per aspect of a node ("4 GPUs; NVIDIA H100 80GB HBM3 80 GiB 12 NVLinks
- * up; ..."), malloc'd and never cut (a node of 16 GPUs and 16 NICs has paths of several kB);
- * NULL when out of memory. */
+/* One comparable line per aspect of a node ("4 GPUs; NVIDIA H100 80GB HBM3 80 GiB sm 90 NUMA 0
+ * PCIe Gen5 x16 (x16 now) 18/18 NVLinks up; ..."), malloc'd and never cut (a node of 16 GPUs
+ * and 16 NICs has paths of several kB); NULL when out of memory. What an idle node changes
+ * by itself (a GPU's current PCIe speed) is left out; what a fault changes (a link trained
+ * narrower, a port down, a device on the other socket) is in. */
 static char *signature(const json_t *n, int aspect)
 {
     char *buf = NULL;
@@ -41,17 +43,27 @@ static char *signature(const json_t *n, int aspect)
         fprintf(f, "%zu GPUs", json_array_size(json_object_get(n, "gpus")));
         json_array_foreach(json_object_get(n, "gpus"), i, x) {
             const char *model = json_string_value(json_object_get(x, "model"));
-            fprintf(f, "; %s %.0f GiB %.0f NVLinks up", model ? model : "?",
+            const json_t *pcie = json_object_get(x, "pcie"), *nv = json_object_get(x, "nvlink");
+            fprintf(f, "; %s %.0f GiB sm %lld NUMA %lld PCIe Gen%lld x%lld (x%lld now) %lld/%lld "
+                    "NVLinks up", model ? model : "?",
                     (double)json_integer_value(json_object_get(x, "memory_bytes")) / (1 << 30),
-                    (double)json_integer_value(json_object_get(json_object_get(x, "nvlink"), "up")));
+                    (long long)json_integer_value(json_object_get(x, "sm")),
+                    (long long)json_integer_value(json_object_get(x, "numa")),
+                    (long long)json_integer_value(json_object_get(pcie, "max_gen")),
+                    (long long)json_integer_value(json_object_get(pcie, "max_width")),
+                    (long long)json_integer_value(json_object_get(pcie, "width")),
+                    (long long)json_integer_value(json_object_get(nv, "up")),
+                    (long long)json_integer_value(json_object_get(nv, "links")));
         }
         break;
     case 3:
         fprintf(f, "%zu NICs", json_array_size(json_object_get(n, "nics")));
         json_array_foreach(json_object_get(n, "nics"), i, x) {
             const char *kind = json_string_value(json_object_get(x, "kind"));
-            fprintf(f, "; %s %.0f Gb/s", kind ? kind : "?",
-                    json_number_value(json_object_get(x, "rate_gbps")));
+            fprintf(f, "; %s %.0f Gb/s %s NUMA %lld", kind ? kind : "?",
+                    json_number_value(json_object_get(x, "rate_gbps")),
+                    cc_topo_nic_up(x) ? "up" : "down",
+                    (long long)json_integer_value(json_object_get(x, "numa")));
         }
         break;
     default: {

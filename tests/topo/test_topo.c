@@ -468,6 +468,42 @@ static void check_merge(void)
         }
     }
 
+    /* what a fault changes is a difference: a GPU trained at x8, on the other NUMA node, of
+     * another compute capability, with fewer NVLinks; a NIC whose port is down, or on the
+     * other NUMA node (each was taken for the majority's) */
+    {
+        static const struct {
+            const char *array, *object, *key; /* array[0].object.key, or array[0].key */
+            json_int_t value;
+            const char *aspect;
+        } odd[] = {
+            {"gpus", "pcie", "width", 8, "gpus"}, {"gpus", NULL, "numa", 1, "gpus"},
+            {"gpus", NULL, "sm", 80, "gpus"},     {"gpus", "nvlink", "links", 18, "gpus"},
+            {"nics", NULL, "numa", 1, "nics"},    {"nics", NULL, "ports", 0, "nics"},
+        };
+        for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+            json_t *x = json_deep_copy(a);
+            json_object_set_new(x, "hostname", json_string("odd"));
+            json_t *dev = json_array_get(json_object_get(x, odd[k].array), 0);
+            if (strcmp(odd[k].key, "ports") == 0) /* its one port down */
+                json_object_set_new(dev, "ports", json_pack("[{s:i, s:s}]", "port", 1, "state", "DOWN"));
+            else
+                json_object_set_new(odd[k].object ? json_object_get(dev, odd[k].object) : dev,
+                                    odd[k].key, json_integer(odd[k].value));
+            json_t *ns[3] = {a, b, x};
+            json_t *m = cc_topo_merge(ns, 3, "odd");
+            json_t *dd = json_object_get(m, "differences");
+            const char *h = json_string_value(json_object_get(json_array_get(dd, 0), "hostname"));
+            const char *as = json_string_value(json_object_get(json_array_get(dd, 0), "aspect"));
+            ok(json_array_size(dd) == 1 && h && strcmp(h, "odd") == 0 && as && strcmp(as, odd[k].aspect) == 0,
+               "merge: %s[0].%s%s%s differing is named (%zu differences)", odd[k].array,
+               odd[k].object ? odd[k].object : "", odd[k].object ? "." : "", odd[k].key,
+               json_array_size(dd));
+            json_decref(m);
+            json_decref(x);
+        }
+    }
+
     char *text = summary_text(t);
     ok(text && strstr(text, "same as this node: dgx-2") && strstr(text, "differs from the majority: dgx-3 nics"),
        "summary: identical hosts grouped, the odd one reported");
