@@ -95,17 +95,42 @@ static int tree_numa(const struct cc_probe *p, hwloc_obj_t o)
     return cc_hw_pci_numa(p, o);
 }
 
+/* A Broadcom PEX switch that NCCL flattens (ncclTopoFlattenBcmSwitches): a Gen4 PEX88xxx
+ * in base mode (device 0xc010, subsystem 0x1000:0xaXXX) or a Gen5 PEX89xxx (0xc030,
+ * subsystem 0x1000:0x0XXX at the top level, 0x1XXX below). Returns 4 or 5 for a switch of
+ * that level (0 top, 1 below), else 0. */
+static int bcm_gen(hwloc_obj_t o, int level)
+{
+    const struct hwloc_pcidev_attr_s *a = o ? cc_hw_pci(o) : NULL;
+    if (!a || a->vendor_id != 0x1000 || a->subvendor_id != 0x1000)
+        return 0;
+    if (a->device_id == 0xc010 && (a->subdevice_id & 0xf000) == 0xa000)
+        return 4;
+    if (a->device_id == 0xc030 && (a->subdevice_id & 0xf000) == (unsigned)level << 12)
+        return 5;
+    return 0;
+}
+
+/* The switch above o in the tree NCCL searches: cc_hw_pci_parent, where a second-level
+ * Broadcom switch is merged into the first (it sustains full bandwidth across its ports). */
+static hwloc_obj_t nccl_parent(hwloc_obj_t o)
+{
+    hwloc_obj_t p = cc_hw_pci_parent(o), pp = p ? cc_hw_pci_parent(p) : NULL;
+    int g = bcm_gen(p, 1);
+    return g && bcm_gen(pp, 0) == g ? pp : p;
+}
+
 /* NCCL path class over PCI between two devices: count the switches on the path in NCCL's
- * view of the tree (cc_hw_pci_parent); none shared means the path goes through the CPU. */
+ * view of the tree (nccl_parent); none shared means the path goes through the CPU. */
 const char *cc_hw_path_class(const struct cc_probe *p, hwloc_obj_t a, hwloc_obj_t b)
 {
     if (a == b)
         return "X";
     int ia = 0;
-    for (hwloc_obj_t x = cc_hw_pci_parent(a); x; x = cc_hw_pci_parent(x)) {
+    for (hwloc_obj_t x = nccl_parent(a); x; x = nccl_parent(x)) {
         ia++;
         int ib = 0;
-        for (hwloc_obj_t y = cc_hw_pci_parent(b); y; y = cc_hw_pci_parent(y)) {
+        for (hwloc_obj_t y = nccl_parent(b); y; y = nccl_parent(y)) {
             ib++;
             if (x == y)
                 return ia + ib - 1 <= 1 ? "PIX" : "PXB";

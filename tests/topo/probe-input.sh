@@ -245,4 +245,17 @@ rc=$?
 [ $rc -eq 0 ] && awk '/<cpu numaid="0"/ { c = 0 } /<cpu numaid="1"/ { c = 1 } /busid="0000:8[38]:00.0"/ { print c }' "$T/hbm.nccl.xml" | sort -u | grep -qx 1 &&
     python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nodes"][0]; g=[x["numa"] for x in n["gpus"]]; p=n["paths"]["gpu_gpu"]; sys.exit(not (g == [0, 0, 1, 1] and p[2][3] == "PHB" and p[0][2] == "SYS"))' "$T/hbm.json"
 ok $? "HBM beside DRAM in a package: its GPUs on the DRAM node (JSON, XML, path classes)" "$(cat "$T/hbm.out"; grep -n 'cpu numaid\|busid="0000:8' "$T/hbm.nccl.xml")"
+# Broadcom switches NCCL flattens: a second-level PEX switch is merged into the first, so
+# GPU1 and mlx5_0 (under switch 05:00.0 below 01:00.0) are PIX, not PXB: Gen4 (0xc010, any
+# level), Gen5 (0xc030, subsystem 0x0XXX on top, 0x1XXX below); other subsystems keep PXB
+sed 's/\[1000:c030\] \[1000:a064\]/[1000:c010] [1000:a064]/g' "$S/dgx-like.xml" >"$T/bcm4.xml"
+sed -e 's/\[1000:c030\] \[1000:a064\]/[1000:c030] [1000:0064]/g' \
+    -e '/pci_busid="0000:0[56]:00.0"/s/\[1000:0064\]/[1000:1064]/' "$S/dgx-like.xml" >"$T/bcm5.xml"
+sed 's/\[1000:c030\] \[1000:a064\]/[1000:c030] [1000:1064]/g' "$S/dgx-like.xml" >"$T/bcm5x.xml"
+for c in bcm4:PIX bcm5:PIX bcm5x:PXB; do
+    f=${c%:*} want=${c#*:}
+    probe "$T/$f.xml" "$f"
+    python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nodes"][0]; sys.exit(not (n["paths"]["gpu_nic"][1][0] == sys.argv[2] and n["paths"]["gpu_nic"][0][0] == "PIX"))' "$T/$f.json" "$want"
+    ok $? "switches $f: GPU1 to mlx5_0 is $want" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0]["paths"]["gpu_nic"])' "$T/$f.json" 2>&1)"
+done
 tap_done
