@@ -107,6 +107,44 @@ static void check_matrix(struct vctx *v, const json_t *m, const char *place, siz
     }
 }
 
+/* A GPU's "pcie" and "nvlink": counts that are integers, -1 when unknown. */
+static void check_gpu_links(struct vctx *v, const json_t *g, const char *place)
+{
+    static const char *const pcie_keys[] = {"gen", "width", "max_gen", "max_width"};
+    char sub[200];
+    json_t *pcie = opt_member(v, g, place, "pcie", JSON_OBJECT);
+    snprintf(sub, sizeof sub, "%s.pcie", place);
+    for (size_t k = 0; pcie && k < sizeof pcie_keys / sizeof pcie_keys[0]; k++)
+        nonneg(v, pcie, sub, pcie_keys[k], 1);
+    json_t *nv = opt_member(v, g, place, "nvlink", JSON_OBJECT);
+    if (!nv)
+        return;
+    snprintf(sub, sizeof sub, "%s.nvlink", place);
+    nonneg(v, nv, sub, "links", 1);
+    nonneg(v, nv, sub, "up", 1);
+    json_int_t links = json_integer_value(json_object_get(nv, "links"));
+    json_int_t up = json_integer_value(json_object_get(nv, "up"));
+    if (json_is_integer(json_object_get(nv, "links")) && json_is_integer(json_object_get(nv, "up")) &&
+        links >= 0 && up > links)
+        fail(v, sub, "'up' (%lld) is more than 'links' (%lld)", (long long)up, (long long)links);
+    json_t *peers = opt_member(v, nv, sub, "peers", JSON_ARRAY);
+    size_t i;
+    json_t *pr;
+    json_array_foreach(peers, i, pr) {
+        char ps[240];
+        snprintf(ps, sizeof ps, "%s.peers[%zu]", sub, i);
+        if (!json_is_object(pr)) {
+            fail(v, ps, "must be an object");
+            continue;
+        }
+        opt_member(v, pr, ps, "target", JSON_STRING);
+        nonneg(v, pr, ps, "count", 1);
+        const char *kind = json_string_value(opt_member(v, pr, ps, "kind", JSON_STRING));
+        if (kind && strcmp(kind, "gpu") && strcmp(kind, "nvswitch") && strcmp(kind, "unknown"))
+            fail(v, ps, "'kind' must be gpu, nvswitch or unknown, not '%s'", kind);
+    }
+}
+
 static void check_node(struct vctx *v, const json_t *n, size_t ni)
 {
     char place[128], sub[160];
@@ -142,8 +180,9 @@ static void check_node(struct vctx *v, const json_t *n, size_t ni)
         opt_member(v, x, sub, "model", JSON_STRING);
         opt_member(v, x, sub, "pci_bus_id", JSON_STRING);
         nonneg(v, x, sub, "memory_bytes", 1);
-        opt_member(v, x, sub, "numa", JSON_INTEGER);
-        opt_member(v, x, sub, "nvlink", JSON_OBJECT);
+        nonneg(v, x, sub, "numa", 1);
+        nonneg(v, x, sub, "sm", 1);
+        check_gpu_links(v, x, sub);
     }
     json_array_foreach(nics, i, x) {
         snprintf(sub, sizeof sub, "%s.nics[%zu]", place, i);
@@ -156,6 +195,7 @@ static void check_node(struct vctx *v, const json_t *n, size_t ni)
         if (kind && strcmp(kind, "ib") && strcmp(kind, "roce") && strcmp(kind, "eth"))
             fail(v, sub, "'kind' must be ib, roce or eth, not '%s'", kind);
         nonneg(v, x, sub, "rate_gbps", 0);
+        nonneg(v, x, sub, "numa", 1);
         json_t *ports = opt_member(v, x, sub, "ports", JSON_ARRAY);
         size_t j;
         json_t *pt;

@@ -93,6 +93,27 @@ ok $? "malformed topology: error names file, line and column" "$(cat "$T/bad.out
 "$CCBENCH" probe --topology "$S/bad/bad-class.json" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "nodes\[0\].paths.gpu_gpu\[1\]\[0\]: 'NVLINK'" "$T/bad.out"
 ok $? "invalid topology: exit 2 and the JSON place" "rc=$rc $(cat "$T/bad.out")"
+# a GPU's counts: integers, -1 when unknown, as many links up as there are at most
+for c in 'nvlink.links="many"|nvlink: .links. must be an integer' 'nvlink.up=-7|nvlink: .up. must be >= 0' \
+    'nvlink.up=13|nvlink: .up. (13) is more than .links. (12)' 'pcie="x"|gpus\[0\]: .pcie. must be an object' \
+    'pcie.width=-2|pcie: .width. must be >= 0' 'numa=-7|gpus\[0\]: .numa. must be >= 0' 'sm=1.5|gpus\[0\]: .sm. must be an integer' \
+    'nvlink.peers=[{"kind":"x"}]|peers\[0\]: .kind. must be gpu, nvswitch or unknown'; do
+    edit=${c%%|*} want=${c#*|}
+    python3 - "$CC_SRCDIR/topologies/dgx-a100.json" "$T/g.json" "$edit" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+g = t["nodes"][0]["gpus"][0]
+key, val = sys.argv[3].split("=", 1)
+*path, last = key.split(".")
+for k in path:
+    g = g[k]
+g[last] = json.loads(val)
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    "$CCBENCH" probe --topology "$T/g.json" >"$T/bad.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$T/bad.out")" -eq 1 ] && grep -q "$want" "$T/bad.out"
+    ok $? "a GPU's $edit: exit 2, one line naming it" "rc=$rc $(cat "$T/bad.out")"
+done
 "$CCBENCH" probe --topology "$T/nonexistent.json" >"$T/bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "missing topology: exit 2" "rc=$rc $(cat "$T/bad.out")"
 "$CCBENCH" probe --bogus >"$T/bad.out" 2>&1; rc=$?
