@@ -361,12 +361,18 @@ const char *cc_topo_path(const json_t *topo, int i, const char *matrix, int a, i
 
 int cc_topo_nearest_nic(const json_t *topo, int i, int gpu)
 {
-    int best = -1, best_rank = 99;
+    /* by path class; among equals a NIC with a port up before one without, RDMA before
+     * Ethernet (a management port or a storage NIC that is down is no GPU's nearest) */
+    int best = -1, best_key = INT_MAX;
+    const json_t *nics = json_object_get(cc_topo_node(topo, i), "nics");
     for (int n = 0; n < cc_topo_nics_per_node(topo, i); n++) {
         int r = cc_topo_class_rank(cc_topo_path(topo, i, "gpu_nic", gpu, n));
-        if (r >= 0 && r < best_rank) {
+        const json_t *nic = json_array_get(nics, (size_t)n);
+        const char *kind = json_string_value(json_object_get(nic, "kind"));
+        int key = r * 4 + (cc_topo_nic_up(nic) ? 0 : 2) + (kind && !strcmp(kind, "eth"));
+        if (r >= 0 && key < best_key) {
             best = n;
-            best_rank = r;
+            best_key = key;
         }
     }
     return best;

@@ -58,8 +58,9 @@ const char *cc_topo_path(const json_t *topo, int i, const char *matrix, int a, i
 /* Rank of a path class from closest to farthest: X 0, NVL 1, PIX 2, PXB 3, PHB 4, SYS 5;
  * -1 for anything else. */
 int cc_topo_class_rank(const char *cls);
-/* The NIC closest to GPU `gpu` of node type i (best path class in "gpu_nic"; the first on
- * ties), or -1 if the node has no NIC or no paths. */
+/* The NIC closest to GPU `gpu` of node type i (best path class in "gpu_nic"; on ties one
+ * with a port up before one without, RDMA before Ethernet, then the first), or -1 if the
+ * node has no NIC or no paths. */
 int cc_topo_nearest_nic(const json_t *topo, int i, int gpu);
 
 /* ---- text from the machine -------------------------------------------------------------- */

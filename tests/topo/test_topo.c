@@ -436,6 +436,17 @@ static void check_merge(void)
     ok(near[0] == 0 && near[1] == 0 && near[2] == 1 && near[3] == 1,
        "nearest NIC per GPU from the probed paths (got %d %d %d %d, want 0 0 1 1)", near[0], near[1],
        near[2], near[3]);
+    {
+        /* GPU3 is PHB to mlx5_1 and mlx5_2: with mlx5_1's port down, mlx5_2 is its nearest;
+         * GPU2 keeps mlx5_1 (PIX beats PHB whatever the port) */
+        json_t *x = json_deep_copy(t);
+        json_t *n1 = json_array_get(json_object_get(cc_topo_node(x, 0), "nics"), 1);
+        json_object_set_new(n1, "ports", json_pack("[{s:i, s:s}]", "port", 1, "state", "DOWN"));
+        ok(cc_topo_nearest_nic(x, 0, 3) == 2 && cc_topo_nearest_nic(x, 0, 2) == 1,
+           "nearest NIC: on a tie, one with a port up (got %d %d, want 2 1)",
+           cc_topo_nearest_nic(x, 0, 3), cc_topo_nearest_nic(x, 0, 2));
+        json_decref(x);
+    }
     is_int(cc_topo_class_rank("PIX"), 2, "class rank: PIX after X and NVL");
     is_int(cc_topo_class_rank("NODE"), -1, "class rank: not a class");
     json_t *d = json_object_get(t, "differences");
