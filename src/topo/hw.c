@@ -78,7 +78,9 @@ int cc_hw_pci_numa(const struct cc_probe *p, hwloc_obj_t o)
      * beside its DRAM): the one of ordinary memory, which hwloc gives no subtype */
     hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(p->t, o), m = NULL;
     int found = -1;
-    while (a && a->nodeset && (m = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, m)))
+    if (!a || !a->nodeset)
+        return -1;
+    while ((m = hwloc_get_next_obj_by_type(p->t, HWLOC_OBJ_NUMANODE, m)))
         if (hwloc_bitmap_isset(a->nodeset, m->os_index) && (!m->subtype || !*m->subtype)) {
             if (found >= 0)
                 return -1; /* two of them: no answer */

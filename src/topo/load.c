@@ -122,11 +122,11 @@ static void check_gpu_links(struct vctx *v, const json_t *g, const char *place)
     snprintf(sub, sizeof sub, "%s.nvlink", place);
     nonneg(v, nv, sub, "links", 1);
     nonneg(v, nv, sub, "up", 1);
-    json_int_t links = json_integer_value(json_object_get(nv, "links"));
-    json_int_t up = json_integer_value(json_object_get(nv, "up"));
-    if (json_is_integer(json_object_get(nv, "links")) && json_is_integer(json_object_get(nv, "up")) &&
-        links >= 0 && up > links)
-        fail(v, sub, "'up' (%lld) is more than 'links' (%lld)", (long long)up, (long long)links);
+    const json_t *links = json_object_get(nv, "links"), *up = json_object_get(nv, "up");
+    if (json_is_integer(links) && json_is_integer(up) && json_integer_value(links) >= 0 &&
+        json_integer_value(up) > json_integer_value(links))
+        fail(v, sub, "'up' (%lld) is more than 'links' (%lld)", (long long)json_integer_value(up),
+             (long long)json_integer_value(links));
     json_t *peers = opt_member(v, nv, sub, "peers", JSON_ARRAY);
     size_t i;
     json_t *pr;

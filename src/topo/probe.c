@@ -254,14 +254,13 @@ static int nvswitch_obj(hwloc_obj_t o)
  * `total`). hwloc 2.9.0 (the `hwlocVersion` of the topology, live or from an XML export)
  * wrote 50,000 for NVLink 3 and 4 (A100, H100), every other version 25,000 up to NVLink 4 and
  * 50,000 for NVLink 5. No GPU has more than 18 links, so a row past 18 x 25,000 was counted at
- * 50,000 too: a Blackwell GPU that the device table does not know (sm -1), or hwloc 2.9.0. */
+ * 50,000 too: a Blackwell GPU that the device table does not know (sm -1), or hwloc 2.9.0.
+ * Otherwise the generation's rate (nvlink_link_GBps). */
 static double hwloc_link_MBps(const char *maker, int sm, double total)
 {
-    if (sm == 60)
-        return 20000; /* NVLink 1 (P100) */
-    if (sm >= 100 || (maker && strcmp(maker, "2.9.0") == 0) || total > 18 * 25000.0)
+    if (sm != 60 && ((maker && strcmp(maker, "2.9.0") == 0) || total > 18 * 25000.0))
         return 50000;
-    return 25000;
+    return nvlink_link_GBps(sm) * 1000.0;
 }
 
 /* NVLinks from hwloc's "NVLinkBandwidth" matrix (MB/s between GPU OS devices, filled by
