@@ -947,10 +947,12 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
             samples[n++] = batchv[i];
             cc_running_add(&run, batchv[i]);
         }
-        /* agree on elapsed wall time (max over ranks) */
-        double el[1] = {cc_now() - t_timed};
-        CC_TRY(cc_rte_allreduce_d(r, el, 1, CC_RTE_MAX));
-        double elapsed = el[0];
+        /* agree on the elapsed wall time and the samples' relative CI (max over ranks): the
+         * mean-time mode sums doubles across ranks, and MPI does not promise every rank the
+         * same bits of a sum, so each rank's own CI could stop it a batch before the others */
+        double agree[2] = {cc_now() - t_timed, cc_running_relci(&run) * 100};
+        CC_TRY(cc_rte_allreduce_d(r, agree, 2, CC_RTE_MAX));
+        double elapsed = agree[0], relci = agree[1];
         wall_per_iter = elapsed / (double)n;
         if ((long)n >= most)
             break;
@@ -960,7 +962,6 @@ static cc_status measure(const struct cc_bench_params *p, const struct cc_coll *
             batch = clampl(target_batch_s / wall_per_iter, 1, fixed - (long)n);
             continue;
         }
-        double relci = cc_running_relci(&run) * 100;
         double left = (p->max_time_s - elapsed) / wall_per_iter;
         if ((long)n >= p->min_iters && (relci <= p->precision_pct || left <= 0))
             break;
