@@ -67,7 +67,7 @@ static const struct cc_opt layout_opts[] = {
     {"hbm-GBps", 0, CC_OPT_DOUBLE, F(hbm_GBps), "0", "GB/s", "override GPU memory bandwidth (element-wise work; 0: the table's, else 2000)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
     {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
-    {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines or nccl-tests logs"},
+    {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines, nccl-tests logs or OSU logs (FILE@NODESxPER_NODE)"},
     {"seq-len", 0, CC_OPT_INT, F(seq_len), "0", "N", "override the model's sequence length (a preset's batch in tokens keeps its tokens)", NULL, CC_OPT_RANGE, 0, 1e8},
     {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences, kept at any --seq-len)", NULL, CC_OPT_RANGE, 0, 1e12},
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},

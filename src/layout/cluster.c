@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/grow.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "layout/nccltests.h"
+#include "layout/osu.h"
 #include "topo/topo.h"
 
 /* Dense peaks from vendor data sheets (A100, H100, H200, B200, L40S, V100 NVIDIA; MI250X,
@@ -654,6 +656,58 @@ static cc_status read_nccltests(FILE *f, const char *path, struct pts *v, char *
     return st;
 }
 
+static cc_status read_osu(FILE *f, const char *path, int nodes, int per_node, struct pts *v,
+                          char *err, size_t errlen)
+{
+    struct cc_osu_summary sum;
+    cc_status st = cc_osu_read(f, path, nodes, per_node, nt_point, v, &sum, err, errlen);
+    if (st == CC_OK && !sum.points) {
+        cc_errbuf(err, errlen, "results '%s': OSU output with nothing to fit (%d test(s), %d row(s): "
+                  "%d of tests without a ccbench collective, %d failing validation, %d of size "
+                  "0 or time 0; %d lines that did not read as rows, %d before a '# Size' "
+                  "header)", path, sum.tests, sum.rows, sum.other_rows, sum.failed_rows,
+                  sum.empty_rows, sum.bad_rows, sum.pre_header);
+        st = CC_EINVAL;
+    }
+    if (st != CC_OK)
+        return st;
+    if (sum.bad_rows)
+        cc_log(CC_LOG_WARN, "results '%s': passed over %d line(s) that start like a result row "
+               "but do not read as one (the first: line %ld)", path, sum.bad_rows,
+               sum.first_bad_line);
+    if (sum.failed_rows)
+        cc_log(CC_LOG_WARN, "results '%s': not used: %d OSU row(s) failing validation", path,
+               sum.failed_rows);
+    if (sum.host_tests || sum.device_tests)
+        cc_log(CC_LOG_WARN, "results '%s': measured with MPI%s, not NCCL: its rates are fitted "
+               "as the GPUs' interconnect", path,
+               sum.host_tests ? " in host memory" : " on GPU memory");
+    return CC_OK;
+}
+
+/* "FILE@NODESxPER_NODE": how many ranks ran an OSU log, which does not say. Returns 1 and
+ * cuts the suffix off `file` when `spec` ends in one, 0 when it has none, -1 when the suffix
+ * is malformed. */
+static int rank_suffix(const char *spec, char *file, size_t len, int *nodes, int *per_node)
+{
+    const char *at = strrchr(spec, '@');
+    snprintf(file, len, "%s", spec);
+    if (!at || strchr(at, '/') || access(spec, F_OK) == 0)
+        return 0; /* no '@' in the name, or a file named so */
+    char *end;
+    errno = 0;
+    long a = strtol(at + 1, &end, 10), b = 0;
+    if (end == at + 1 || *end != 'x' || !isdigit((unsigned char)end[1]))
+        return -1;
+    const char *q = end + 1;
+    b = strtol(q, &end, 10);
+    if (*end || errno || a < 1 || b < 1 || a > 16777216 || b > 16777216 / a)
+        return -1;
+    *nodes = (int)a, *per_node = (int)b;
+    file[at - spec < (long)len ? at - spec : (long)len - 1] = '\0';
+    return 1;
+}
+
 /* The whole file (or pipe) in memory; results files are small. */
 static cc_status slurp(const char *path, char **data, size_t *len, char *err, size_t errlen)
 {
@@ -744,16 +798,34 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     size_t len = 0;
     char *data = NULL;
 
+    /* an OSU log's ranks come after its name: osu_allreduce.txt@2x8 */
+    char file[4096];
+    int nodes = 0, per_node = 0, ranks = rank_suffix(path, file, sizeof file, &nodes, &per_node);
+    if (ranks < 0) {
+        cc_errbuf(err, errlen, "results '%s': after '@' give the ranks as NODESxPER_NODE (2x8: "
+                  "2 nodes of 8 ranks)", path);
+        return CC_EINVAL;
+    }
     /* read it whole first: the format is told by content, and a pipe cannot be rewound */
-    cc_status st = slurp(path, &data, &len, err, errlen);
+    cc_status st = slurp(file, &data, &len, err, errlen);
     if (st != CC_OK)
         return st;
     FILE *f = len ? fmemopen(data, len, "r") : NULL;
-    int nt = f && cc_nccltests_sniff(f);
+    int nt = f && cc_nccltests_sniff(f), osu = f && !nt && cc_osu_sniff(f);
     if (!len)
-        cc_errbuf(err, errlen, "results '%s': empty", path), st = CC_EINVAL;
+        cc_errbuf(err, errlen, "results '%s': empty", file), st = CC_EINVAL;
     else if (!f)
-        cc_errbuf(err, errlen, "results '%s': %s", path, strerror(errno)), st = CC_ENOMEM;
+        cc_errbuf(err, errlen, "results '%s': %s", file, strerror(errno)), st = CC_ENOMEM;
+    else if (ranks && !osu)
+        cc_errbuf(err, errlen, "results '%s': '@%dx%d' is for OSU Micro-Benchmarks output; "
+                  "ccbench JSON Lines and nccl-tests logs say their own ranks", path, nodes,
+                  per_node), st = CC_EINVAL;
+    else if (osu && !ranks)
+        cc_errbuf(err, errlen, "results '%s': OSU Micro-Benchmarks output does not say how many "
+                  "ranks ran it: give them as '%s@NODESxPER_NODE' (@2x8: 2 nodes of 8 ranks)",
+                  path, path), st = CC_EINVAL;
+    else if (osu)
+        st = read_osu(f, path, nodes, per_node, &v, err, errlen);
     else
         st = nt ? read_nccltests(f, path, &v, err, errlen) : read_jsonl(f, path, &v, err, errlen);
     if (f)
@@ -853,7 +925,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     }
     size_t used = strlen(c->bw_source);
     snprintf(c->bw_source + used, sizeof c->bw_source - used, "%sfitted from '%s'%s",
-             used ? "; " : "", path, nt ? " (nccl-tests)" : "");
+             used ? "; " : "", path, nt ? " (nccl-tests)" : osu ? " (OSU)" : "");
     cc_text_line(c->bw_source);
     return CC_OK;
 }

@@ -22,7 +22,7 @@ static int starts(const char *s, const char *prefix)
 /* A launcher's tag in front of every line: "12: " (srun -l), "[1,0]<stdout>:" (Open MPI
  * --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " (pdsh, clush) in
  * front of a comment or a row. Returns the text after it. */
-static char *untag(char *line)
+char *cc_nccltests_untag(char *line)
 {
     char *p = line;
     while (*p == ' ')
@@ -71,7 +71,7 @@ int cc_nccltests_sniff(FILE *f)
     size_t cap = 0;
     int found = 0;
     while (!found && getline(&line, &cap, f) > 0)
-        found = is_marker(untag(line));
+        found = is_marker(cc_nccltests_untag(line));
     free(line);
     rewind(f);
     return found;
@@ -333,7 +333,7 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
     section_reset(&s);
     while (st == CC_OK && getline(&buf, &cap, f) > 0) {
         lineno++;
-        char *line = untag(buf);
+        char *line = cc_nccltests_untag(buf);
         char host[HOST_MAX];
         long rank, group;
         int r;

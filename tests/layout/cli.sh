@@ -861,4 +861,47 @@ timeout 20 "$CCBENCH" layout -m megatron-1.7b -g 16 -r "$out/many.jsonl" >"$out/
     grep -q "^#         fit allreduce, 99970 ranks within a node: " "$out/mg" &&
     [ "$(grep -c "^#         fit allreduce, " "$out/mg")" -eq 32 ]
 ok $? "100,000 groups of results: the first 32 read are kept (exit $rc)" "$(cat "$out/mge")"
+# OSU Micro-Benchmarks logs as --results, their ranks after the name (FILE@NODESxPER_NODE)
+O="$T/osu-nccl-2x8.txt"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$O@2x8" >"$out/osu" 2>"$out/osuerr"
+ok $? "--results with an OSU log @2x8" "$(cat "$out/osuerr")"
+grep -q "fit allreduce, 16 ranks across nodes, 8 per node: 20.0 us + bus bytes / 50.0 GB/s (14 sizes" "$out/osu"
+ok $? "OSU all-reduce: size and time read as nccl-tests' (20 us + bus bytes / 50 GB/s)" "$(grep fit "$out/osu")"
+# OSU's all-gather size is one rank's share: read as 1/16 of nccl-tests' size it would fit 2.5
+grep -q "fit allgather, 16 ranks across nodes, 8 per node: 15.0 us + bus bytes / 40.0 GB/s" "$out/osu"
+ok $? "OSU all-gather: its per-rank size is turned into nccl-tests' size" "$(grep fit "$out/osu")"
+grep -q "fitted from '.*osu-nccl-2x8.txt@2x8' (OSU)" "$out/osu" && ! grep -q "fit gather" "$out/osu"
+ok $? "rates name the OSU log; the gather test is passed over"
+grep -q "not used: 1 OSU row(s) failing validation" "$out/osuerr" && ! grep -q "measured with MPI" "$out/osuerr"
+ok $? "a row whose validation failed is named and left out; NCCL's test is not warned about" "$(cat "$out/osuerr")"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$O@1x16" >"$out/osu1" 2>&1
+grep -q "fit allreduce, 16 ranks within a node: 20.0 us" "$out/osu1"
+ok $? "OSU log @1x16: the fit is within a node" "$(grep fit "$out/osu1")"
+sed -e 's/^/[1,0]<stdout>: /' "$O" >"$out/osu-tag.txt"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/osu-tag.txt@2x8" >"$out/osut" 2>&1
+grep -q "fit allreduce, 16 ranks across nodes, 8 per node: 20.0 us + bus bytes / 50.0 GB/s (14 sizes" "$out/osut"
+ok $? "OSU log with mpirun --tag-output tags reads the same" "$(grep fit "$out/osut")"
+sed -e 's/OSU NCCL-CUDA /OSU MPI /' "$O" >"$out/osu-host.txt"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/osu-host.txt@2x8" >/dev/null 2>"$out/osuh"
+grep -q "measured with MPI in host memory, not NCCL" "$out/osuh"
+ok $? "OSU's MPI test on host memory is warned about" "$(cat "$out/osuh")"
+refuse "OSU log without its ranks" "does not say how many ranks ran it: give them as '.*osu-nccl-2x8.txt@NODESxPER_NODE'" \
+    -m megatron-1.7b --gpus 16 --results "$O"
+refuse "ranks after an nccl-tests log" "'@2x8' is for OSU Micro-Benchmarks output" \
+    -m megatron-1.7b --gpus 16 --results "$T/nccl-tests-inter.txt@2x8"
+refuse "malformed ranks after an OSU log" "after '@' give the ranks as NODESxPER_NODE" \
+    -m megatron-1.7b --gpus 16 --results "$O@2y8"
+refuse "zero ranks after an OSU log" "after '@' give the ranks as NODESxPER_NODE" \
+    -m megatron-1.7b --gpus 16 --results "$O@0x8"
+printf '# OSU MPI-CUDA Latency Test v7.4\n# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)\n# Size          Latency (us)\n' >"$out/osu_latency.txt"
+awk 'BEGIN { for (s = 1; s <= 67108864; s *= 4) printf "%-10d%18.2f\n", s, 3 + s / 20000 }' >>"$out/osu_latency.txt"
+refuse "OSU point-to-point test said to run on 16 ranks" "line 1: an OSU point-to-point latency test runs 2 ranks, not the 16 of @2x8" \
+    -m megatron-1.7b --gpus 16 --results "$out/osu_latency.txt@2x8"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/osu_latency.txt@2x1" >"$out/osul" 2>"$out/osule"
+grep -q "fit sendrecv, 2 ranks across nodes, 1 per node: 3.0 us + bus bytes / 20.0 GB/s" "$out/osul" &&
+    grep -q "measured with MPI on GPU memory, not NCCL" "$out/osule"
+ok $? "osu_latency @2x1: send/recv of 2 ranks across nodes, MPI on GPU memory warned about" "$(grep fit "$out/osul"; cat "$out/osule")"
+sed -e 's/MPI-CUDA Latency/MPI_Put-CUDA Latency/' "$out/osu_latency.txt" >"$out/osu_put.txt"
+refuse "a one-sided OSU test only" "OSU output with nothing to fit (1 test(s), 14 row(s): 14 of tests without a ccbench collective" \
+    -m megatron-1.7b --gpus 16 --results "$out/osu_put.txt@1x2"
 tap_done
