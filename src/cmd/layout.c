@@ -264,6 +264,11 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
         /* against the node as planned: a cluster smaller than --gpus-per-node is one node of
          * --gpus GPUs */
         int gpn = c->gpus_per_node;
+        if (cfg->gph > 0 && cfg->gpn > 0 && cfg->gph > cfg->gpn) {
+            cc_errbuf(err, errlen, "--gpus-per-host %d is more than the %d GPUs per node (a "
+                      "node is an NVLink domain of one or more hosts)", cfg->gph, cfg->gpn);
+            return CC_EUSAGE;
+        }
         if (cfg->gph > 0 && cfg->gph < gpn && gpn % cfg->gph) {
             cc_errbuf(err, errlen, "--gpus-per-host %d does not divide the %d GPUs per node%s",
                       cfg->gph, gpn, gpn < cfg->gpn ? " (--gpus is smaller than --gpus-per-node)"

@@ -90,7 +90,11 @@ const struct cc_gpu_spec *cc_gpu_lookup(const char *text)
     }
     for (int i = 0; cc_gpu_table[i].id; i++) {
         const struct cc_gpu_spec *g = &cc_gpu_table[i];
-        if (strstr(n, g->must) && all_words(n, g->also))
+        char grace[40];
+        /* a Grace superchip's GPU ("GB200" beside the "b200" row) has its own clocks and
+         * memory: not the row of the board GPU it shares a name with */
+        snprintf(grace, sizeof grace, "g%s", g->must);
+        if (strstr(n, g->must) && all_words(n, g->also) && (g->must[0] == 'g' || !strstr(n, grace)))
             return g;
     }
     return NULL;
@@ -851,16 +855,18 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     struct pt *pts = v.p;
     int dropped = 0, dup = 0;
     size_t plen = strlen(path);
-    /* a node here is an NVLink domain: where it spans hosts (--gpus-per-host), a group over
-     * several hosts that fit in one domain ran inside it (a rack's trays), not across nodes */
+    /* a node here is an NVLink domain: where it spans hosts (--gpus-per-host), the hosts a
+     * group ran on fill domains of gpus_per_node / gpus_per_host hosts (a rack's trays): in
+     * one domain it ran within a node, else across as many domains as it filled, with that
+     * many members in each (the members per node that scale its rate, not those per host) */
     int gph = c->gpus_per_host, gpn = c->gpus_per_node;
     for (int i = 0; i < v.n; i++)
-        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn && pts[i].n <= gpn) {
+        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn) {
             int hosts = (pts[i].n + pts[i].per_node - 1) / pts[i].per_node;
-            if ((long long)hosts * gph <= gpn) {
+            int per_domain = gpn / gph, domains = (hosts + per_domain - 1) / per_domain;
+            if (domains <= 1)
                 pts[i].scope = CC_SCOPE_INTRA;
-                pts[i].per_node = pts[i].n;
-            }
+            pts[i].per_node = (pts[i].n + domains - 1) / domains;
         }
     for (int i = 0; i < v.n; i++)
         pts[i].order = i;

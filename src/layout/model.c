@@ -337,6 +337,11 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                       "(\"%s\"); only transformer layers are modelled", path, hybrid[i]);
             return CC_EINVAL;
         }
+    if (json_is_true(json_object_get(root, "is_encoder_decoder"))) {
+        cc_errbuf(err, errlen, "model spec '%s': an encoder-decoder config (T5, BART: "
+                  "\"is_encoder_decoder\"); only decoder-only transformers are modelled", path);
+        return CC_EINVAL;
+    }
     if ((st = hf_int(root, k_layers, &layers, path, err, errlen)) ||
         (st = hf_int(root, k_hidden, &hidden, path, err, errlen)) ||
         (st = hf_int(root, k_heads, &heads, path, err, errlen)) ||
@@ -412,7 +417,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->qkv_bias = type && strcmp(type, "qwen2") == 0; /* Qwen2 and 2.5 always bias Q, K, V */
     static const char *const hf_dropout[] = {"attention_dropout", "hidden_dropout",
                                              "resid_pdrop", "attn_pdrop", "hidden_dropout_prob",
-                                             "attention_probs_dropout_prob", NULL};
+                                             "attention_probs_dropout_prob", "dropout",
+                                             "embd_pdrop", NULL};
     if ((st = get_bool(root, "tie_word_embeddings", &m->tied_embed, path, err, errlen)) != CC_OK ||
         (st = get_rope(root, "rope_theta", &m->rope_base, path, err, errlen)) != CC_OK ||
         (json_is_object(rp) && m->rope_base == 0 &&

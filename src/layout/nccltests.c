@@ -20,8 +20,8 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* A launcher's tag in front of every line: "12: " (srun -l), "[1,0]<stdout>:" (Open MPI
- * --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " (pdsh, clush) in
- * front of a comment or a row. Returns the text after it. */
+ * --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " / "10.0.0.1: "
+ * (pdsh, clush) in front of a comment or a row. Returns the text after it. */
 char *cc_nccltests_untag(char *line)
 {
     char *p = line;
@@ -44,7 +44,8 @@ char *cc_nccltests_untag(char *line)
             q++;
         if (q > p + 1 && q[0] == ']' && q[1] == ' ')
             return q + 2;
-    } else if (isalpha((unsigned char)*p)) {
+    }
+    if (isalnum((unsigned char)*p)) { /* a host name, or an address: "10.0.0.1: " */
         char *q = p;
         while (isalnum((unsigned char)*q) || *q == '-' || *q == '.' || *q == '_')
             q++;

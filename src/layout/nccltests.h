@@ -81,8 +81,8 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
 int cc_nccltests_name(const char *name, int from_log, enum cc_coll_id *id);
 
 /* The text after a launcher's tag in front of a line: "12: " (srun -l), "[1,0]<stdout>:"
- * (Open MPI --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " (pdsh,
- * clush) before a comment or a row; the line itself when it has none. Also read by the OSU
+ * (Open MPI --tag-output), "[3] " (MPICH -prepend-rank, Intel MPI -l) or "node-a: " or
+ * "10.0.0.1: " (pdsh, clush) before a comment or a row; the line itself when it has none. Also read by the OSU
  * reader (layout/osu.h). */
 char *cc_nccltests_untag(char *line);
 

@@ -904,4 +904,33 @@ ok $? "osu_latency @2x1: send/recv of 2 ranks across nodes, MPI on GPU memory wa
 sed -e 's/MPI-CUDA Latency/MPI_Put-CUDA Latency/' "$out/osu_latency.txt" >"$out/osu_put.txt"
 refuse "a one-sided OSU test only" "OSU output with nothing to fit (1 test(s), 14 row(s): 14 of tests without a ccbench collective" \
     -m megatron-1.7b --gpus 16 --results "$out/osu_put.txt@1x2"
+# NVLink domains over several hosts: a group measured over 2 racks of 18 hosts of 4 (144
+# ranks, 36 hosts) ran with 72 members per domain, not 4 per host: measured at the rate the
+# cluster is given, it changes nothing and is not warned about
+awk 'BEGIN { print "{\"type\": \"header\", \"command\": \"bench\", \"nranks\": 144, \"nnodes\": 36, \"backend\": \"nccl\"}"
+     for (b = 65536; b <= 1073741824; b *= 4)
+         printf "{\"type\": \"result\", \"collective\": \"allreduce\", \"backend\": \"nccl\", \"nranks\": 144, \"bytes\": %d, \"inplace\": false, \"time_us\": %.6f}\n", b, 20 + b * 2 * 143 / 144 / 360e3 }' >"$out/nvl72.jsonl"
+nvl="-m llama3-8b --global-batch 576 --dp-overlap 0 --gpus 144 --gpus-per-node 72 --gpus-per-host 4 --gpu-model b200 --intra-GBps 700 --inter-GBps 360 -x tp=8,pp=1,dp=18,mb=1,zero=0"
+"$CCBENCH" layout $nvl >"$out/nvla" 2>&1
+"$CCBENCH" layout $nvl -r "$out/nvl72.jsonl" >"$out/nvlb" 2>"$out/nvlbe"
+a=$(awk '/data-parallel gradient reduction/ { print $4 }' "$out/nvla")
+b=$(awk '/data-parallel gradient reduction/ { print $4 }' "$out/nvlb")
+grep -q "fit allreduce, 144 ranks across nodes, 72 per node: 20.0 us + bus bytes / 360.0 GB/s" "$out/nvlb" &&
+    ! grep -q "expected" "$out/nvlbe" && awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b / a > 0.95 && b / a < 1.05) }'
+ok $? "--gpus-per-host: a group over 2 NVLink domains of 18 hosts has 72 members per node ($a s vs $b s)" "$(grep fit "$out/nvlb"; cat "$out/nvlbe")"
+refuse "--gpus-per-host above --gpus-per-node" "--gpus-per-host 16 is more than the 8 GPUs per node" \
+    -m llama3-8b --gpus 16 --gpus-per-host 16
+# a Grace superchip is not its board GPU's row
+refuse "GB200 is not read as B200" "unknown --gpu-model 'NVIDIA GB200'" -m llama3-8b --gpus 8 --gpu-model "NVIDIA GB200"
+# pdsh's tag of a host given by address
+sed -e 's/^/10.0.0.1: /' "$T/nccl-tests-inter.txt" >"$out/ip_all_reduce_perf.log"
+"$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/ip_all_reduce_perf.log" >"$out/ip" 2>&1
+grep -q "fit allreduce, 16 ranks across nodes, 8 per node: 20.0 us + bus bytes / 50.0 GB/s" "$out/ip"
+ok $? "nccl-tests log tagged by pdsh with an address (10.0.0.1: ) reads" "$(grep -E 'fit|error' "$out/ip")"
+# Hugging Face configs: encoder-decoder refused; OPT's "dropout" read
+printf '{"model_type": "t5", "is_encoder_decoder": true, "d_model": 2048, "d_ff": 5120, "num_layers": 24, "num_decoder_layers": 24, "num_heads": 32, "vocab_size": 32128}\n' >"$out/t5.json"
+refuse "encoder-decoder config" "an encoder-decoder config (T5, BART" -m "$out/t5.json" --gpus 8
+printf '{"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32, "ffn_dim": 8192, "vocab_size": 50272, "max_position_embeddings": 2048, "activation_function": "relu", "dropout": 0.1, "attention_dropout": 0.0}\n' >"$out/opt.json"
+"$CCBENCH" layout -m "$out/opt.json" --gpus 8 -j 2>/dev/null | grep -q '"dropout": true'
+ok $? "OPT config: its \"dropout\" key turns dropout on"
 tap_done
