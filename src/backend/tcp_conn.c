@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -127,12 +128,21 @@ static int usable(const struct ifaddrs *i, int af)
     return 1;
 }
 
+/* An IPv4 link-local address (169.254/16): a BMC's USB NIC often has the same one on every
+ * host, and other hosts cannot route to it. */
+static int link_local4(const struct ifaddrs *i)
+{
+    const uint8_t *a = (const uint8_t *)&((const struct sockaddr_in *)i->ifa_addr)->sin_addr;
+    return i->ifa_addr->sa_family == AF_INET && a[0] == 169 && a[1] == 254;
+}
+
 /* The first interface (in the kernel's order) matching spec with a usable address of family
- * af; with loop set (and no spec), the first loopback one instead. */
+ * af; with loop set (and no spec), the first loopback one instead. Without a spec, IPv4
+ * link-local addresses are passed over (a --tcp-if that names the interface takes them). */
 static const struct ifaddrs *pick_in(const struct ifaddrs *ifs, const char *spec, int af, int loop)
 {
     for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-        if (!usable(i, af))
+        if (!usable(i, af) || (!spec && link_local4(i)))
             continue;
         if (loop ? (i->ifa_flags & IFF_LOOPBACK) != 0
                  : cc_if_match(spec ? spec : CC_IF_DEFAULT, i->ifa_name))
@@ -194,6 +204,26 @@ static cc_status choose_interface(const char *spec, int family, int nnodes, stru
     from_sockaddr(pick->ifa_addr, out); /* port 0 until the listener is bound */
     snprintf(out->ifname, sizeof out->ifname, "%s", pick->ifa_name);
     freeifaddrs(ifs);
+    return CC_OK;
+}
+
+/* This rank's address published by a rank of another host as well (a BMC's USB NIC or a
+ * container's bridge can give every host the same one): a connection to it would reach this
+ * host, not that one. Said at once rather than as a refused or crossed connection. */
+static cc_status unique_address(const struct tcp_ctx *c, char *err, size_t errlen)
+{
+    const struct tcp_addr *me = &c->addrs[c->rank];
+    size_t len = me->family == 6 ? 16 : 4;
+    for (int j = 0; j < c->size; j++)
+        if (c->rte->node_of[j] != c->rte->node_of[c->rank] && c->addrs[j].family == me->family &&
+            memcmp(c->addrs[j].ip, me->ip, len) == 0) {
+            char ip[64];
+            cc_errbuf(err, errlen, "rank %d on %s publishes this host's address %s (interface "
+                      "%s) as well: an address more than one host has (a BMC's USB NIC, a "
+                      "container's bridge); choose another interface with --tcp-if", j,
+                      c->rte->hosts[j], cc_tcp_addr_str(me, 1, ip, sizeof ip), me->ifname);
+            return CC_ENODEV;
+        }
     return CC_OK;
 }
 
@@ -320,18 +350,23 @@ static int from_expected_peer(const struct tcp_ctx *c, const struct tcp_addr *fr
 
 /* The table is full: close the oldest connection, preferring one that cannot be a rank's (a
  * flood of strangers must not push out a rank's hello). A rank sends its hello as soon as it
- * connects, so a connection that has sent nothing is suspected first, then one from an address
+ * connects, so a connection that has sent nothing (read or still in its socket: connections
+ * accepted in one burst have not been read yet) is suspected first, then one from an address
  * no expected rank listens on (a multi-homed rank may connect from another one), then any. */
 static void pend_evict(struct tcp_ctx *c)
 {
     int victim = -1;
-    for (int i = 0; i < c->npend; i++) /* rare (a full table): only now is it worth a scan */
-        c->pend[i].from_peer = from_expected_peer(c, &c->pend[i].addr);
+    for (int i = 0; i < c->npend; i++) { /* rare (a full table): only now is it worth a scan */
+        struct tcp_pending *q = &c->pend[i];
+        int waiting = 0;
+        q->from_peer = from_expected_peer(c, &q->addr);
+        q->sent = q->got > 0 || (ioctl(q->fd, FIONREAD, &waiting) == 0 && waiting > 0);
+    }
     for (int pass = 0; pass < 4 && victim < 0; pass++)
         for (int i = 0; i < c->npend; i++) {
             const struct tcp_pending *q = &c->pend[i];
-            int suspect = pass == 0 ? !q->got && !q->from_peer
-                          : pass == 1 ? !q->got
+            int suspect = pass == 0 ? !q->sent && !q->from_peer
+                          : pass == 1 ? !q->sent
                           : pass == 2 ? !q->from_peer
                                       : 1;
             if (suspect && (victim < 0 || q->deadline < c->pend[victim].deadline))
@@ -698,6 +733,8 @@ cc_status cc_tcp_connect_all(struct tcp_ctx *c, const struct cc_backend_conf *co
         raise(SIGSTOP); /* tests: strangers reach the lower ranks while they wait for us */
     double deadline = cc_now() + c->timeout_s;
     int own = st == CC_OK; /* a failure from here on is this rank's alone (not agreed) */
+    if (st == CC_OK)
+        st = unique_address(c, err, errlen);
     if (st == CC_OK)
         st = connect_lower(c, deadline, err, errlen);
     if (st == CC_OK && c->fail_startup_rank == c->rank) {

@@ -15,7 +15,8 @@
 
 /* Connections whose hello is being read at once: at start-up every connection still expected
  * from a higher rank (ranks x --tcp-streams of them may sit in the listen backlog together),
- * plus this many strangers; when the table is full the oldest stranger is closed. */
+ * plus this many strangers; when the table is full one is closed, a likely stranger first
+ * (pend_evict in tcp_conn.c). */
 #define TCP_MAX_PENDING 16
 
 /* One socket to a peer. The per-collective fields are (re)set by tcp.c for each call. */
@@ -43,6 +44,7 @@ struct tcp_pending {     /* an accepted connection whose hello is not complete y
     int fd;
     int from_peer;       /* from the address of a rank expected to connect: worked out by
                             pend_evict for each pending connection when the table is full */
+    int sent;            /* has sent something (read, or waiting in the socket): likewise */
     struct tcp_addr addr;
     uint8_t buf[CC_WIRE_HELLO_BYTES];
     size_t got;

@@ -241,4 +241,17 @@ cl_mpirun -t 120 "$CCBENCH" bench --backend tcp -b 8 -e 8 -n 2 -q --timeout 20 >
 rc=$?
 [ "$rc" = 2 ] && grep -q "backend tcp on rank 3 ($h3): no interface with an IPv4 or IPv6 address matches --tcp-if '^docker,lo' (up and running: .*); loopback cannot reach the job's other hosts" "$tmp/out"
 ok $? "a host with no interface but one the default excludes: refused, named, exit $rc" "$(grep error "$tmp/out" | head -3)"
+# 8. an address every host has (a BMC's USB NIC, 169.254.0.2 on each host's bmc0): with
+# --tcp-if =bmc0 each rank would connect to its own host; refused at start-up, naming the
+# address, the interface and a rank of another host that has it too
+for i in 0 1 2 3; do
+    h=$(cl_ns $i)
+    ip -n "$h" link add bmc0 type veth peer name bmc1 && ip -n "$h" link set bmc0 up &&
+        ip -n "$h" link set bmc1 up && ip -n "$h" addr add 169.254.0.2/16 dev bmc0
+done
+cl_mpirun -t 120 "$CCBENCH" bench --backend tcp --tcp-if =bmc0 -b 8 -e 8 -n 2 -q --timeout 20 \
+    >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q "rank [0-9] on .* publishes this host's address 169.254.0.2 (interface bmc0) as well" "$tmp/out"
+ok $? "the same address on every host: refused at start-up, named, exit $rc" "$(grep error "$tmp/out" | head -3)"
 tap_done
