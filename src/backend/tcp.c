@@ -631,6 +631,9 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
     const char *dbg = getenv("CCBENCH_DEBUG_TCP_DEFAULT_CHUNK");
     if (!conf->tcp_chunk && dbg && atol(dbg) > 0)
         chunk = (size_t)atol(dbg);
+    dbg = getenv("CCBENCH_DEBUG_TCP_DEFAULT_STREAMS"); /* likewise, for the stream count */
+    if (dbg && atoi(dbg) > 0 && atoi(dbg) <= 64)
+        nstreams = atoi(dbg);
     if (c) {
         c->rte = rte;
         c->rank = rte->rank;
@@ -651,13 +654,22 @@ static cc_status tcp_init(const struct cc_backend_conf *conf, const struct cc_rt
         }
     }
     int mem_ok = c && (chunk % 8 || chunk < 4096 || (c->ring && c->segs));
-    /* every rank must cut the data alike (the hello compares streams, not chunks): ranks of
-     * binaries with another default chunk would exchange misplaced bytes. A rank that could
-     * not allocate says so here too (-1), so that every rank makes the same MPI calls. */
-    long long lo = mem_ok ? (long long)chunk : -1, hi = (long long)chunk;
-    if (cc_rte_allreduce_ll(rte, &lo, 1, CC_RTE_MIN) != CC_OK ||
-        cc_rte_allreduce_ll(rte, &hi, 1, CC_RTE_MAX) != CC_OK) {
+    /* every rank must cut the data alike and open as many streams (binaries of another
+     * version, with other defaults): misplaced bytes, or hellos refused until the deadline.
+     * A rank that could not allocate says so here too (-1), so that every rank makes the same
+     * MPI calls. */
+    long long lo2[2] = {mem_ok ? (long long)chunk : -1, nstreams}, hi2[2] = {(long long)chunk, nstreams};
+    if (cc_rte_allreduce_ll(rte, lo2, 2, CC_RTE_MIN) != CC_OK ||
+        cc_rte_allreduce_ll(rte, hi2, 2, CC_RTE_MAX) != CC_OK) {
         st = CC_EPEER;
+        goto fail;
+    }
+    long long lo = lo2[0], hi = hi2[0];
+    if (lo >= 0 && lo2[1] != hi2[1]) {
+        cc_errbuf(err, errlen, "the ranks open different numbers of streams per peer (%lld and "
+                  "%lld: ccbench binaries of different versions?): give every rank the same "
+                  "--tcp-streams", lo2[1], hi2[1]);
+        st = CC_EUSAGE;
         goto fail;
     }
     if (lo < 0) {

@@ -69,6 +69,17 @@ timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -q :
 rc=$?
 [ "$rc" = 2 ] && grep -q "the ranks cut data into different chunks (8192 and 524288 bytes: ccbench binaries of different versions?)" "$tmp/out"
 ok $? "ranks with different default chunks: refused at start-up, exit $rc" "$(grep error "$tmp/out")"
+# ... and so are ranks with different default stream counts, whose hellos the other side
+# would refuse until the deadline
+t0=$(date +%s)
+timeout 120 $CC_MPIRUN -np 1 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -q --timeout 30 : \
+    -np 1 env CCBENCH_DEBUG_TCP_DEFAULT_STREAMS=2 "$CCBENCH" bench --backend tcp -b 8 -e 64 -n 2 -q \
+    --timeout 30 >"$tmp/out" 2>&1
+rc=$?
+t1=$(date +%s)
+[ "$rc" = 2 ] && [ $((t1 - t0)) -lt 25 ] &&
+    grep -q "the ranks open different numbers of streams per peer (1 and 2: ccbench binaries of different versions?)" "$tmp/out"
+ok $? "ranks with different default stream counts: refused at start-up in $((t1 - t0)) s, exit $rc" "$(grep error "$tmp/out")"
 
 # one rank that cannot allocate its staging window (2 GiB: 64 streams x 2 x 16M) under a
 # memory limit the other rank does not have: the start-up agreement says so at once with what
