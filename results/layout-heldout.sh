@@ -178,7 +178,7 @@ EOF
 # and last stage with the transformer layers split evenly
 BS="-m $tmp/bigscience-181b.json -g 384 --gpu-model a100-80g --inter-GBps 46 --precision fp16
     --recompute full --grad-reduce fp16 -z 1 --sp off --dp-overlap 2 --accum-fusion 0
-    --pp-overlap 0 --interleave 1 --uneven-pp 0"
+    --pp-overlap 0 --pp-scatter 1 --interleave 1 --uneven-pp 0"
 # bigscience TP PP DP MB BATCH: one of its layouts into $tmp/out
 bigscience() {
     # shellcheck disable=SC2086

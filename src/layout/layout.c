@@ -74,6 +74,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->gemm_waves = 1;
     hb->uneven_pp = 1;
     hb->pp_overlap = 1;
+    hb->pp_scatter = 0;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -526,15 +527,18 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                    cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
     }
     if (pp > 1) {
-        double S = mb * s_loc * h * 2.0 / tp; /* scatter/gather across the TP ranks */
+        /* with sequence parallelism each tp rank holds 1/tp of the activations and sends it;
+         * without, each sends them whole, or 1/tp of them with Megatron-LM 2021's
+         * scatter/gather */
+        int split = sp || (tp > 1 && hb->pp_scatter);
+        double S = mb * s_loc * h * 2.0 / (split ? tp : 1);
         long long stride = (long long)tp * cp * x->dp;
         /* the exchanges are synchronous: one hop across nodes sets the pace of them all */
         int pn = group_in_node(c, pp, stride) ? 2 : 1;
         pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
         /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
-         * before it can compute (once per receive: forward and backward, per chunk); with
-         * sequence parallelism the activations are already split by tp and stay so */
-        if (tp > 1 && !sp)
+         * before it can compute (once per receive: forward and backward, per chunk) */
+        if (tp > 1 && !sp && hb->pp_scatter)
             pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
     }
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or

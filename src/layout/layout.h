@@ -54,6 +54,11 @@ struct cc_habits {
                               weight and of its transpose across the micro-batches of a step
                               (Megatron-Core's default): 2 bytes per linear parameter of the
                               stage, ZeRO 0-2; 0: not counted */
+    int pp_scatter;        /* 1: without sequence parallelism a pipeline send carries 1/tp of
+                              the activations from each tensor-parallel rank, which the
+                              receiving stage all-gathers over its tp ranks (Megatron-LM 2021,
+                              --scatter-gather-tensors-in-pipeline); 0: every rank sends the
+                              whole activations (Megatron-Core) */
     int tp_overlap;        /* 1: the sequence-parallel all-gathers and reduce-scatters are
                               pipelined with the linear layers beside them (Transformer Engine
                               userbuffers, Megatron-Core --tp-comm-overlap); 0: not overlapped */

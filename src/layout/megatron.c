@@ -34,6 +34,7 @@ void cc_megatron_habits(struct cc_habits *hb, double efficiency)
     hb->accum_fusion = 0; /* gradient accumulation fusion came in 2022 */
     hb->uneven_pp = 0;    /* uneven pipeline splits came with Megatron-Core */
     hb->pp_overlap = 0;   /* every pipeline exchange blocked (and synchronised the device) */
+    hb->pp_scatter = 1;   /* pipeline sends split over the tp ranks, then all-gathered */
     hb->tp_overlap = 0;
     hb->recompute = CC_RC_FULL;
 }

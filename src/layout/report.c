@@ -115,12 +115,13 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     if (hb->main_grad_bytes > 0)
         snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
+            hb->pp_scatter ? ", pipeline scatter/gather" : "",
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->fp8_cache && m->prec == CC_PREC_FP8 ? ", fp8 weight cache" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
@@ -733,6 +734,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "gemm_waves", json_boolean(hb->gemm_waves && c->sms > 0));
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
     json_object_set_new(ho, "pp_overlap", json_boolean(hb->pp_overlap));
+    json_object_set_new(ho, "pp_scatter", json_boolean(hb->pp_scatter));
     json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
     json_object_set_new(ho, "fp8_weight_cache", json_boolean(hb->fp8_cache));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));

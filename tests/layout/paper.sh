@@ -8,7 +8,7 @@
 out=$(mktemp -d) || exit 1
 trap 'rm -rf "$out"' EXIT
 HAB="--gpu-model a100-80g --precision fp16 --grad-reduce fp16 --grad-copy 4 -z 0 --sp off
-     --dp-overlap 2 --accum-fusion 0 --uneven-pp 0 --pp-overlap 0 --recompute full --tp-max 32"
+     --dp-overlap 2 --accum-fusion 0 --uneven-pp 0 --pp-overlap 0 --pp-scatter 1 --recompute full --tp-max 32"
 # The 5.9B GPT of Figures 14 and 15: 32 layers, 32 heads, hidden 3840.
 echo '{"name":"sc21-5.9b","layers":32,"hidden":3840,"heads":32,"vocab":51200,"seq_len":2048,
  "global_batch":32,"precision":"fp16","flash_attention":false,"tied_embeddings":true}' >"$out/m59"

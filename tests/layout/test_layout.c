@@ -843,10 +843,16 @@ static void test_eval(void)
          * 8.4 us + 7 steps of 3.4 us */
         struct cc_eval e0;
         l2.sp = 0;
+        hb.pp_scatter = 1;
         cc_layout_eval(&m, &c, &hb, &l2, &e0);
         REL(e0.t_pp,
             512 * 6 * ((30e-6 + 2097152 / (185e9 / 8)) + (32.2e-6 + 16777216 * 7.0 / 8 / 230e9)),
             1e-12, "pipeline sends + scatter/gather all-gathers 0.598 s");
+        /* Megatron-Core (no scatter/gather): every tp rank sends the whole 16 MiB tensor */
+        hb.pp_scatter = 0;
+        cc_layout_eval(&m, &c, &hb, &l2, &e0);
+        REL(e0.t_pp, 512 * 6 * (30e-6 + 16777216 / (185e9 / 8)), 1e-12,
+            "without sequence parallelism or scatter/gather: whole activations sent, 2.32 s");
         l2.sp = 1;
     }
     {
