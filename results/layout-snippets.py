@@ -322,6 +322,12 @@ for cl in MEMORY:
                if a.sequence_parallel and a.recompute_granularity == "selective"
                else tmu.compute_activation_memory_without_sp(a, lay["grad_accum"]))
     cw = mem["weights"] + mem["gradients"] + mem["optimizer"]
+    # the estimator counts no learned position embedding, which Megatron-LM's model holds
+    # whole on every tp rank of the first stage (a plain nn.Embedding) and ccbench counts so:
+    # the comparison adds it to the estimator's figure
+    if a.position_embedding_type == "learned_absolute":
+        bpp = 6 + 12 / a.data_parallel_size if a.use_distributed_optimizer else 18
+        wo += a.max_position_embeddings * a.hidden_size * bpp
     print(f"| {cl[1]}, {cl[3]}, {cl[5]} | {cw / GiB:.2f} GiB | {wo / GiB:.2f} GiB | "
           f"{cw / wo - 1:+.1%} | {mem['activations'] / GiB:.2f} GiB | {act / GiB:.2f} GiB | "
           f"{mem['activations'] / act - 1:+.1%} |")

@@ -416,14 +416,20 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double Pl = cc_model_layer_params(m);
     double embed = cc_model_embed_params(m), outp = V * m->hidden;
     double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
+    /* learned positions are a plain embedding that every tp rank holds whole (Megatron's
+     * LanguageModelEmbedding); the vocabulary is split by tp */
+    double pos = m->mlp == CC_MLP_GELU ? (double)m->seq_len * m->hidden : 0.0;
     if (pp == 1) {
-        x->p_first = x->p_mid = x->p_last = cc_model_params(m);
+        x->p_first = x->p_mid = x->p_last = cc_model_params(m) - pos;
     } else {
-        x->p_first = x->Lf * Pl + embed;
+        x->p_first = x->Lf * Pl + embed - pos;
         x->p_mid = x->Lm * Pl;
         x->p_last = x->Ll * Pl + outp + norm; /* tied: the last stage keeps its own copy */
     }
     x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
+    x->p_first += pos;
+    if (pp == 1)
+        x->p_mid += pos, x->p_last += pos;
     double unit = cc_layout_zero3_unit(m, tp);
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
     double work = x->rc == CC_RC_FULL

@@ -760,6 +760,16 @@ static void test_eval(void)
     REL(e.mem_weights + e.mem_grads + e.mem_optim, 33044613120.0, 1e-12, "model state 33.04 GB");
     REL(e.mem_act, 1519386624.0, 1e-12, "activations 1.52 GB");
     is_int(e.m, 16, "512 / (32 * 1) = 16 micro-batches");
+    {
+        /* tp = 2: every weight split in two but the learned positions (s x h), which each
+         * tp rank holds whole */
+        struct cc_eval e2;
+        struct cc_layout l2 = {2, 1, 16, 1, 1, 1, 0, 0, CC_RC_FULL};
+        double P = cc_model_params(&m), pos = 2048.0 * 2304;
+        cc_layout_eval(&m, &c, &hb, &l2, &e2);
+        REL(e2.mem_weights, 2 * ((P - pos) / 2 + pos), 1e-12,
+            "tp=2 weights: 16-bit, positions replicated, the rest halved");
+    }
     /* 16 x (24 layers x (4 x 2s(12h^2) + 4s^2h FLOPs / (312e12 * 0.64) + 2*4*sbh(34+5as/h)
      * / 2039 GB/s) + logits 6shV / rate + 2*3*6sV / HBM) = 3.4502039945653 s, plus
      * (no accumulation fusion in 2021) 16 x P x (2 + 2 + 2) bytes / 2039 GB/s */
