@@ -637,7 +637,7 @@ double cc_model_layer_params(const struct cc_model *m)
     double h = m->hidden, f = m->ffn;
     double small = m->mlp == CC_MLP_GELU
                        ? (h + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
-                       : 2.0 * h;                                   /* 2 RMSNorms */
+                       : 2.0 * h + (m->qkv_bias ? h + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
     return cc_model_layer_matmul_params(m) + small;
 }
 

@@ -436,6 +436,10 @@ printf '{"model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584, "n
 "$CCBENCH" layout -m "$out/q2.json" -g 8 -k 1 >"$out/q2" 2>&1
 grep -q -- "--disable-bias-linear --add-qkv-bias " "$out/q2"
 ok $? "Qwen2: the QKV bias it always has is in the Megatron-LM arguments" "$(grep -o -- '--swiglu.*--num-query' "$out/q2" | head -1)"
+# ... and in its parameters: Qwen2-7B's published 7,615,616,512
+"$CCBENCH" layout -m "$out/q2.json" -g 8 -k 1 -j 2>/dev/null |
+    python3 -c 'import json,sys; p=json.load(sys.stdin)["model"]["params"]; assert p == 7615616512, p'
+ok $? "Qwen2-7B: 7,615,616,512 parameters with its QKV bias"
 printf '{"model_type": "nemotron_h", "num_hidden_layers": 52, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 131072, "intermediate_size": 21504, "hybrid_override_pattern": "M-M-M*-"}\n' >"$out/nh.json"
 refuse "a hybrid Mamba config" "a state-space (Mamba) or hybrid config (\"hybrid_override_pattern\")" -m "$out/nh.json" -g 8
 printf '{"preset": "llama3-8b", "rope_theta": "big"}\n' >"$out/rbad.json"
