@@ -65,7 +65,7 @@ except ImportError:
 
 PAPER = ["--gpu-model", "a100-80g", "--precision", "fp16", "--grad-reduce", "fp16",
          "--grad-copy", "4", "-z", "0", "--sp", "off", "--dp-overlap", "2", "--accum-fusion",
-         "0", "--uneven-pp", "0", "--pp-overlap", "0", "--recompute", "full"]
+         "0", "--uneven-pp", "0", "--pp-overlap", "0", "--pp-scatter", "1", "--recompute", "full"]
 
 # (what the case exercises, ccbench layout arguments, A100 (8) or H100 (9))
 CASES = [
