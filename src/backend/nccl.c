@@ -63,6 +63,20 @@ struct nccl_ctx {
     cudaGraph_t graph;
 };
 
+/* Before NCCL 2.24 nccl.h declares ncclBfloat16 only where cuda_bf16.h has defined its
+ * marker, which it does for C++ alone, and before 2.10 it has no ncclAvg: this file is C, so
+ * their values (NCCL's ABI) stand in; the run-time version check gates their use. */
+#if defined(__CUDA_BF16_TYPES_EXIST__) || (defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 22400)
+#define CC_NCCL_BFLOAT16 ncclBfloat16
+#else
+#define CC_NCCL_BFLOAT16 ((ncclDataType_t)9)
+#endif
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 21000
+#define CC_NCCL_AVG ncclAvg
+#else
+#define CC_NCCL_AVG ((ncclRedOp_t)4)
+#endif
+
 static ncclDataType_t nccl_type(enum cc_dtype t)
 {
     switch (t) {
@@ -73,7 +87,7 @@ static ncclDataType_t nccl_type(enum cc_dtype t)
     case CC_INT64: return ncclInt64;
     case CC_UINT64: return ncclUint64;
     case CC_FLOAT16: return ncclFloat16;
-    case CC_BFLOAT16: return ncclBfloat16;
+    case CC_BFLOAT16: return CC_NCCL_BFLOAT16;
     case CC_FLOAT32: return ncclFloat32;
     case CC_FLOAT64: return ncclFloat64;
     default: break; /* a type added to ccbench must be mapped here (and gated in supports) */
@@ -87,7 +101,7 @@ static ncclRedOp_t nccl_op(enum cc_op op)
     case CC_PROD: return ncclProd;
     case CC_MIN: return ncclMin;
     case CC_MAX: return ncclMax;
-    case CC_AVG: return ncclAvg;
+    case CC_AVG: return CC_NCCL_AVG;
     default: return ncclSum;
     }
 }
