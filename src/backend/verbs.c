@@ -81,6 +81,8 @@ struct verbs_ctx {
     char dev[64];
     int port, ethernet, gid_index, mtu;
     int tc, sl;                     /* NCCL_IB_TC (RoCE traffic class), NCCL_IB_SL */
+    int ib_timeout, ib_retry;       /* NCCL_IB_TIMEOUT (4.096 us x 2^N ACK timeout), and
+                                       NCCL_IB_RETRY_CNT; NCCL's defaults 20 and 7 */
     union ibv_gid gid;
     uint16_t lid;
     uint32_t psn;
@@ -536,10 +538,18 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
                   c->rte->host);
         return CC_ENODEV;
     }
+    int env_gid = -1; /* -1: choose (NCCL's own default since 2.21) */
+    if (conf->gid_index < 0 &&
+        (st = env_int("NCCL_IB_GID_INDEX", -1, 255, &env_gid, err, errlen)) != CC_OK) {
+        v->free_device_list(list);
+        return st;
+    }
+    int gid_given = conf->gid_index >= 0 || env_gid >= 0;
     /* candidate active ports, in device then port order */
     struct cand { int d, port; } cands[64];
+    struct cc_port_cand kind[64];
     int nc = 0, matched = 0;
-    char down[160] = "", names[256] = "";
+    char down[160] = "", names[256] = "", noroute[320] = "";
     for (int d = 0; d < ndev; d++) {
         const char *name = v->get_device_name(list[d]);
         size_t nl = strlen(names);
@@ -562,8 +572,22 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
                                  port_state(pa.state));
                     continue;
                 }
-                if (nc < 64)
-                    cands[nc++] = (struct cand){d, p};
+                if (nc == 64)
+                    continue;
+                int eth = pa.link_layer == IBV_LINK_LAYER_ETHERNET, usable = 1;
+                if (eth && !gid_given) { /* RoCE: a routable GID, or no traffic between hosts */
+                    struct cc_gid_entry *t = NULL;
+                    size_t ng = 0;
+                    char why[256];
+                    usable = cc_gid_read_sysfs("/sys", name, p, &t, &ng, why, sizeof why) ==
+                                 CC_OK &&
+                             cc_gid_choose(t, ng, 1, why, sizeof why) >= 0;
+                    free(t);
+                    if (!usable && !noroute[0])
+                        snprintf(noroute, sizeof noroute, "port %s:%d: %s", name, p, why);
+                }
+                kind[nc] = (struct cc_port_cand){eth, usable};
+                cands[nc++] = (struct cand){d, p};
             }
         v->close_device(ctx);
     }
@@ -577,7 +601,13 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
         v->free_device_list(list);
         return CC_ENODEV;
     }
-    struct cand pick = cands[c->rte->local_rank % nc];
+    int keep[64], nk = cc_port_keep(kind, nc, keep);
+    if (!nk) {
+        cc_errbuf(err, errlen, "no usable RDMA port on %s: %s", c->rte->host, noroute);
+        v->free_device_list(list);
+        return CC_ENODEV;
+    }
+    struct cand pick = cands[keep[c->rte->local_rank % nk]];
     snprintf(c->dev, sizeof c->dev, "%s", v->get_device_name(list[pick.d]));
     c->port = pick.port;
     c->ctx = v->open_device(list[pick.d]);
@@ -594,11 +624,7 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
     c->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
     c->lid = pa.lid;
     c->mtu = pa.active_mtu;
-    int env_gid = -1; /* -1: choose (NCCL's own default since 2.21) */
-    if (conf->gid_index < 0 &&
-        (st = env_int("NCCL_IB_GID_INDEX", -1, 255, &env_gid, err, errlen)) != CC_OK)
-        return st;
-    if (conf->gid_index >= 0 || env_gid >= 0) {
+    if (gid_given) {
         c->gid_index = conf->gid_index >= 0 ? conf->gid_index : env_gid;
     } else if (c->ethernet || pa.lid == 0) {
         struct cc_gid_entry *t = NULL;
@@ -615,9 +641,11 @@ static cc_status open_port(struct verbs_ctx *c, const struct cc_backend_conf *co
     } else {
         c->gid_index = 0;
     }
-    if (v->query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid) != 0) {
-        cc_errbuf(err, errlen, "cannot read GID %d of port %s:%d (see --gid-index)",
-                  c->gid_index, c->dev, c->port);
+    static const uint8_t zero[16];
+    if (v->query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid) != 0 ||
+        ((c->ethernet || pa.lid == 0) && memcmp(c->gid.raw, zero, 16) == 0)) {
+        cc_errbuf(err, errlen, "cannot read GID %d of port %s:%d, or it is empty (see "
+                  "--gid-index)", c->gid_index, c->dev, c->port);
         return CC_ENODEV;
     }
     return CC_OK;
@@ -668,7 +696,8 @@ static int connect_qp(struct verbs_ctx *c, struct ibv_qp *qp, const struct cc_qp
                                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
                                      IBV_QP_MIN_RNR_TIMER))
         return -1;
-    struct ibv_qp_attr rts = {.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+    struct ibv_qp_attr rts = {.qp_state = IBV_QPS_RTS, .timeout = (uint8_t)c->ib_timeout,
+                              .retry_cnt = (uint8_t)c->ib_retry,
                               .rnr_retry = 7, .sq_psn = c->psn, .max_rd_atomic = 1};
     return c->v->modify_qp(qp, &rts, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                                          IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
@@ -709,8 +738,11 @@ static cc_status local_setup(struct verbs_ctx *c, const struct cc_backend_conf *
         return CC_ENODEV;
     if ((st = open_port(c, conf, err, errlen)) != CC_OK)
         return st;
+    c->ib_timeout = 20, c->ib_retry = 7;
     if ((st = env_int("NCCL_IB_TC", 0, 255, &c->tc, err, errlen)) != CC_OK ||
-        (st = env_int("NCCL_IB_SL", 0, 15, &c->sl, err, errlen)) != CC_OK)
+        (st = env_int("NCCL_IB_SL", 0, 15, &c->sl, err, errlen)) != CC_OK ||
+        (st = env_int("NCCL_IB_TIMEOUT", 1, 31, &c->ib_timeout, err, errlen)) != CC_OK ||
+        (st = env_int("NCCL_IB_RETRY_CNT", 0, 7, &c->ib_retry, err, errlen)) != CC_OK)
         return st;
     /* a ring chunk is at most ceil(count / n) elements: max_bytes / n plus one element; with
      * --gpu only sendrecv runs, which writes straight into the peer's buffer (no slots) */
@@ -792,6 +824,7 @@ static cc_status verbs_init(const struct cc_backend_conf *conf, const struct cc_
     /* exchange the records */
     struct cc_qp_info me = {.nqp = (uint16_t)c->nqp, .lid = c->lid, .port = (uint8_t)c->port,
                             .mtu = (uint8_t)c->mtu, .psn = c->psn, .rkey = c->slot_mr->rkey,
+                            .link = (uint8_t)(c->ethernet ? CC_QP_LINK_ETH : CC_QP_LINK_IB),
                             .addr = (uintptr_t)c->slots, .len = 2 * c->slot};
     memcpy(me.gid, c->gid.raw, 16);
     for (int k = 0; k < c->nqp; k++) {
@@ -816,6 +849,20 @@ static cc_status verbs_init(const struct cc_backend_conf *conf, const struct cc_
     if (st == CC_OK && (c->rinfo.nqp != c->nqp || c->linfo.nqp != c->nqp)) {
         cc_errbuf(err, errlen, "neighbours use a different number of QPs (--ib-qps)");
         st = CC_EMISMATCH;
+    }
+    /* InfiniBand and RoCE ports do not reach each other: said here rather than as a QP that
+     * will not connect or a first write that times out */
+    int mylink = c->ethernet ? CC_QP_LINK_ETH : CC_QP_LINK_IB;
+    for (int s = 0; s < 2 && st == CC_OK; s++) {
+        const struct cc_qp_info *nb = s ? &c->linfo : &c->rinfo;
+        if (nb->link != mylink) {
+            cc_errbuf(err, errlen, "rank %d's RDMA port is %s, this rank's %s:%d is %s: the "
+                      "ranks need ports on one fabric (--ib-dev or NCCL_IB_HCA)",
+                      s ? c->left : c->right, nb->link == CC_QP_LINK_ETH ? "Ethernet (RoCE)"
+                                                                         : "InfiniBand",
+                      c->dev, c->port, c->ethernet ? "Ethernet (RoCE)" : "InfiniBand");
+            st = CC_EMISMATCH;
+        }
     }
     for (int k = 0; k < c->nqp && st == CC_OK; k++) {
         if (connect_qp(c, c->qout[k], &c->rinfo, c->rinfo.qpn_in[k]) ||
@@ -1061,6 +1108,8 @@ static void verbs_describe(void *ctx, json_t *o)
     json_object_set_new(o, "rdma_gid_index", json_integer(c->gid_index));
     json_object_set_new(o, "rdma_traffic_class", json_integer(c->tc));
     json_object_set_new(o, "rdma_service_level", json_integer(c->sl));
+    json_object_set_new(o, "rdma_ib_timeout", json_integer(c->ib_timeout));
+    json_object_set_new(o, "rdma_ib_retry_cnt", json_integer(c->ib_retry));
     json_object_set_new(o, "rdma_gid", json_string(gid));
     json_object_set_new(o, "rdma_lid", json_integer(c->lid));
     json_object_set_new(o, "rdma_mtu", json_integer(c->mtu >= 1 && c->mtu <= 5 ? mtus[c->mtu] : 0));

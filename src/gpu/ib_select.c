@@ -101,6 +101,17 @@ static int gid_is_v4mapped(const uint8_t *g)
 
 static int gid_is_linklocal(const uint8_t *g) { return g[0] == 0xfe && (g[1] & 0xc0) == 0x80; }
 
+int cc_port_keep(const struct cc_port_cand *c, int n, int *keep)
+{
+    int ib = 0, k = 0;
+    for (int i = 0; i < n; i++)
+        ib |= !c[i].ethernet;
+    for (int i = 0; i < n; i++)
+        if (ib ? !c[i].ethernet : c[i].usable)
+            keep[k++] = i;
+    return k;
+}
+
 int cc_gid_choose(const struct cc_gid_entry *t, size_t n, int is_ethernet, char *why,
                   size_t whylen)
 {

@@ -36,6 +36,18 @@ cc_status cc_hca_parse(const char *spec, struct cc_hca_filter *f, char *err, siz
 /* Does device `dev`, port `port` pass the filter? */
 int cc_hca_match(const struct cc_hca_filter *f, const char *dev, int port);
 
+/* An ACTIVE port a rank could take. */
+struct cc_port_cand {
+    int ethernet; /* link layer Ethernet (RoCE); else InfiniBand */
+    int usable;   /* InfiniBand, or RoCE with a routable RoCE v2 GID (or a GID index given) */
+};
+
+/* The ports ranks may take, their indexes in keep[] (in order); returns how many. InfiniBand
+ * ports where a host has any (its Ethernet RDMA ports beside them serve storage or management
+ * networks), else the usable Ethernet ones: a RoCE port without a routable GID cannot carry
+ * traffic between hosts. */
+int cc_port_keep(const struct cc_port_cand *c, int n, int *keep);
+
 enum cc_gid_type { CC_GID_IB_ROCE_V1, CC_GID_ROCE_V2 };
 
 struct cc_gid_entry {

@@ -8,7 +8,8 @@
 
 cc_status cc_qp_encode(const struct cc_qp_info *q, uint8_t *buf)
 {
-    if (q->nqp < 1 || q->nqp > CC_QP_WIRE_MAX || q->psn > 0xffffff)
+    if (q->nqp < 1 || q->nqp > CC_QP_WIRE_MAX || q->psn > 0xffffff ||
+        (q->link != CC_QP_LINK_IB && q->link != CC_QP_LINK_ETH))
         return CC_EINVAL;
     memset(buf, 0, CC_QP_WIRE_BYTES);
     memcpy(buf, "CCQP", 4);
@@ -29,6 +30,7 @@ cc_status cc_qp_encode(const struct cc_qp_info *q, uint8_t *buf)
         cc_put32(buf + 52 + 4 * i, o);
         cc_put32(buf + 308 + 4 * i, n);
     }
+    buf[564] = q->link;
     return CC_OK;
 }
 
@@ -60,14 +62,16 @@ cc_status cc_qp_decode(const uint8_t *buf, size_t len, struct cc_qp_info *q, cha
     q->rkey = cc_get32(buf + 32);
     q->addr = cc_get64(buf + 36);
     q->len = cc_get64(buf + 44);
+    q->link = buf[564];
     if (q->nqp < 1 || q->nqp > CC_QP_WIRE_MAX) {
         cc_errbuf(err, errlen, "queue-pair record announces %u QPs (1 to %d allowed)", q->nqp,
                   CC_QP_WIRE_MAX);
         return CC_EPARSE;
     }
-    if (q->mtu < 1 || q->mtu > 5 || q->port < 1 || q->psn > 0xffffff) {
-        cc_errbuf(err, errlen, "queue-pair record has an invalid mtu %u, port %u or psn %u",
-                  q->mtu, q->port, q->psn);
+    if (q->mtu < 1 || q->mtu > 5 || q->port < 1 || q->psn > 0xffffff ||
+        (q->link != CC_QP_LINK_IB && q->link != CC_QP_LINK_ETH)) {
+        cc_errbuf(err, errlen, "queue-pair record has an invalid mtu %u, port %u, psn %u or "
+                  "link layer %u", q->mtu, q->port, q->psn, q->link);
         return CC_EPARSE;
     }
     for (int i = 0; i < CC_QP_WIRE_MAX; i++) {

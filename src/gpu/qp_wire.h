@@ -21,7 +21,9 @@
  *    44     8  length of the receive region
  *    52  4*64  qpn_out[64] (24 bits each; unused slots 0)
  *   308  4*64  qpn_in[64]
- *   564        total (CC_QP_WIRE_BYTES)
+ *   564     1  link layer: 1 InfiniBand, 2 Ethernet (RoCE)
+ *   565     3  zero
+ *   568        total (CC_QP_WIRE_BYTES)
  *
  * Memory regions registered later (benchmark buffers) travel as a smaller record:
  *   "CCMR", version u16, pad u16, rkey u32, addr u64, len u64: 28 bytes (CC_MR_WIRE_BYTES).
@@ -34,16 +36,19 @@
 
 #include "core/status.h"
 
-#define CC_QP_WIRE_VERSION 1
+#define CC_QP_WIRE_VERSION 2
 #define CC_QP_WIRE_MAX 64
-#define CC_QP_WIRE_BYTES 564
+#define CC_QP_WIRE_BYTES 568
 #define CC_MR_WIRE_BYTES 28
+
+enum { CC_QP_LINK_IB = 1, CC_QP_LINK_ETH = 2 };
 
 struct cc_qp_info {
     uint16_t nqp;
     uint16_t lid;
     uint8_t port;
     uint8_t mtu;
+    uint8_t link;        /* CC_QP_LINK_IB or CC_QP_LINK_ETH */
     uint8_t gid[16];
     uint32_t psn;
     uint32_t rkey;

@@ -97,6 +97,24 @@ run "RoCE without NCCL_IB_TC: the fake's traffic-class check refuses (the check 
     $MPI -x FAKEIBV_ROCE=1 -x FAKEIBV_EXPECT_TC=106 -x NCCL_IB_GID_INDEX=3 -np 2 \
     "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K -n 2 -w 1
 has "RoCE without NCCL_IB_TC: the queue pair connect is what fails" "cannot connect queue pair 0 of fake0:1"
+# RoCE without a GID index: the fake's port has no sysfs GID table here, so no routable GID:
+# refused at start-up, naming the port
+run "RoCE port without a routable GID: refused" 2 $MPI -x FAKEIBV_ROCE=1 -np 1 "$CCBENCH" bench \
+    --backend verbs -e 1K
+has "RoCE port without a routable GID: named" "no usable RDMA port on .*: cannot read GID table of fake0:1"
+# neighbours on different fabrics (one rank's port InfiniBand, the other's RoCE): named at
+# start-up instead of a queue pair that will not connect
+run "InfiniBand and RoCE neighbours: refused" 2 $CC_MPIRUN -np 1 env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
+    FAKEIBV_ROCE=1 NCCL_IB_GID_INDEX=3 "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K : \
+    -np 1 env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K
+has "InfiniBand and RoCE neighbours: named" "rank 1's RDMA port is InfiniBand, this rank's fake0:1 is Ethernet \\(RoCE\\): the ranks need ports on one fabric"
+# NCCL's ACK timeout and retry count: honoured, in the header, refused out of range
+j=$dir/timeout.jsonl
+run "NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT honoured" 0 $MPI -x NCCL_IB_TIMEOUT=22 -x NCCL_IB_RETRY_CNT=5 \
+    -np 2 "$CCBENCH" bench --backend verbs --coll sendrecv -e 1K -n 2 -w 1 --json "$j"
+has "header: ACK timeout and retry count" '"rdma_ib_timeout": *22, *"rdma_ib_retry_cnt": *5' "$j"
+run "NCCL_IB_TIMEOUT out of range" 2 $MPI -x NCCL_IB_TIMEOUT=40 -np 1 "$CCBENCH" bench --backend verbs -e 1K
+has "NCCL_IB_TIMEOUT out of range: named" "NCCL_IB_TIMEOUT='40' is not an integer from 1 to 31"
 run "bad --gid-index" 2 $MPI -np 1 "$CCBENCH" bench --backend verbs --gid-index 3 -e 1K
 has "gid index named" "cannot read GID 3 of port fake0:1"
 if command -v setpriv >/dev/null 2>&1 && setpriv --bounding-set=-ipc_lock true 2>/dev/null; then

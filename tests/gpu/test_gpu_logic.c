@@ -124,6 +124,22 @@ static void test_gid_choose(void)
     is_int(cc_gid_choose(t + 1, 4, 0, why, sizeof why), -1, "InfiniBand without index 0 fails");
 }
 
+/* Which ports ranks take: InfiniBand where there is any, else RoCE with a routable GID. */
+static void test_port_keep(void)
+{
+    int keep[8];
+    /* a DGX: an Ethernet storage port first, then two InfiniBand ports, a second Ethernet */
+    struct cc_port_cand dgx[] = {{1, 1}, {0, 1}, {0, 1}, {1, 0}};
+    is_int(cc_port_keep(dgx, 4, keep), 2, "InfiniBand and Ethernet: the two InfiniBand ports");
+    ok(keep[0] == 1 && keep[1] == 2, "... in their order (%d, %d)", keep[0], keep[1]);
+    /* RoCE only: the ports without a routable GID are left out */
+    struct cc_port_cand roce[] = {{1, 0}, {1, 1}, {1, 1}};
+    is_int(cc_port_keep(roce, 3, keep), 2, "RoCE: the routable ports only");
+    ok(keep[0] == 1 && keep[1] == 2, "... the second and third (%d, %d)", keep[0], keep[1]);
+    struct cc_port_cand none[] = {{1, 0}, {1, 0}};
+    is_int(cc_port_keep(none, 2, keep), 0, "RoCE without a routable GID: none");
+}
+
 static void test_gid_sysfs(void)
 {
     const char *src = getenv("CC_SRCDIR");
@@ -161,7 +177,7 @@ static void test_gid_sysfs(void)
 
 static void test_qp_wire(void)
 {
-    struct cc_qp_info q = {.nqp = 3, .lid = 0x1234, .port = 1, .mtu = 5, .psn = 0xabcdef,
+    struct cc_qp_info q = {.nqp = 3, .lid = 0x1234, .port = 1, .mtu = 5, .link = CC_QP_LINK_ETH, .psn = 0xabcdef,
                            .rkey = 0xdeadbeef, .addr = 0x7f0012345678ull, .len = 1ull << 33};
     for (int i = 0; i < 16; i++)
         q.gid[i] = (uint8_t)(0xf0 + i);
@@ -179,7 +195,7 @@ static void test_qp_wire(void)
        "psn big-endian at offset 28");
     ok(buf[32] == 0xde && buf[35] == 0xef, "rkey big-endian at offset 32");
     is_int(cc_qp_decode(buf, CC_QP_WIRE_BYTES, &r, err, sizeof err), CC_OK, "decode");
-    ok(r.nqp == q.nqp && r.lid == q.lid && r.port == q.port && r.mtu == q.mtu &&
+    ok(r.nqp == q.nqp && r.lid == q.lid && r.port == q.port && r.mtu == q.mtu && r.link == q.link &&
        r.psn == q.psn && r.rkey == q.rkey && r.addr == q.addr && r.len == q.len,
        "scalar fields round-trip");
     ok(memcmp(r.gid, q.gid, 16) == 0, "gid round-trips");
@@ -208,6 +224,11 @@ static void test_qp_wire(void)
     memcpy(bad, buf, sizeof bad);
     bad[11] = 7;
     is_int(cc_qp_decode(bad, sizeof bad, &r, err, sizeof err), CC_EPARSE, "mtu 7 rejected");
+    ok(buf[564] == CC_QP_LINK_ETH, "link layer at offset 564");
+    memcpy(bad, buf, sizeof bad);
+    bad[564] = 3;
+    is_int(cc_qp_decode(bad, sizeof bad, &r, err, sizeof err), CC_EPARSE, "link layer 3 rejected");
+    ok(strstr(err, "link layer 3") != NULL, "names the link layer: %s", err);
     memcpy(bad, buf, sizeof bad);
     bad[52] = 1; /* qpn_out[0] > 24 bits */
     is_int(cc_qp_decode(bad, sizeof bad, &r, err, sizeof err), CC_EPARSE, "QPN over 24 bits rejected");
@@ -250,6 +271,7 @@ int main(void)
     test_nccl_path();
     test_hca();
     test_gid_choose();
+    test_port_keep();
     test_gid_sysfs();
     test_qp_wire();
     return tap_done();
