@@ -66,16 +66,21 @@ static int is_marker(const char *s)
            starts(s, "# nccl-tests version");
 }
 
-int cc_nccltests_sniff(FILE *f)
+int cc_log_has_line(FILE *f, int (*is)(const char *line))
 {
     char *line = NULL;
     size_t cap = 0;
     int found = 0;
     while (!found && getline(&line, &cap, f) > 0)
-        found = is_marker(cc_nccltests_untag(line));
+        found = is(cc_nccltests_untag(line));
     free(line);
     rewind(f);
     return found;
+}
+
+int cc_nccltests_sniff(FILE *f)
+{
+    return cc_log_has_line(f, is_marker);
 }
 
 int cc_nccltests_name(const char *name, int from_log, enum cc_coll_id *id)

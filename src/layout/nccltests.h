@@ -86,4 +86,8 @@ int cc_nccltests_name(const char *name, int from_log, enum cc_coll_id *id);
  * reader (layout/osu.h). */
 char *cc_nccltests_untag(char *line);
 
+/* Whether some line of the stream, its launcher tag skipped, satisfies `is`. Rewinds the
+ * stream. */
+int cc_log_has_line(FILE *f, int (*is)(const char *line));
+
 #endif

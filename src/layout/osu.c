@@ -77,14 +77,7 @@ static int is_title(const char *line)
 
 int cc_osu_sniff(FILE *f)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    int found = 0;
-    while (!found && getline(&line, &cap, f) > 0)
-        found = is_title(cc_nccltests_untag(line));
-    free(line);
-    rewind(f);
-    return found;
+    return cc_log_has_line(f, is_title);
 }
 
 /* A row: the size (an unsigned integer) and a time (a number >= 0), then anything. 1 a row,
