@@ -75,7 +75,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 # precision DEFAULT reduces gradients in fp32, PURE in bf16)
 while read -r m s n mb ga rc gpu red ref; do
     set -- -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --mem-margin 0 --seq-len "$s" \
-        --global-batch $((mb * ga * n)) --grad-reduce "$red" -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"
+        --global-batch $((mb * ga * n)) --grad-reduce "$red" --vocab-pad 1 -x "tp=1,pp=1,dp=$n,mb=$mb,zero=3,rc=$rc"
     if [ "$gpu" = a100-80g ]; then fit=$FIT_A100; else fit=$FIT_H100; fi
     # shellcheck disable=SC2086
     run "$m $s $gpu" "$tmp/out" "$@" $EXTRA

@@ -28,7 +28,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, tp_overlap, fp8_cache, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, fp8_cache, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -88,6 +88,7 @@ static const struct cc_opt layout_opts[] = {
     {"dp-overlap", 0, CC_OPT_INT, F(dp_overlap), "1", "0|1|2", "overlap the gradient reduction with the last backward, ZeRO 1-2's weight all-gather with the next forward (2: only when pp = 1)", NULL, CC_OPT_RANGE, 0, 2},
     {"pp-overlap", 0, CC_OPT_INT, F(pp_overlap), "1", "0|1", "interleaved pipelines send while other chunks compute, and pp = 2 may interleave (Megatron-Core default; 0: blocking, Megatron-LM 2021)", NULL, CC_OPT_RANGE, 0, 1},
     {"pp-scatter", 0, CC_OPT_INT, F(pp_scatter), "0", "0|1", "without sequence parallelism a pipeline send carries 1/tp of the activations per tp rank, all-gathered on arrival (Megatron-LM 2021; 0: whole activations, Megatron-Core)", NULL, CC_OPT_RANGE, 0, 1},
+    {"vocab-pad", 0, CC_OPT_INT, F(vocab_pad), "128", "N", "the vocabulary is padded to a multiple of N x tp (Megatron-LM and NeMo: --make-vocab-size-divisible-by 128; 1: only to a multiple of tp, as vocabulary-parallel layers need; at tp=1 not at all, as Hugging Face models under FSDP)", NULL, CC_OPT_RANGE, 1, 65536},
     {"fp8-weight-cache", 0, CC_OPT_INT, F(fp8_cache), "0", "0|1", "fp8: count Transformer Engine's cached fp8 weights and transposes, 2 bytes per linear parameter (Megatron-Core's default unless --disable-parameter-transpose-cache; 0: left to the memory margin)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},
@@ -364,6 +365,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->dp_overlap = cfg->dp_overlap;
     hb->pp_overlap = cfg->pp_overlap;
     hb->pp_scatter = cfg->pp_scatter;
+    hb->vocab_pad = cfg->vocab_pad;
     hb->tp_overlap = cfg->tp_overlap;
     hb->fp8_cache = cfg->fp8_cache;
     hb->tp_max = cfg->tp_max;

@@ -75,6 +75,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->uneven_pp = 1;
     hb->pp_overlap = 1;
     hb->pp_scatter = 0;
+    hb->vocab_pad = 128;
     hb->tp_max = 0; /* GPUs per node */
     hb->cp_max = 1;
     hb->vpp_max = 8;
@@ -502,10 +503,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     double t_layer = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms,
                                         x->rc == CC_RC_FULL ? 2 : 1,
                                         x->rc == CC_RC_SELECTIVE) + ew_layer;
-    double t_logit = cc_logit_gemm_time(m, mb, s_loc, tp, rate16, sms) +
+    double t_logit = cc_logit_gemm_time(mr, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
-    double tp_layer = 0, cp_layer = 0, pp_mb = 0, z3_mb = 0;
+    double tp_layer = 0, cp_layer = 0, pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
         int pn = per_node(c, tp, 1);
@@ -514,6 +515,14 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
         tp_layer = nar * one;
+        /* outside the layers (not recomputed): the vocabulary-parallel embedding sums the tp
+         * ranks' lookups (an all-reduce; with sequence parallelism a reduce-scatter, and an
+         * all-gather of its gradient); the output layer's input gradient is all-reduced
+         * (with sequence parallelism its input all-gathered, the gradient reduce-scattered);
+         * the vocabulary-parallel cross entropy all-reduces three fp32 values per token
+         * (the maximum logit, the target's logit, the sum of exponentials) */
+        tp_embed = one;
+        tp_output = one + 3.0 * cc_comm_time(c, CC_ALLREDUCE, tp, pn, mb * s_loc * 4.0);
         if (sp && hb->tp_overlap) {
             /* pipelined with the linear layers beside them: only what outlasts those GEMMs
              * shows, and never less than one of the tp chunks */
@@ -550,16 +559,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
      * the last (logits); each adds its weight gradients into the buffer once per micro-batch
      * unless the GEMM accumulates in place */
-    struct { double layers, extra, params; } st[3] = {
-        {x->Lf, pp == 1 ? t_logit : 0.0, x->p_first},
-        {x->Ll, t_logit, x->p_last},
-        {x->Lm, 0.0, x->p_mid},
+    struct { double layers, extra, tp, params; } st[3] = {
+        {x->Lf, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0), x->p_first},
+        {x->Ll, t_logit, tp_output, x->p_last},
+        {x->Lm, 0.0, 0.0, x->p_mid},
     };
     int nst = stages_evaluated(pp);
     double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0;
     for (int i = 0; i < nst; i++) {
         double ci = st[i].layers * t_layer + st[i].extra + cc_grad_accum_time(hb, st[i].params, hbm);
-        double ti = st[i].layers * tp_layer, ki = st[i].layers * cp_layer;
+        double ti = st[i].layers * tp_layer + st[i].tp, ki = st[i].layers * cp_layer;
         if (ci + ti + ki > slowest) {
             slowest = ci + ti + ki;
             comp = ci, tp_mb = ti, cp_mb = ki;
@@ -615,7 +624,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         if (x->zero == 2 && mm > 1)
             e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - win_b);
     }
-    e->t_dp += cc_embed_sync_time(m, c, hb, tp, pp, (long long)tp * cp * x->dp);
+    e->t_dp += cc_embed_sync_time(mr, c, hb, tp, pp, (long long)tp * cp * x->dp);
     double p_opt = p_max / (x->zero >= 1 ? shard : 1);
     /* the optimizer reads the gradient; with an fp32 copy of 16-bit reduced gradients it
      * first casts them into it (read 16-bit, write fp32), then reads the copy */
@@ -643,6 +652,9 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     x.mr = *m;
     if (x.mr.kv_heads < x.tp)
         x.mr.kv_heads = x.tp; /* one replicated K/V head per rank */
+    if (x.tp >= 1) /* the padded rows are held, computed and reduced like the others */
+        x.mr.vocab = cc_model_padded_vocab(m, (long long)hb->vocab_pad * x.tp);
+    e->vocab = x.mr.vocab;
     if (x.tp < 1 || x.pp < 1 || x.dp < 1 || x.cp < 1 || x.mb < 1) {
         why(e, "tp, pp, dp, cp and mb must all be at least 1");
         return;

@@ -65,6 +65,10 @@ struct cc_habits {
     int uneven_pp;         /* 1: also search pipelines that count the embedding and the loss as
                               one layer each (layers + 2 split over pp; Megatron-Core
                               --account-for-embedding/loss-in-pipeline-split) */
+    int vocab_pad;         /* the vocabulary is padded to a multiple of vocab_pad x tp (Megatron-LM
+                              and NeMo: --make-vocab-size-divisible-by, 128); 1: only to a
+                              multiple of tp, which vocabulary-parallel layers need (at
+                              tp = 1 not at all: Hugging Face models under FSDP) */
     int tp_max;            /* largest TP (default: GPUs per node) */
     int cp_max;            /* largest context-parallel degree (1: off) */
     int vpp_max;           /* largest interleaving degree (1: off) */
@@ -116,6 +120,7 @@ struct cc_eval {
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
+    int vocab;             /* the vocabulary as padded for this tp (habits' vocab_pad) */
     int z3_units;          /* ZeRO 3: units gathered per micro-batch on the fullest stage (a
                               layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */

@@ -2,6 +2,7 @@
 #include "layout/model.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -673,11 +674,18 @@ double cc_model_step_flops(const struct cc_model *m)
     return 3.0 * (m->layers * cc_model_layer_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
 }
 
+int cc_model_padded_vocab(const struct cc_model *m, long long unit)
+{
+    if (unit <= 1)
+        return m->vocab;
+    long long v = (m->vocab + unit - 1) / unit * unit;
+    return v > INT_MAX ? INT_MAX : (int)v;
+}
+
 double cc_model_megatron_log_flops(const struct cc_model *m, int tp)
 {
     double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
-    double unit = 128.0 * (tp > 0 ? tp : 1);
-    double Vp = ceil(m->vocab / unit) * unit;
+    double Vp = cc_model_padded_vocab(m, 128LL * (tp > 0 ? tp : 1));
     return 6.0 * B * s * (m->layers * cc_model_layer_matmul_params(m) + h * Vp) +
            6.0 * B * s * s * h * m->layers;
 }

@@ -29,7 +29,7 @@ struct cc_model {
     int heads;            /* a */
     int kv_heads;         /* KV heads (grouped-query attention); = heads for MHA */
     int ffn;              /* MLP inner size */
-    int vocab;            /* V (padded as trained) */
+    int vocab;            /* V as the model gives it (--vocab-pad pads it per layout) */
     int seq_len;          /* s */
     long long global_batch; /* sequences per optimizer step */
     enum cc_prec prec;
@@ -99,6 +99,10 @@ double cc_model_step_flops(const struct cc_model *m);
  * since March 2025 (commit 8873b55d6a); before, it counted the attention products whole, as
  * the MFU numerator above does (with the vocabulary unpadded). */
 double cc_model_megatron_log_flops(const struct cc_model *m, int tp);
+/* The vocabulary as a framework pads it: V rounded up to a multiple of unit (Megatron-LM and
+ * NeMo: --make-vocab-size-divisible-by 128 times tp, so that every tp rank holds the same
+ * slice of the embedding and the output layer); unit <= 1: V itself. */
+int cc_model_padded_vocab(const struct cc_model *m, long long unit);
 /* FLOPs executed per step with recomputation mode rc (full: + one forward of every layer;
  * selective: + the attention score products). With full recompute and a GPT shape this is
  * 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Narayanan et al. 2021). */

@@ -111,17 +111,20 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     char attn[32] = "";
     if (hb->efficiency_attn > 0)
         snprintf(attn, sizeof attn, " (attention %.2f)", hb->efficiency_attn);
+    char vpad[48];
+    snprintf(vpad, sizeof vpad, ", vocabulary padded to %d x tp", hb->vocab_pad);
     char copy[32] = "";
     if (hb->main_grad_bytes > 0)
         snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
             hb->pp_scatter ? ", pipeline scatter/gather" : "",
+            vpad,
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->fp8_cache && m->prec == CC_PREC_FP8 ? ", fp8 weight cache" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
@@ -256,6 +259,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
                      "first %g, middle %g, last %g (embedding and loss count as one layer)\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last);
+    if (e->vocab > m->vocab)
+        fprintf(out, "vocabulary %d padded to %d (%d rows per tp rank)\n", m->vocab, e->vocab,
+                e->vocab / l->tp);
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
@@ -427,6 +433,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --fp8-format hybrid");
     if (m->flash_attn)
         PUT(" --use-flash-attn");
+    if (hb->vocab_pad != 128) /* Megatron-LM's default */
+        PUT(" --make-vocab-size-divisible-by %d", hb->vocab_pad);
     if (!hb->accum_fusion)
         PUT(" --no-gradient-accumulation-fusion");
     if (hb->grad_bytes == 4 && m->prec == CC_PREC_FP16)
@@ -608,6 +616,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
     json_object_set_new(lay, "zero3_units", json_integer(e->z3_units));
+    json_object_set_new(lay, "padded_vocab", json_integer(e->vocab));
     json_object_set_new(o, "layout", lay);
     json_object_set_new(o, "feasible", json_boolean(e->feasible));
     if (!e->feasible)
@@ -735,6 +744,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "dp_overlap", json_integer(hb->dp_overlap)); /* 0, 1, 2: pp=1 only */
     json_object_set_new(ho, "pp_overlap", json_boolean(hb->pp_overlap));
     json_object_set_new(ho, "pp_scatter", json_boolean(hb->pp_scatter));
+    json_object_set_new(ho, "vocab_pad", json_integer(hb->vocab_pad));
     json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
     json_object_set_new(ho, "fp8_weight_cache", json_boolean(hb->fp8_cache));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));

@@ -937,4 +937,14 @@ refuse "encoder-decoder config" "an encoder-decoder config (T5, BART" -m "$out/t
 printf '{"model_type": "opt", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32, "ffn_dim": 8192, "vocab_size": 50272, "max_position_embeddings": 2048, "activation_function": "relu", "dropout": 0.1, "attention_dropout": 0.0}\n' >"$out/opt.json"
 "$CCBENCH" layout -m "$out/opt.json" --gpus 8 -j 2>/dev/null | grep -q '"dropout": true'
 ok $? "OPT config: its \"dropout\" key turns dropout on"
+# the vocabulary padded as Megatron-LM pads it (128 x tp), or not with --vocab-pad 1
+"$CCBENCH" layout -m "$T/hf-gpt2.json" --gpus 8 -x tp=4,pp=1,dp=2 >"$out/vp" 2>&1
+grep -q "^vocabulary 50257 padded to 50688 (12672 rows per tp rank)$" "$out/vp" &&
+    grep -q "vocabulary padded to 128 x tp" "$out/vp"
+ok $? "--explain: GPT-2's 50257 padded to 50688 (128 x 4) at tp=4" "$(grep -i vocab "$out/vp" | cut -c1-200)"
+"$CCBENCH" layout -m "$T/hf-gpt2.json" --gpus 8 -x tp=4,pp=1,dp=2 --vocab-pad 1 -j >"$out/vp1" 2>&1
+grep -q '"padded_vocab": 50260$' "$out/vp1" && grep -q '"vocab_pad": 1' "$out/vp1" &&
+    grep -q -- '--make-vocab-size-divisible-by 1 ' "$out/vp1"
+ok $? "--vocab-pad 1: only to a multiple of tp (50260), and Megatron-LM told so" "$(grep -E 'vocab' "$out/vp1" | cut -c1-160)"
+refuse "--vocab-pad 0" "vocab-pad" -m llama3-8b --gpus 8 --vocab-pad 0
 tap_done

@@ -11,6 +11,7 @@
 #include "layout/gemm.h"
 #include "layout/megatron.h"
 #include "layout/nccltests.h"
+#include "layout/report.h"
 #include "../tap.h"
 
 #define REL(got, want, tol, ...) is_near((got) / (want), 1.0, tol, __VA_ARGS__)
@@ -902,7 +903,12 @@ static void test_eval(void)
         cc_layout_eval(&m, &c, &hb, &l2, &e1);
         ok(lin > e.t_tp * 7 / 8, "the GEMMs outlast the transfers (%.3f s against %.3f s)", lin,
            e.t_tp);
-        REL(e1.t_tp, e.t_tp / 8, 1e-12, "tp overlap: one chunk in eight exposed");
+        /* the output layer's all-gather and reduce-scatter and the cross entropy's three
+         * all-reduces (last stage, 8 KiB each) are not overlapped */
+        double outside = 512 * (2 * (32.2e-6 + 16777216 * 0.875 / 230e9) +
+                                3 * (10e-6 + 8192 * 1.75 / 230e9));
+        REL(e1.t_tp, (e.t_tp - outside) / 8 + outside, 1e-12,
+            "tp overlap: one chunk in eight of the layers' transfers exposed");
         hb.tp_overlap = 0;
         l2.sp = 0;
         cc_layout_eval(&m, &c, &hb, &l2, &e1);
@@ -978,6 +984,47 @@ static void test_embed_sync(void)
     is_near(cc_embed_sync_time(&m, &c, &hb, 8, 1, 8), 0, 0, "no pipeline: nothing to sync");
     m.tied_embed = 0;
     is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8), 0, 0, "untied: nothing to sync");
+}
+
+/* The vocabulary padded as Megatron-LM pads it: to a multiple of 128 x tp. */
+static void test_vocab_pad(void)
+{
+    struct cc_model m, mp;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e, e1;
+    char err[256], args[2048];
+    preset("llama2-7b", &m); /* V = 32000, h = 4096, untied */
+    mp = m;
+    mp.vocab = 50257; /* GPT-2's tokenizer */
+    is_near(cc_model_padded_vocab(&mp, 128), 50304, 0, "50257 padded to 128: 50304");
+    is_near(cc_model_padded_vocab(&mp, 1024), 51200, 0, "50257 padded to 128 x 8: 51200");
+    is_near(cc_model_padded_vocab(&mp, 1), 50257, 0, "unit 1: not padded");
+    is_near(cc_model_padded_vocab(&m, 128), 32000, 0, "32000 is a multiple of 128");
+    cc_cluster_quick(&c, 8, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l = {8, 1, 1, 1, 1, 1, 0, 0, CC_RC_SELECTIVE};
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    is_near(e.vocab, 32768, 0, "tp=8: 32000 padded to 32768 (128 x 8 x 32)");
+    mp = m;
+    mp.vocab = 32768;
+    /* ZeRO 0, pp=1: every rank holds 1/8 of all the weights, padded rows included */
+    REL(e.mem_weights, 2 * cc_model_params(&mp) / 8, 1e-12,
+        "weights with the 768 padded rows of the embedding and the output layer");
+    hb.vocab_pad = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    is_near(e1.vocab, 32000, 0, "--vocab-pad 1: not padded");
+    REL(e1.mem_weights, 2 * cc_model_params(&m) / 8, 1e-12, "weights of the model's own V");
+    ok(e.t_compute > e1.t_compute, "the padded logits take longer (%.4f s against %.4f s)",
+       e.t_compute, e1.t_compute);
+    REL(e.mfu * e.t_step, e1.mfu * e1.t_step, 1e-12, "MFU counts the model's own V");
+    cc_layout_megatron_args(&m, &hb, &l, args, sizeof args);
+    size_t al = strlen(args), tl = strlen(" --make-vocab-size-divisible-by 1");
+    ok(al >= tl && strstr(args, " --make-vocab-size-divisible-by 1") == args + al - tl,
+       "Megatron-LM told not to pad: %s", args);
+    hb.vocab_pad = 128;
+    cc_layout_megatron_args(&m, &hb, &l, args, sizeof args);
+    ok(strstr(args, "make-vocab-size") == NULL, "its default 128 not repeated");
 }
 
 static void test_search(void)
@@ -1326,22 +1373,38 @@ static void test_comm_parts(void)
     cc_habits_default(&hb);
     /* tp=8 in one node, mb=1: per layer, with selective recomputation, 2 forward and 2
      * backward all-reduces of s*b*h 16-bit = 16 MiB, 2*7/8 of it on the bus; 512
-     * micro-batches x 36 layers */
+     * micro-batches x 36 layers; outside the layers one more for the embedding's lookups and
+     * one for the output layer's input gradient, and the cross entropy's three all-reduces of
+     * 2048 fp32 values (8 KiB) */
     struct cc_layout l = {8, 1, 1, 1, 1, 1, 0, 1, CC_RC_SELECTIVE};
+    double ar16m = 10e-6 + 16777216 * 1.75 / 230e9, ce = 3 * (10e-6 + 8192 * 1.75 / 230e9);
     cc_layout_eval(&m, &c, &hb, &l, &e);
-    REL(e.t_tp, 512.0 * 36 * 4 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
-        "tp=8: 4 all-reduces of 16 MiB per layer, 2.47 s");
+    REL(e.t_tp, 512.0 * ((36 * 4 + 2) * ar16m + ce), 1e-12,
+        "tp=8: 4 all-reduces of 16 MiB per layer, 2 outside, the cross entropy's 3: 2.52 s");
     /* sequence parallel: an all-gather and a reduce-scatter of the same 16 MiB, 7/8 each,
-     * each a ring over 8 GPUs: 8.4 us + 7 x 3.4 us of latency */
+     * each a ring over 8 GPUs: 8.4 us + 7 x 3.4 us of latency (the embedding's and the
+     * output layer's too); the cross entropy's all-reduces stay */
     l.sp = 1;
     cc_layout_eval(&m, &c, &hb, &l, &e);
-    REL(e.t_tp, 512.0 * 36 * 4 * 2 * (32.2e-6 + 16777216 * 0.875 / 230e9), 1e-12,
+    REL(e.t_tp, 512.0 * ((36 * 4 + 2) * 2 * (32.2e-6 + 16777216 * 0.875 / 230e9) + ce), 1e-12,
         "tp=8, sp: an all-gather and a reduce-scatter in place of each all-reduce");
-    /* full recomputation repeats the 2 forward ones */
+    /* full recomputation repeats the 2 forward ones of each layer, not the embedding's */
     l.sp = 0, l.rc = CC_RC_FULL;
     cc_layout_eval(&m, &c, &hb, &l, &e);
-    REL(e.t_tp, 512.0 * 36 * 6 * (10e-6 + 16777216 * 1.75 / 230e9), 1e-12,
-        "tp=8, full recomputation: 6 all-reduces per layer");
+    REL(e.t_tp, 512.0 * ((36 * 6 + 2) * ar16m + ce), 1e-12,
+        "tp=8, full recomputation: 6 all-reduces per layer, 2 outside");
+    {
+        /* pp=2 (tp=8, 16 GPUs): the first stage pays the embedding's all-reduce, the last the
+         * output layer's and the cross entropy's, and the slower of the two sets the pace;
+         * both hold 18 layers, so the last */
+        struct cc_cluster c16;
+        struct cc_layout lp = {8, 2, 1, 1, 1, 1, 0, 1, CC_RC_FULL};
+        struct cc_eval ep;
+        cc_cluster_quick(&c16, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        cc_layout_eval(&m, &c16, &hb, &lp, &ep);
+        REL(ep.t_tp, 512.0 * ((18 * 6 + 1) * ar16m + ce), 1e-12,
+            "tp=8, pp=2: the last stage's 18 x 6 + 1 all-reduces and the cross entropy's");
+    }
 
     /* cp=2 (tp=1, dp=4, 128 micro-batches): each rank holds 1024 tokens; per layer an
      * all-gather of K and V forward and again backward (1024 x 2 x 4096 x 2 bytes = 16 MiB
@@ -1448,9 +1511,9 @@ static void test_gqa_replicated(void)
     cc_layout_eval(&m8, &c, &hb, &l, &e8);
     ok(!strstr(e.why, "KV heads"), "tp=8 over 2 KV heads is a valid layout (%s)",
        e.feasible ? "feasible" : e.why);
-    /* per rank: (80 x (2h^2 + 2h x 8 x 128 + 3h x 28672 + 2h) + 2Vh + h) / 8 parameters =
-     * (80 x 855654400 + 524288000 + 8192) / 8 = 8622081024, 2 bytes each */
-    is_near(e.mem_weights, 17244162048.0, 0, "weights per rank: one K/V head each (17.24 GB)");
+    /* per rank: (80 x (2h^2 + 2h x 8 x 128 + 3h x 28672 + 2h) + 2Vh + h) / 8 parameters, V
+     * padded to 32768 = (80 x 855654400 + 536870912 + 8192) / 8 = 8623653888, 2 bytes each */
+    is_near(e.mem_weights, 17247307776.0, 0, "weights per rank: one K/V head each (17.25 GB)");
     is_near(e.mem_act, e8.mem_act, 0, "activations as with 8 KV heads");
     is_near(e.t_compute, e8.t_compute, 0, "QKV GEMMs as with 8 KV heads");
     /* 2 KV heads at tp=2: 1 each, fewer K/V weights than 8 heads would have */
@@ -1549,6 +1612,7 @@ int main(void)
     test_fp8_cache();
     test_ties();
     test_embed_sync();
+    test_vocab_pad();
     test_search();
     test_uneven();
     test_megatron();
