@@ -517,11 +517,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         tp_layer = nar * one;
         /* outside the layers (not recomputed): the vocabulary-parallel embedding sums the tp
          * ranks' lookups (an all-reduce; with sequence parallelism a reduce-scatter, and an
-         * all-gather of its gradient); the output layer's input gradient is all-reduced
+         * all-gather of its gradient; with learned positions Megatron-Core all-reduces before
+         * adding them and only then splits the sequence, whose gradient is all-gathered);
+         * the output layer's input gradient is all-reduced
          * (with sequence parallelism its input all-gathered, the gradient reduce-scattered);
          * the vocabulary-parallel cross entropy all-reduces three fp32 values per token
          * (the maximum logit, the target's logit, the sum of exponentials) */
-        tp_embed = one;
+        tp_embed = sp && m->mlp == CC_MLP_GELU
+                       ? cc_comm_time(c, CC_ALLREDUCE, tp, pn, S) +
+                             cc_comm_time(c, CC_ALLGATHER, tp, pn, S)
+                       : one;
         tp_output = one + 3.0 * cc_comm_time(c, CC_ALLREDUCE, tp, pn, mb * s_loc * 4.0);
         if (sp && hb->tp_overlap) {
             /* pipelined with the linear layers beside them: only what outlasts those GEMMs
@@ -635,8 +640,11 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
-    e->hw_tflops = cc_model_step_hw_flops(m, x->rc) / ((double)x->N * e->t_step) / 1e12;
-    e->megatron_tflops = cc_model_megatron_log_flops(m, tp) / ((double)x->N * e->t_step) / 1e12;
+    struct cc_model mv = *m; /* the padded rows are executed too */
+    mv.vocab = x->mr.vocab;
+    e->hw_tflops = cc_model_step_hw_flops(&mv, x->rc) / ((double)x->N * e->t_step) / 1e12;
+    e->megatron_tflops = cc_model_megatron_log_flops(m, (long long)hb->vocab_pad * tp) /
+                         ((double)x->N * e->t_step) / 1e12;
     return !isfinite(e->t_step) || e->t_step > 1e9;
 }
 

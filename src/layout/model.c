@@ -682,10 +682,10 @@ int cc_model_padded_vocab(const struct cc_model *m, long long unit)
     return v > INT_MAX ? INT_MAX : (int)v;
 }
 
-double cc_model_megatron_log_flops(const struct cc_model *m, int tp)
+double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_unit)
 {
     double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
-    double Vp = cc_model_padded_vocab(m, 128LL * (tp > 0 ? tp : 1));
+    double Vp = cc_model_padded_vocab(m, vocab_unit);
     return 6.0 * B * s * (m->layers * cc_model_layer_matmul_params(m) + h * Vp) +
            6.0 * B * s * s * h * m->layers;
 }

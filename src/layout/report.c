@@ -281,7 +281,7 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
             m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops);
     fprintf(out, "Megatron-LM's log would show %.1f TFLOP/s/GPU (its count since March 2025: the "
                  "attention products halved for the causal mask, the vocabulary padded to a "
-                 "multiple of 128 x tp, no recomputation; before, MFU x peak)\n",
+                 "multiple of --vocab-pad x tp, no recomputation; before, MFU x peak)\n",
             e->megatron_tflops);
 }
 
@@ -489,7 +489,9 @@ json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habit
     if (l->zero < 3) {
         json_object_set_new(z, "allgather_bucket_size", json_integer(bucket));
     } else { /* the memory estimate holds two gathered units: the one computed, the next */
-        json_int_t unit = (json_int_t)ceil(cc_layout_zero3_unit(m, l->tp));
+        struct cc_model mp = *m; /* the vocabulary as the estimate pads it */
+        mp.vocab = e->vocab > 0 ? e->vocab : m->vocab;
+        json_int_t unit = (json_int_t)ceil(cc_layout_zero3_unit(&mp, l->tp));
         json_object_set_new(z, "stage3_prefetch_bucket_size", json_integer(unit));
         json_object_set_new(z, "stage3_max_live_parameters", json_integer(2 * unit));
     }

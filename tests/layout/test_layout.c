@@ -79,11 +79,11 @@ static void test_flops(void)
      * P = 2h^2 + 2h*1024 + 3h*14336 = 218103808 and Vp = 128256 padded to a multiple of
      * 128*tp: 128256 at tp 1 (1002 x 128), 129024 at tp 8 (126 x 1024) */
     preset("llama3-8b", &m);
-    REL(cc_model_megatron_log_flops(&m, 1), 215882511044050944.0, 1e-12,
+    REL(cc_model_megatron_log_flops(&m, 128), 215882511044050944.0, 1e-12,
         "Megatron-LM's logged FLOPs, Llama-3 8B, tp 1 (no vocabulary padding)");
-    REL(cc_model_megatron_log_flops(&m, 8), 215961675881250816.0, 1e-12,
+    REL(cc_model_megatron_log_flops(&m, 1024), 215961675881250816.0, 1e-12,
         "Megatron-LM's logged FLOPs, Llama-3 8B, tp 8 (vocabulary padded to 129024)");
-    ok(cc_model_megatron_log_flops(&m, 1) < cc_model_step_flops(&m),
+    ok(cc_model_megatron_log_flops(&m, 128) < cc_model_step_flops(&m),
        "Megatron-LM's count (causal attention) is below the MFU numerator (whole attention)");
 }
 
@@ -1018,6 +1018,15 @@ static void test_vocab_pad(void)
     ok(e.t_compute > e1.t_compute, "the padded logits take longer (%.4f s against %.4f s)",
        e.t_compute, e1.t_compute);
     REL(e.mfu * e.t_step, e1.mfu * e1.t_step, 1e-12, "MFU counts the model's own V");
+    /* executed FLOPs count the padded rows; Megatron-LM's logged count pads as told */
+    REL(e.hw_tflops * 8 * e.t_step * 1e12, cc_model_step_hw_flops(&mp, CC_RC_SELECTIVE), 1e-12,
+        "executed FLOPs with the padded logits");
+    REL(e.megatron_tflops * 8 * e.t_step * 1e12, cc_model_megatron_log_flops(&m, 1024), 1e-12,
+        "Megatron-LM's log: V padded to 128 x 8");
+    REL(e1.megatron_tflops * 8 * e1.t_step * 1e12, cc_model_megatron_log_flops(&m, 8), 1e-12,
+        "Megatron-LM's log with --make-vocab-size-divisible-by 1: V padded to 8 only");
+    ok(cc_model_megatron_log_flops(&m, 8) < cc_model_megatron_log_flops(&m, 1024),
+       "the two counts differ");
     cc_layout_megatron_args(&m, &hb, &l, args, sizeof args);
     size_t al = strlen(args), tl = strlen(" --make-vocab-size-divisible-by 1");
     ok(al >= tl && strstr(args, " --make-vocab-size-divisible-by 1") == args + al - tl,
@@ -1380,14 +1389,26 @@ static void test_comm_parts(void)
     double ar16m = 10e-6 + 16777216 * 1.75 / 230e9, ce = 3 * (10e-6 + 8192 * 1.75 / 230e9);
     cc_layout_eval(&m, &c, &hb, &l, &e);
     REL(e.t_tp, 512.0 * ((36 * 4 + 2) * ar16m + ce), 1e-12,
-        "tp=8: 4 all-reduces of 16 MiB per layer, 2 outside, the cross entropy's 3: 2.52 s");
+        "tp=8: 4 all-reduces of 16 MiB per layer, 2 outside, the cross entropy's 3: 10.3 s");
     /* sequence parallel: an all-gather and a reduce-scatter of the same 16 MiB, 7/8 each,
-     * each a ring over 8 GPUs: 8.4 us + 7 x 3.4 us of latency (the embedding's and the
-     * output layer's too); the cross entropy's all-reduces stay */
+     * each a ring over 8 GPUs: 8.4 us + 7 x 3.4 us of latency (the output layer's too); GPT's
+     * learned positions keep the embedding's all-reduce, its gradient all-gathered after the
+     * sequence is split (Megatron-Core reduce-scatters only without them); the cross
+     * entropy's all-reduces stay */
     l.sp = 1;
+    double rs16m = 32.2e-6 + 16777216 * 0.875 / 230e9;
     cc_layout_eval(&m, &c, &hb, &l, &e);
-    REL(e.t_tp, 512.0 * ((36 * 4 + 2) * 2 * (32.2e-6 + 16777216 * 0.875 / 230e9) + ce), 1e-12,
+    REL(e.t_tp, 512.0 * ((36 * 4 + 1) * 2 * rs16m + ar16m + rs16m + ce), 1e-12,
         "tp=8, sp: an all-gather and a reduce-scatter in place of each all-reduce");
+    {
+        /* without learned positions (a swiglu model) the embedding reduce-scatters */
+        struct cc_model ms = m;
+        struct cc_eval es;
+        ms.mlp = CC_MLP_SWIGLU;
+        cc_layout_eval(&ms, &c, &hb, &l, &es);
+        REL(es.t_tp, 512.0 * ((36 * 4 + 2) * 2 * rs16m + ce), 1e-12,
+            "tp=8, sp, no learned positions: the embedding's reduce-scatter and all-gather");
+    }
     /* full recomputation repeats the 2 forward ones of each layer, not the embedding's */
     l.sp = 0, l.rc = CC_RC_FULL;
     cc_layout_eval(&m, &c, &hb, &l, &e);
