@@ -858,10 +858,13 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     /* a node here is an NVLink domain: where it spans hosts (--gpus-per-host), the hosts a
      * group ran on fill domains of gpus_per_node / gpus_per_host hosts (a rack's trays): in
      * one domain it ran within a node, else across as many domains as it filled, with that
-     * many members in each (the members per node that scale its rate, not those per host) */
+     * many members in each (the members per node that scale its rate, not those per host);
+     * a log whose hosts held more ranks than this cluster's hosts have GPUs did not run on
+     * such hosts: its hosts stay nodes (a group of 2 hosts of 8 joined by InfiniBand is not
+     * within a domain of 4-GPU hosts) */
     int gph = c->gpus_per_host, gpn = c->gpus_per_node;
     for (int i = 0; i < v.n; i++)
-        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn) {
+        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn && pts[i].per_node <= gph) {
             int hosts = (pts[i].n + pts[i].per_node - 1) / pts[i].per_node;
             int per_domain = gpn / gph, domains = (hosts + per_domain - 1) / per_domain;
             if (domains <= 1)
@@ -910,6 +913,11 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                     fit.busbw_Bps / 1e9);
             dup++;
         } else if (*nf < CC_FIT_MAX) {
+            int big = key.scope == CC_SCOPE_INTRA ? key.n : key.per_node;
+            if (big > gpn)
+                cc_warn("results '%s': %s ran with %d ranks in a node, more than the %d GPUs of "
+                        "this cluster's nodes: its rate is used as measured", path, group, big,
+                        gpn);
             check_rate(c, path, group, &key, &fit);
             c->fits[key.coll][key.scope][(*nf)++] = fit;
             nfit++;

@@ -186,6 +186,16 @@ ok $? "topology of 4-GPU nodes: the table's rate across nodes scaled to 4 NICs" 
     --global-batch 576 --results "$T/nccl-tests-inter.txt" >"$out/nvl" 2>&1
 grep -q "fit allreduce, 16 ranks within a node:" "$out/nvl" && ! grep -q "fit allreduce, 16 ranks across" "$out/nvl"
 ok $? "--gpus-per-host: 2 hosts of one NVLink domain are within a node" "$(grep fit "$out/nvl")"
+# ... but hosts of 8 ranks are not this cluster's 4-GPU hosts: the log ran across nodes
+"$CCBENCH" layout -m llama3-70b --gpus 144 --gpus-per-node 72 --gpus-per-host 4 --gpu-model b200 \
+    --global-batch 576 --results "$T/nccl-tests-inter.txt" >"$out/nvl4" 2>&1
+grep -q "fit allreduce, 16 ranks across nodes, 8 per node:" "$out/nvl4" && ! grep -q "fit allreduce, 16 ranks within" "$out/nvl4"
+ok $? "--gpus-per-host 4: a log of 2 hosts of 8 stays across nodes" "$(grep fit "$out/nvl4")"
+# a log from larger nodes than the cluster's is named
+"$CCBENCH" layout -m llama3-8b --gpus 16 --gpus-per-node 4 --gpu-model a100-80g \
+    --results "$T/all_gather_perf-8gpu.txt" >/dev/null 2>"$out/big"
+grep -q "allgather of 8 ranks within a node ran with 8 ranks in a node, more than the 4 GPUs of this cluster's nodes" "$out/big"
+ok $? "a log of 8 ranks in a node on a cluster of 4-GPU nodes: warned" "$(cat "$out/big")"
 grep -v "^#  Rank" "$T/all_gather_perf-8gpu.txt" >"$out/nameless.txt"
 sed -n '/^# nThread/,$p' "$T/all_gather_perf-8gpu.txt" >"$out/run7.txt"
 refuse "nccl-tests log that names no test" "run7.txt': line 16: cannot tell which collective this nccl-tests log measured" -m llama2-7b --gpus 8 --results "$out/run7.txt"
