@@ -373,7 +373,9 @@ done:
 
 /* ---- bench results ------------------------------------------------------------------------ */
 
-struct pt { int coll, scope, n, per_node; double x, t; long order; };
+/* A measurement: a group of n ranks on `nodes` nodes, per_node of them in its emptiest node
+ * (the ranks spread as evenly as they go: its rate across nodes is that node's share). */
+struct pt { int coll, scope, n, nodes, per_node; double x, t; long order; };
 
 /* By group (collective, scope, ranks, ranks per node), then as read. */
 static int cmp_pt_group(const void *a, const void *b)
@@ -516,9 +518,16 @@ static int push_point(struct pts *v, struct pt p)
 /* A point of a group of n ranks spread over nnodes nodes; x in busbw bytes. */
 static struct pt make_point(enum cc_coll_id coll, int n, int nnodes, double bytes, double t)
 {
-    return (struct pt){(int)coll, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA, n,
-                       (n + nnodes - 1) / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t,
-                       0};
+    if (nnodes < 1 || nnodes > n)
+        nnodes = nnodes < 1 ? 1 : n;
+    return (struct pt){(int)coll, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA, n, nnodes,
+                       n / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t, 0};
+}
+
+/* The most ranks a node of the point's group held. */
+static int most_per_node(const struct pt *p)
+{
+    return (p->n + p->nodes - 1) / p->nodes;
 }
 
 /* ccbench bench --json: the header's nnodes, then "type":"result" lines. */
@@ -864,12 +873,13 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
      * within a domain of 4-GPU hosts) */
     int gph = c->gpus_per_host, gpn = c->gpus_per_node;
     for (int i = 0; i < v.n; i++)
-        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn && pts[i].per_node <= gph) {
-            int hosts = (pts[i].n + pts[i].per_node - 1) / pts[i].per_node;
-            int per_domain = gpn / gph, domains = (hosts + per_domain - 1) / per_domain;
+        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn &&
+            most_per_node(&pts[i]) <= gph) {
+            int per_domain = gpn / gph, domains = (pts[i].nodes + per_domain - 1) / per_domain;
             if (domains <= 1)
-                pts[i].scope = CC_SCOPE_INTRA;
-            pts[i].per_node = (pts[i].n + domains - 1) / domains;
+                pts[i].scope = CC_SCOPE_INTRA, domains = 1;
+            pts[i].nodes = domains;
+            pts[i].per_node = pts[i].n / domains;
         }
     for (int i = 0; i < v.n; i++)
         pts[i].order = i;
@@ -891,7 +901,10 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         char group[96], why[192];
         snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
                  key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
-        if (key.scope == CC_SCOPE_INTER)
+        if (key.scope == CC_SCOPE_INTER && most_per_node(&key) > key.per_node)
+            snprintf(group + strlen(group), sizeof group - strlen(group), " (%d to %d per "
+                     "node)", key.per_node, most_per_node(&key));
+        else if (key.scope == CC_SCOPE_INTER)
             snprintf(group + strlen(group), sizeof group - strlen(group), " (%d per node)",
                      key.per_node);
         int *nf = &c->nfits[key.coll][key.scope];
@@ -913,7 +926,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                     fit.busbw_Bps / 1e9);
             dup++;
         } else if (*nf < CC_FIT_MAX) {
-            int big = key.scope == CC_SCOPE_INTRA ? key.n : key.per_node;
+            int big = key.scope == CC_SCOPE_INTRA ? key.n : most_per_node(&key);
             if (big > gpn)
                 cc_warn("results '%s': %s ran with %d ranks in a node, more than the %d GPUs of "
                         "this cluster's nodes: its rate is used as measured", path, group, big,
@@ -990,7 +1003,9 @@ double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
     return RING_BASE_S + 2.0 * ((ppn - 1.0) * hop + lg * RING_HOP_NET_S);
 }
 
-/* The fit of the nearest group size; among those, the nearest members per node; first of
+/* The fit nearest the group: within a node, of the nearest group size; across nodes, of the
+ * nearest members per node (the share of the node's NICs, which sets the rate), then the
+ * nearest group size (the ring's extra steps are added to its latency apart); first of
  * equals wins (the order of the files: deterministic). */
 static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll_id coll,
                                         int scope, int n, int per_node)
@@ -1002,7 +1017,11 @@ static const struct cc_fit *nearest_fit(const struct cc_cluster *c, enum cc_coll
         double d = fabs(log((double)f->nranks / n));
         double dp = fabs(log((double)(f->per_node > 0 ? f->per_node : 1) /
                              (per_node > 0 ? per_node : 1)));
-        if (d < bd - 1e-12 || (d < bd + 1e-12 && dp < bp))
+        if (scope == CC_SCOPE_INTER) { /* members per node first */
+            double tmp = d;
+            d = dp, dp = tmp;
+        }
+        if (d < bd - 1e-12 || (d < bd + 1e-12 && dp < bp - 1e-12))
             bd = d, bp = dp, best = f;
     }
     return best;
@@ -1024,6 +1043,37 @@ int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope)
                 if (c->nfits[order[i][j]][scope] > 0)
                     return order[i][j];
     return -1;
+}
+
+/* The busbw of an all-reduce over all the GPUs of a node: measured (all-reduce or a sibling,
+ * the fit nearest gpus_per_node ranks) where it was, else the cluster's. */
+static double node_intra_rate(const struct cc_cluster *c)
+{
+    int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+    int from = cc_comm_source(c, CC_ALLREDUCE, CC_SCOPE_INTRA);
+    const struct cc_fit *f =
+        from < 0 ? NULL : nearest_fit(c, (enum cc_coll_id)from, CC_SCOPE_INTRA, gpn, gpn);
+    return f ? f->busbw_Bps : c->intra_busbw_Bps;
+}
+
+double cc_node_inter_Bps(const struct cc_cluster *c, int *from)
+{
+    int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+    int src = cc_comm_source(c, CC_ALLREDUCE, CC_SCOPE_INTER);
+    const struct cc_fit *best = NULL;
+    for (int i = 0; src >= 0 && i < c->nfits[src][CC_SCOPE_INTER]; i++) {
+        const struct cc_fit *f = &c->fits[src][CC_SCOPE_INTER][i];
+        if (f->per_node >= gpn && (!best || f->nranks > best->nranks))
+            best = f;
+    }
+    if (from)
+        *from = best ? src : -1;
+    return best ? best->busbw_Bps : c->inter_node_Bps;
+}
+
+static double node_inter_rate(const struct cc_cluster *c)
+{
+    return cc_node_inter_Bps(c, NULL);
 }
 
 /* The table's latency of a group of n ranks, per_node on each node: a ring's grows with the
@@ -1076,18 +1126,21 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
                                    cc_tree_latency(c, f->nranks, f->per_node));
         }
         bw = f->busbw_Bps;
-        /* a collective's rate across nodes is its node's NICs shared by its members there;
-         * a send/recv ring crosses each node boundary with one flow, so what it measured is
-         * already one GPU's rate */
+        /* a collective's rate across nodes is its node's NICs shared by its members there */
         if (scope == CC_SCOPE_INTER && per_node != f->per_node && coll != CC_SENDRECV) {
             double scaled = bw * per_node / f->per_node;
             if (per_node > f->per_node) /* more of the node's NICs, as far as it has them */
-                scaled = fmin(scaled, fmax(bw, c->inter_node_Bps));
+                scaled = fmin(scaled, fmax(bw, node_inter_rate(c)));
             bw = scaled;
         }
-        if (scope == CC_SCOPE_INTER && c->intra_busbw_Bps > 0 && bw > c->intra_busbw_Bps &&
-            f->busbw_Bps <= c->intra_busbw_Bps)
-            bw = c->intra_busbw_Bps; /* scaled up no further than the links within a node */
+        /* a send/recv ring crosses each node boundary with one flow, so it measured one
+         * flow's rate; the node's other GPUs send across at the same time (a pipeline stage
+         * fills its nodes), and together they get no more than the node's rate */
+        if (scope == CC_SCOPE_INTER && coll == CC_SENDRECV)
+            bw = fmin(bw, node_inter_rate(c) * share);
+        double in_node = node_intra_rate(c);
+        if (scope == CC_SCOPE_INTER && in_node > 0 && bw > in_node && f->busbw_Bps <= in_node)
+            bw = in_node; /* scaled up no further than the links within a node */
     } else if (scope == CC_SCOPE_INTRA) {
         alpha = table_latency(c, ring, tree, scope, n, per_node);
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
@@ -1095,8 +1148,8 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
         alpha = table_latency(c, ring, tree, scope, n, per_node);
         if (ring)
             pat = cc_pat_latency(n, per_node);
-        bw = fmin(c->inter_node_Bps * share, c->intra_busbw_Bps > 0 ? c->intra_busbw_Bps
-                                                                      : INFINITY);
+        double in_node = node_intra_rate(c);
+        bw = fmin(node_inter_rate(c) * share, in_node > 0 ? in_node : INFINITY);
     }
     if (bw <= 0)
         return INFINITY;

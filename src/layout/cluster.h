@@ -119,6 +119,12 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
  * at about the same bus bandwidth; -1: none, the cluster's own rates. */
 int cc_comm_source(const struct cc_cluster *c, enum cc_coll_id coll, int scope);
 
+/* A node's rate across nodes with all its GPUs taking part (an all-reduce ring's busbw is what
+ * each node sends out): measured where all-reduce or a sibling (cc_comm_source) was fitted
+ * across whole nodes (the largest such group), else inter_node_Bps. *from (if not NULL): the
+ * collective whose fit gave it, or -1. */
+double cc_node_inter_Bps(const struct cc_cluster *c, int *from);
+
 /* Latency of a ring all-gather or reduce-scatter over n GPUs, per_node of them in a node (NCCL's
  * own model, src/graph/tuning.cc, Simple protocol): 8.4 us + 3.4 us per step within a node
  * (5.7 us where the node's links carry under 100 GB/s: PCIe) + 14 us per step across nodes,
@@ -134,17 +140,22 @@ double cc_pat_latency(int n, int per_node);
 double cc_tree_latency(const struct cc_cluster *c, int n, int per_node);
 
 /* Time in seconds of one collective over a group of n GPUs of which per_node share a node
- * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across
- * nodes, a node's bandwidth is shared evenly by its GPUs: a group with k members per node
- * gets inter_node_Bps * k / gpus_per_node; a fit measured with j members per node is scaled
- * by k / j (upwards no further than the node's rate and the rate within a node).
- * CC_SENDRECV is a point-to-point transfer. The fit used is cc_comm_source's. The latency of
- * all-gather and reduce-scatter is cc_ring_latency's (with a fit: its measured latency plus
- * what the ring adds beyond the group measured); with one GPU per node, PAT (cc_pat_latency,
- * 3/4 of the bandwidth) where its total time is less, as NCCL chooses. All-reduce across nodes
- * adds what cc_tree_latency grows beyond the group measured (without a fit: beyond two
- * nodes) to lat_inter_s or the fit's latency; within a node it and send/recv keep a flat
- * latency (lat_intra_s, lat_inter_s, or the fit's). */
+ * (per_node >= n: all in one node), moving `bytes` in nccl-tests size convention. Across nodes, a
+ * node's bandwidth is shared evenly by its GPUs: a group with k members per node gets the node's
+ * rate (inter_node_Bps, or the measured one below) * k / gpus_per_node; a fit measured with j
+ * members per node is scaled by k / j (upwards no further than the node's rate and the rate within
+ * a node, each the measured one where an all-reduce or a sibling was fitted over whole nodes, or
+ * over one node's GPUs, else the cluster's). CC_SENDRECV is a point-to-point transfer: a fit
+ * across nodes measured one flow, and the node's GPUs all sending across at once get no more than
+ * the node's rate x per_node / gpus_per_node each. The fit used is cc_comm_source's, the one
+ * nearest the group: within a node by group size; across nodes by members per node, then group
+ * size. A group measured on unevenly filled nodes counts its emptiest node's members. The latency
+ * of all-gather and reduce-scatter is cc_ring_latency's (with a fit: its measured latency plus
+ * what the ring adds beyond the group measured); with one GPU per node, PAT (cc_pat_latency, 3/4
+ * of the bandwidth) where its total time is less, as NCCL chooses. All-reduce across nodes adds
+ * what cc_tree_latency grows beyond the group measured (without a fit: beyond two nodes) to
+ * lat_inter_s or the fit's latency; within a node it and send/recv keep a flat latency
+ * (lat_intra_s, lat_inter_s, or the fit's). */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
 

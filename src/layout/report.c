@@ -43,8 +43,9 @@ const char *cc_layout_hint(const struct cc_model *m, const struct cc_cluster *c,
 }
 
 /* A collective the estimates use in a scope without a measurement of its own, when something
- * was measured: what stands in (cc_comm_source: a sibling, or -1 for the cluster's rate). */
-struct stand_in { enum cc_coll_id coll; int scope, from; };
+ * was measured: what stands in (cc_comm_source: a sibling, or -1 for the cluster's rate;
+ * node: send/recv across nodes takes the node's rate, measured by `from` over whole nodes). */
+struct stand_in { enum cc_coll_id coll; int scope, from, node; };
 
 static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
 {
@@ -55,9 +56,11 @@ static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
         nfit += c->nfits[k][0] + c->nfits[k][1];
     for (int sc = 0; nfit && sc < (c->nodes > 1 ? 2 : 1); sc++)
         for (size_t k = 0; k < sizeof used / sizeof used[0]; k++) {
-            int from = cc_comm_source(c, used[k], sc);
+            int from = cc_comm_source(c, used[k], sc), node = 0;
+            if (from < 0 && sc == CC_SCOPE_INTER && used[k] == CC_SENDRECV)
+                cc_node_inter_Bps(c, &from), node = 1;
             if (from != (int)used[k])
-                si[n++] = (struct stand_in){used[k], sc, from};
+                si[n++] = (struct stand_in){used[k], sc, from, node};
         }
     return n;
 }
@@ -97,7 +100,11 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     for (int i = 0, n = stand_ins(c, si); i < n; i++) {
         fprintf(out, "#         %s %s: not measured, ", cc_coll_get(si[i].coll)->name,
                 si[i].scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
-        if (si[i].from >= 0)
+        if (si[i].from >= 0 && si[i].node)
+            fprintf(out, "the node's rate from the %s fit across whole nodes (%.0f GB/s), "
+                    "shared by its GPUs\n", cc_coll_get((enum cc_coll_id)si[i].from)->name,
+                    cc_node_inter_Bps(c, NULL) / GB);
+        else if (si[i].from >= 0)
             fprintf(out, "the %s fit stands in\n", cc_coll_get((enum cc_coll_id)si[i].from)->name);
         else if (si[i].scope == CC_SCOPE_INTRA)
             fprintf(out, "%.0f GB/s as above\n", (si[i].coll == CC_SENDRECV ? c->p2p_intra_Bps

@@ -395,6 +395,7 @@ R="$T/bench-intra.jsonl,$T/bench-inter.jsonl"
 grep -q "^#         allgather within a node: not measured, the allreduce fit stands in" "$out/si" &&
     grep -q "^#         reducescatter across nodes: not measured, the allgather fit stands in" "$out/si" &&
     grep -q "^#         sendrecv within a node: not measured, 220 GB/s as above" "$out/si" &&
+    grep -q "^#         sendrecv across nodes: not measured, the node's rate from the allreduce fit across whole nodes (50 GB/s), shared by its GPUs" "$out/si" &&
     ! grep -q "allreduce within a node: not measured" "$out/si"
 ok $? "--results: the header says which collectives were not measured and what stands in"
 tpc() { "$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$R" --json \

@@ -401,7 +401,9 @@ static void test_fit_robust(void)
         const struct cc_fit *f = &c.fits[CC_SENDRECV][CC_SCOPE_INTER][0];
         ok(c.nfits[CC_SENDRECV][CC_SCOPE_INTER] == 1 && isnan(f->alpha_s),
            "linear send/recv sweep: latency not measured");
-        is_near(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e3) - 1e3 / f->busbw_Bps, c.lat_inter_s,
+        /* (the flow's rate is the node's eighth at most: its GPUs send across at once) */
+        double flow = fmin(f->busbw_Bps, c.inter_node_Bps / 8);
+        is_near(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e3) - 1e3 / flow, c.lat_inter_s,
                 1e-12, "... a small send/recv pays the table's flat latency across nodes (%g s)",
                 c.lat_inter_s);
     }
@@ -454,6 +456,27 @@ static void test_fit_robust(void)
         "two per node: twice the measured rate");
     REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 185e9, 1e-4,
         "eight per node: capped at the node's 185 GB/s");
+    /* with the node's links measured at 120 GB/s (all-reduce over its 8 GPUs), the rate
+     * across nodes is scaled up no further than that, not the table's 230 */
+    c.fits[CC_ALLREDUCE][CC_SCOPE_INTRA][0] =
+        (struct cc_fit){.nranks = 8, .per_node = 8, .alpha_s = 5e-6, .busbw_Bps = 120e9};
+    c.nfits[CC_ALLREDUCE][CC_SCOPE_INTRA] = 1;
+    REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 120e9, 1e-4,
+        "eight per node: no faster than the node's measured links");
+    unlink(tmp);
+
+    /* 10 ranks on 4 nodes ran 3, 3, 2 and 2 in a node: its rate is that of the nodes with 2
+     * (each node's NICs carry the ring), so it stands for 2 per node */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+    strcpy(tmp, "/tmp/ccbench-fit-XXXXXX");
+    if (sweep_file(tmp, 10, 4, ar_clean) != 0) {
+        ok(0, "cannot write a results file in /tmp");
+        unlink(tmp);
+        return;
+    }
+    is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "uneven nodes: read");
+    is_int(c.fits[CC_ALLREDUCE][CC_SCOPE_INTER][0].per_node, 2,
+           "10 ranks on 4 nodes: 2 per node, its emptiest nodes'");
     unlink(tmp);
 }
 
@@ -537,6 +560,26 @@ static void test_inputs(void)
         REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 8, 1e9), 20e-6 + 1e9 * 30 / 16 / 50e9, 1e-4,
             "eight per node: still the eight-per-node fit");
         unlink(tmp);
+        /* and 32 ranks, 8 per node, at 30 GB/s: a query of 32 ranks one per node takes the
+         * fit measured one per node (16 ranks: the tree's extra level, 2 x 14 us, added), not
+         * the 32-rank one scaled down to an eighth */
+        strcpy(tmp, "/tmp/ccbench-test-XXXXXX");
+        fd = mkstemp(tmp);
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) {
+            fprintf(f, "{\"type\": \"header\", \"nranks\": 32, \"nnodes\": 4}\n");
+            for (double b = 1024; b <= 1 << 30; b *= 4)
+                fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", "
+                           "\"nranks\": 32, \"bytes\": %.0f, \"time_us\": %.6f}\n",
+                        b, 48 + b * 62 / 32 / 30e9 * 1e6);
+            fclose(f);
+        }
+        is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "4 x 8 file");
+        REL(cc_comm_time(&c, CC_ALLREDUCE, 32, 1, 1e9), 78e-6 + 1e9 * 62 / 32 / 10e9, 1e-4,
+            "across nodes the members per node choose the fit before the group size");
+        REL(cc_comm_time(&c, CC_ALLREDUCE, 32, 8, 1e9), 48e-6 + 1e9 * 62 / 32 / 30e9, 1e-4,
+            "... and among equals the group size");
+        unlink(tmp);
     }
 
     /* nccl-tests logs: the test named in the log or, in older logs, by the file's name */
@@ -575,10 +618,26 @@ static void test_inputs(void)
            "nothing taken for one node");
     ok(strstr(c.bw_source, "(nccl-tests)") != NULL, "source says nccl-tests: %s", c.bw_source);
     /* sendrecv_perf, 8 us + x / 20 GB/s: a ring shift crosses each host boundary with one
-     * flow, so a pipeline send between two hosts gets the measured rate, not an eighth */
+     * flow, so it measured one flow's rate; a pipeline stage's 8 GPUs send across at once and
+     * share the node's rate, which the all-reduce over whole nodes measured at 50 GB/s: each
+     * flow gets 6.25 GB/s, not the 20 one flow alone got */
     is_int(c.nfits[CC_SENDRECV][CC_SCOPE_INTER], 1, "sendrecv fitted across nodes");
-    REL(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / 20e9, 1e-3,
-        "a send between two hosts at the measured sendrecv rate");
+    REL(cc_comm_time(&c, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / (50e9 / 8), 1e-3,
+        "a pipeline send between two hosts: the node's measured rate shared by its 8 GPUs");
+    {
+        /* on nodes whose all-reduce across them runs at 185 GB/s (the table's, nothing
+         * measured there), 8 flows of 20 GB/s fit: the measured flow rate stands */
+        struct cc_cluster s;
+        cc_cluster_quick(&s, 16, 8, cc_gpu_lookup("a100-80g"), err, sizeof err);
+        s.fits[CC_SENDRECV][CC_SCOPE_INTER][0] = c.fits[CC_SENDRECV][CC_SCOPE_INTER][0];
+        s.nfits[CC_SENDRECV][CC_SCOPE_INTER] = 1;
+        REL(cc_comm_time(&s, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / 20e9, 1e-3,
+            "... where the node has the rate for 8 such flows, the measured flow's rate");
+        /* a node of one 25 GB/s NIC: 8 flows share it */
+        s.inter_node_Bps = 25e9;
+        REL(cc_comm_time(&s, CC_SENDRECV, 2, 1, 1e9), 8e-6 + 1e9 / (25e9 / 8), 1e-3,
+            "... a node of one 25 GB/s NIC: 3.1 GB/s a flow, not the 20 measured alone");
+    }
 
     /* a log from before nccl-tests 2.13 (Rank lines without Group, no root column, the
      * largest deviation where #wrong is now), named all_reduce_perf-2021.txt: 16 GPUs on 2
