@@ -86,6 +86,8 @@ CASES = [
      "--grad-reduce", "bf16", "--optimizer", "sgd", "-x", "tp=2,pp=1,mb=2,zero=0,rc=full"], 9),
     ("full recomputation, pipeline without interleaving, GQA", ["-m", "llama2-70b", "-g", "128",
      "-x", "tp=8,pp=4,mb=1,v=1,zero=1,sp=1,rc=full"], 9),
+    ("search's first: block recomputation of the fewest layers per chunk that fit, interleaved",
+     ["-m", "llama3-405b", "-g", "8192", "--global-batch", "2048"], 9),
     ("Hugging Face config (Llama 3 8B), pipeline split evenly", ["-m",
      "tests/layout/hf-llama3-8b.json", "-g", "32", "--uneven-pp", "0",
      "-x", "tp=4,pp=2,mb=1,zero=1,sp=1"], 9),
@@ -176,8 +178,14 @@ def run_case(name, cl, arch):
     check(name, "Megatron-FSDP", bool(getattr(a, "use_megatron_fsdp", False)), fsdp is not None)
     if fsdp:
         check(name, "FSDP sharding", a.data_parallel_sharding_strategy, fsdp)
+    rc = lay["recompute"]
     check(name, "recomputation", a.recompute_granularity,
-          None if lay["recompute"] == "none" else lay["recompute"])
+          None if rc == "none" else "full" if rc == "block" else rc)
+    check(name, "recompute method", a.recompute_method,
+          "block" if rc == "block" else "uniform" if rc == "full" else None)
+    if rc == "block":  # Megatron-Core: the first N layers of each model chunk's block
+        check(name, "layers recomputed per model chunk", a.recompute_num_layers,
+              lay["recompute_layers"])
     check(name, "layers", a.num_layers, m["layers"])
     check(name, "hidden", a.hidden_size, m["hidden"])
     check(name, "heads", a.num_attention_heads, m["heads"])

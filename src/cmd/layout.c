@@ -72,7 +72,7 @@ static const struct cc_opt layout_opts[] = {
     {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences, kept at any --seq-len)", NULL, CC_OPT_RANGE, 0, 1e12},
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
-    {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|auto (search)|model"},
+    {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|block (the fewest layers per chunk that fit)|auto (search)|model"},
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
@@ -426,6 +426,8 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
         on = big;
     }
     cc_layout_eval(m, on, hb, &l, &e);
+    if (l.rc == CC_RC_BLOCK)
+        l.rcl = e.rcl; /* rc=block without rcl: the fewest layers that fit */
     if (big && (e.feasible || e.t_step > 0)) {
         char why[sizeof e.why];
         snprintf(why, sizeof why, "tp*pp*dp*cp is %lld but the cluster has %d GPUs (figures for "
@@ -516,7 +518,7 @@ int cc_cmd_layout(int argc, char **argv)
         return validate(&cfg);
     if (cc_choice_index(cc_recompute_names, cfg.recompute) < 0 &&
         strcmp(cfg.recompute, "model") != 0) {
-        cc_err("unknown --recompute '%s' (one of none|selective|full|auto|model)", cfg.recompute);
+        cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
         return 2;
     }
     cc_status st = build_model(&cfg, &m, err, sizeof err);

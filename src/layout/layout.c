@@ -85,8 +85,11 @@ void cc_habits_default(struct cc_habits *hb)
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s", l->tp, l->pp,
-             l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc],
+    char rcl[24] = "";
+    if (l->rc == CC_RC_BLOCK && l->rcl > 0)
+        snprintf(rcl, sizeof rcl, ",rcl=%d", l->rcl);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s", l->tp,
+             l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc], rcl,
              l->split ? ",split=1" : "");
     return buf;
 }
@@ -96,7 +99,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 {
     const char *p = text;
     char kv[64];
-    int more;
+    int more, rc_given = 0, rcl_given = 0;
     *dp_given = 0;
     if (strlen(text) >= 256) {
         cc_errbuf(err, errlen, "layout '%.40s...' is too long", text);
@@ -117,18 +120,19 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         if (strcmp(key, "rc") == 0) {
             int i = cc_choice_index(cc_recompute_names, val);
             if (i < 0 || i == CC_RC_AUTO) {
-                cc_errbuf(err, errlen, "layout '%s': unknown rc '%s' (none|selective|full)",
-                          text, val);
+                cc_errbuf(err, errlen, "layout '%s': unknown rc '%s' "
+                          "(none|selective|full|block)", text, val);
                 return CC_EUSAGE;
             }
             l->rc = (enum cc_recompute)i;
+            rc_given = 1;
             continue;
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
-                                            "zero", "split", NULL};
+                                            "zero", "split", "rcl", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, split)", text, key);
+                      "zero, rc, rcl, split)", text, key);
             return CC_EUSAGE;
         }
         char *end;
@@ -149,10 +153,20 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "v") == 0 || strcmp(key, "vpp") == 0) l->vpp = iv;
         else if (strcmp(key, "sp") == 0) l->sp = iv;
         else if (strcmp(key, "zero") == 0) l->zero = iv;
+        else if (strcmp(key, "rcl") == 0) l->rcl = iv, rcl_given = 1;
         else l->split = iv;
     }
     if (more < 0)
         return CC_EUSAGE;
+    if (rcl_given && rc_given && l->rc != CC_RC_BLOCK) {
+        cc_errbuf(err, errlen, "layout '%s': rcl (layers recomputed per model chunk) is for "
+                  "rc=block, not rc=%s", text, cc_recompute_names[l->rc]);
+        return CC_EUSAGE;
+    }
+    if (rcl_given)
+        l->rc = CC_RC_BLOCK;
+    else if (rc_given || l->rc != CC_RC_BLOCK)
+        l->rcl = 0; /* block without a count: the fewest layers that fit */
     if (l->zero > 3) {
         cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
         return CC_EUSAGE;
@@ -302,6 +316,7 @@ struct ctx {
     const struct cc_habits *hb;
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
     enum cc_recompute rc;
+    int rcl;                /* rc = block: layers of every model chunk recomputed */
     int split;
     long long N;
     double mm, s_loc, peak;
@@ -406,6 +421,15 @@ static int stages_evaluated(int pp)
     return pp < 3 ? pp : 3;
 }
 
+/* Layers recomputed whole per micro-batch on a stage of L layers: all with full
+ * recomputation; with block, the first rcl of each of its v model chunks. */
+static double recomputed_layers(const struct ctx *x, double L)
+{
+    if (x->rc == CC_RC_FULL)
+        return L;
+    return x->rc == CC_RC_BLOCK ? fmin((double)x->rcl * x->v, L) : 0.0;
+}
+
 /* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the
  * first (embedding, most micro-batches in flight), the second (a full complement of layers
  * when the first and last hold one fewer) or the last (output layer and logits). */
@@ -432,10 +456,16 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     if (pp == 1)
         x->p_mid += pos, x->p_last += pos;
     double unit = cc_layout_zero3_unit(m, tp);
-    double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, x->rc);
-    double work = x->rc == CC_RC_FULL
-                      ? cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE)
-                      : 0.0;
+    int block = x->rc == CC_RC_BLOCK;
+    double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
+                                                block ? CC_RC_NONE : x->rc);
+    /* a layer recomputed whole holds its full activations again while its backward runs;
+     * with block recomputation the first rcl layers of each chunk keep only their input */
+    double kept = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE);
+    double work = x->rc == CC_RC_FULL || block ? kept : 0.0;
+    double saved = block ? kept - cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
+                                                           CC_RC_FULL)
+                         : 0.0; /* per recomputed layer of a chunk in flight */
     x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
 
     /* Transformer Engine's fp8 copy of each linear weight and its transpose, kept across the
@@ -445,14 +475,47 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                              ? 2.0 * cc_model_layer_matmul_params(&x->mr) / tp
                              : 0.0;
     double cache[3] = {cache_layer * x->Lf, cache_layer * x->Ll, cache_layer * x->Lm};
-    struct { double p, act; } st[3] = {
+    /* w: model chunks in flight (forward steps not yet backward) */
+    struct { double p, act, w; } st[3] = {
         {x->p_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
-                         work + (pp == 1 ? x->logits : 0.0)},
+                         work + (pp == 1 ? x->logits : 0.0),
+         cc_inflight_layers(0, pp, v, v, -1, x->mm)},
         {x->p_last, act_layer * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
-                                                x->mm) + work + x->logits},
-        {x->p_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work},
+                                                x->mm) + work + x->logits,
+         cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
+        {x->p_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work,
+         cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
     int nst = stages_evaluated(pp);
+    double state[3];
+    for (int i = 0; i < nst; i++) {
+        double w, g, o;
+        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
+        state[i] = w + cache[i] + g + o;
+    }
+    e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
+    if (block) {
+        /* the first rcl layers of each chunk recomputed: 1 to the chunk's layers less one
+         * (all of them is rc=full); unless given, the fewest with which every stage fits */
+        int chunk = (int)floor(x->Lm / v + 1e-9);
+        if (chunk < 2)
+            why(e, "rc=block recomputes some of a model chunk's layers, and a chunk here has "
+                "%d (rc=full recomputes it whole)", chunk);
+        else if (x->rcl >= chunk)
+            why(e, "rcl %d: a model chunk here has %d layers, and block recomputation keeps "
+                "at least one (rc=full recomputes them all)", x->rcl, chunk);
+        if (x->rcl <= 0) {
+            double need = 1.0;
+            for (int i = 0; i < nst; i++)
+                if (saved > 0 && st[i].w > 0)
+                    need = fmax(need, ceil((state[i] + st[i].act - e->mem_limit) /
+                                           (saved * st[i].w) - 1e-9));
+            x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
+        }
+        for (int i = 0; i < nst; i++)
+            st[i].act = fmax(st[i].act - saved * x->rcl * st[i].w, 0.0);
+        e->rcl = x->rcl;
+    }
     double best = -1;
     for (int i = 0; i < nst; i++) {
         double w, g, o;
@@ -466,7 +529,6 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         }
     }
     e->mem_total = best;
-    e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
     if (e->mem_total > e->mem_limit)
         why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
             "%.0f%% margin)", e->mem_total / 1e9, cc_stage_name(e->mem_stage),
@@ -493,28 +555,32 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* attention kernels (flash attention above all) reach their own fraction of it */
     double rate_attn = peak16 * cc_habits_attn_efficiency(hb);
     double hbm = c->hbm_Bps > 0 ? c->hbm_Bps : 2e12;
-    double passes = 3.0 + (x->rc == CC_RC_FULL ? 1.0 : 0.0); /* fwd, bwd (2x), recompute */
     int sms = hb->gemm_waves ? c->sms : 0;
 
-    /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed */
+    /* compute per micro-batch: GEMMs (shape-aware), element-wise work at memory speed; [0] a
+     * layer whose activations are kept (forward, backward: 3 passes), [1] one recomputed
+     * whole (a second forward) */
     const struct cc_model *mr = &x->mr; /* K/V heads as one rank holds them */
-    double ew_layer = ELEMWISE_TRAFFIC * passes *
-                      cc_model_layer_traffic_bytes(mr, mb, s_loc, tp, sp) / hbm;
-    double t_layer = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms,
-                                        x->rc == CC_RC_FULL ? 2 : 1,
-                                        x->rc == CC_RC_SELECTIVE) + ew_layer;
+    double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mr, mb, s_loc, tp, sp) / hbm;
+    int use[2] = {x->rc != CC_RC_FULL, x->rc == CC_RC_FULL || x->rc == CC_RC_BLOCK};
+    double t_layer[2] = {
+        use[0] ? cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms, 1,
+                                    x->rc == CC_RC_SELECTIVE) + 3.0 * traffic : 0.0,
+        use[1] ? cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
+                     4.0 * traffic : 0.0};
     double t_logit = cc_logit_gemm_time(mr, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
-    double tp_layer = 0, cp_layer = 0, pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
+    double tp_layer[2] = {0, 0}, cp_layer[2] = {0, 0};
+    double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
         int pn = per_node(c, tp, 1);
-        double nar = x->rc == CC_RC_FULL ? 6.0 : 4.0; /* 2 fwd, 2 bwd, 2 recomputed fwd */
         double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
-        tp_layer = nar * one;
+        tp_layer[0] = 4.0 * one; /* 2 forward, 2 backward */
+        tp_layer[1] = 6.0 * one; /* and 2 in the recomputed forward */
         /* outside the layers (not recomputed): the vocabulary-parallel embedding sums the tp
          * ranks' lookups (an all-reduce; with sequence parallelism a reduce-scatter, and an
          * all-gather of its gradient; with learned positions Megatron-Core all-reduces before
@@ -531,9 +597,12 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         if (sp && hb->tp_overlap) {
             /* pipelined with the linear layers beside them: only what outlasts those GEMMs
              * shows, and never less than one of the tp chunks */
-            double lin = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, INFINITY, sms,
-                                            x->rc == CC_RC_FULL ? 2 : 1, 0);
-            tp_layer = fmax(tp_layer - lin, tp_layer / tp);
+            for (int k = 0; k < 2; k++) {
+                if (!use[k])
+                    continue;
+                double lin = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, INFINITY, sms, k + 1, 0);
+                tp_layer[k] = fmax(tp_layer[k] - lin, tp_layer[k] / tp);
+            }
         }
     }
     if (cp > 1) {
@@ -542,9 +611,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         int pn = per_node(c, cp, tp);
         /* gathered in the forward pass, again in the backward (only this rank's K/V are
          * saved) and once more in a recomputed forward; their gradients reduce-scattered */
-        double nag = x->rc == CC_RC_FULL ? 3.0 : 2.0;
-        cp_layer = nag * cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp) +
-                   cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
+        double ag = cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp);
+        double rs = cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
+        cp_layer[0] = 2.0 * ag + rs, cp_layer[1] = 3.0 * ag + rs;
     }
     if (pp > 1) {
         /* with sequence parallelism each tp rank holds 1/tp of the activations and sends it;
@@ -570,13 +639,17 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         {x->Lm, 0.0, 0.0, x->p_mid},
     };
     int nst = stages_evaluated(pp);
-    double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0;
+    double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0, passes = 3.0;
     for (int i = 0; i < nst; i++) {
-        double ci = st[i].layers * t_layer + st[i].extra + cc_grad_accum_time(hb, st[i].params, hbm);
-        double ti = st[i].layers * tp_layer + st[i].tp, ki = st[i].layers * cp_layer;
+        double L = st[i].layers, R = recomputed_layers(x, L), K = L - R;
+        double ci = K * t_layer[0] + R * t_layer[1] + st[i].extra +
+                    cc_grad_accum_time(hb, st[i].params, hbm);
+        double ti = K * tp_layer[0] + R * tp_layer[1] + st[i].tp;
+        double ki = K * cp_layer[0] + R * cp_layer[1];
         if (ci + ti + ki > slowest) {
             slowest = ci + ti + ki;
             comp = ci, tp_mb = ti, cp_mb = ki;
+            passes = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         }
         p_max = fmax(p_max, st[i].params);
     }
@@ -642,7 +715,15 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
     struct cc_model mv = *m; /* the padded rows are executed too */
     mv.vocab = x->mr.vocab;
-    e->hw_tflops = cc_model_step_hw_flops(&mv, x->rc) / ((double)x->N * e->t_step) / 1e12;
+    double hw = cc_model_step_hw_flops(&mv, x->rc);
+    if (x->rc == CC_RC_BLOCK) { /* a full recompute of the layers recomputed */
+        double R = recomputed_layers(x, x->Lf) +
+                   (pp > 1 ? recomputed_layers(x, x->Ll) : 0.0) +
+                   (pp > 2 ? (pp - 2) * recomputed_layers(x, x->Lm) : 0.0);
+        double none = cc_model_step_hw_flops(&mv, CC_RC_NONE);
+        hw = none + R / m->layers * (cc_model_step_hw_flops(&mv, CC_RC_FULL) - none);
+    }
+    e->hw_tflops = hw / ((double)x->N * e->t_step) / 1e12;
     e->megatron_tflops = cc_model_megatron_log_flops(m, (long long)hb->vocab_pad * tp) /
                          ((double)x->N * e->t_step) / 1e12;
     return !isfinite(e->t_step) || e->t_step > 1e9;
@@ -654,7 +735,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     struct ctx x = {.m = m, .c = c, .hb = hb, .tp = l->tp, .pp = l->pp, .dp = l->dp,
                     .cp = l->cp, .mb = l->mb, .v = l->vpp > 0 ? l->vpp : 1,
                     .sp = l->sp && l->tp > 1, .zero = l->zero,
-                    .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc, .split = l->split};
+                    .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc,
+                    .rcl = l->rc == CC_RC_BLOCK ? l->rcl : 0, .split = l->split};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
     x.mr = *m;
@@ -760,14 +842,15 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
     double closest_ratio = INFINITY;
     char first_why[320] = "", long_why[320] = "";
-    enum cc_recompute rcs[3];
+    enum cc_recompute rcs[4];
     int nrc = 0;
 
     memset(s, 0, sizeof *s);
     double t0 = mono_s();
     int noted = 0;
     if (hb->recompute == CC_RC_AUTO)
-        rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL, nrc = 3;
+        rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL,
+        rcs[3] = CC_RC_BLOCK, nrc = 4;
     else
         rcs[nrc++] = hb->recompute;
     if (hb->grad_accum > 0 && m->global_batch % hb->grad_accum) {
@@ -824,9 +907,12 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
                                                   per_stage % v || (per_dp / mb) % pp))
                                         continue;
+                                    if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
+                                        continue; /* a chunk of one layer: block is full */
                                     struct cc_ranked cand = {
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
+                                    cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */
                                     if (!(++s->evaluated & 0xffff) && !noted &&
                                         mono_s() - t0 > SEARCH_NOTE_S) {
                                         cc_info("layout: %lld settings searched in %.0f s, "

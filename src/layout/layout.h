@@ -94,12 +94,16 @@ struct cc_layout {
     int split;   /* 0: layers / pp per stage; 1: (layers + 2) / pp slots per stage, the first
                     stage's first slot holding the embedding and the last stage's last slot
                     the output layer and loss (first and last stage: one layer fewer) */
+    int rcl;     /* rc = CC_RC_BLOCK: layers of every model chunk recomputed (the first rcl; 1
+                    to the chunk's layers less one); 0: the fewest with which the layout fits
+                    (cc_layout_eval resolves it into cc_eval.rcl) */
 };
 
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
- * set). */
+ * set; ",rcl=N" after rc=block when N is known). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
-/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above and split; dp may be omitted). Keys not
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split and rcl; dp may be
+ * omitted; rcl=N means rc=block). Keys not
  * given stay as in *l on entry; split=1 with pp=2 becomes 0 (the same split). CC_EUSAGE with a
  * message on a bad key or value. */
 cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
@@ -117,6 +121,8 @@ struct cc_eval {
     int too_long;          /* infeasible because a step would last over 1e9 s (the batch x
                               sequence is too large for the rates), whatever the memory */
     long long m;           /* micro-batches per step per pipeline (grad accumulation) */
+    int rcl;               /* rc=block: layers of every model chunk recomputed (the layout's,
+                              or the fewest that fit); 0 otherwise */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */

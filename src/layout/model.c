@@ -14,7 +14,7 @@
 
 const char *const cc_prec_names[] = {"bf16", "fp16", "fp8", NULL};
 const char *const cc_optim_names[] = {"adam", "sgd", NULL};
-const char *const cc_recompute_names[] = {"none", "selective", "full", "auto", NULL};
+const char *const cc_recompute_names[] = {"none", "selective", "full", "block", "auto", NULL};
 const char *const cc_mlp_names[] = {"gelu", "swiglu", NULL};
 
 #define GPT(nm, src, l, h, a, B)                                                              \
@@ -592,7 +592,7 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         (st = get_choice(root, "mlp", cc_mlp_names, &c[3], path, err, errlen)))
         goto done;
     if (c[2] == CC_RC_AUTO) {
-        cc_errbuf(err, errlen, "model spec '%s': \"recompute\" is none, selective or full (the "
+        cc_errbuf(err, errlen, "model spec '%s': \"recompute\" is none, selective, full or block (the "
                   "search over them is --recompute auto)", path);
         st = CC_EINVAL;
         goto done;

@@ -13,12 +13,15 @@
 
 enum cc_prec { CC_PREC_BF16, CC_PREC_FP16, CC_PREC_FP8, CC_PREC_COUNT };
 enum cc_optim { CC_OPTIM_ADAM, CC_OPTIM_SGD };
-enum cc_recompute { CC_RC_NONE, CC_RC_SELECTIVE, CC_RC_FULL, CC_RC_AUTO };
+/* block: full recomputation of the first N layers of every model chunk, the rest kept
+ * (Megatron-LM --recompute-method block; N per layout, struct cc_layout.rcl) */
+enum cc_recompute { CC_RC_NONE, CC_RC_SELECTIVE, CC_RC_FULL, CC_RC_BLOCK, CC_RC_AUTO };
 enum cc_mlp { CC_MLP_GELU, CC_MLP_SWIGLU };
 
 extern const char *const cc_prec_names[];      /* "bf16", "fp16", "fp8" */
 extern const char *const cc_optim_names[];     /* "adam", "sgd" */
-extern const char *const cc_recompute_names[]; /* "none", "selective", "full", "auto" */
+extern const char *const cc_recompute_names[]; /* "none", "selective", "full", "block",
+                                                  "auto" */
 extern const char *const cc_mlp_names[];       /* "gelu", "swiglu" */
 
 struct cc_model {

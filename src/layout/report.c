@@ -269,6 +269,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     if (e->vocab > m->vocab)
         fprintf(out, "vocabulary %d padded to %d (%d rows per tp rank)\n", m->vocab, e->vocab,
                 e->vocab / l->tp);
+    if (l->rc == CC_RC_BLOCK && e->rcl > 0)
+        fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
+                     "chunk(s) per stage recomputed whole, the others kept\n", e->rcl,
+                e->layers_mid / (l->vpp > 0 ? l->vpp : 1), l->vpp > 0 ? l->vpp : 1);
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
@@ -304,7 +308,7 @@ static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
 {
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->mb == b->mb && a->vpp == b->vpp && a->sp == b->sp && a->zero == b->zero &&
-           a->rc == b->rc && a->split == b->split;
+           a->rc == b->rc && a->split == b->split && (a->rc != CC_RC_BLOCK || a->rcl == b->rcl);
 }
 
 /* Why a layout has no place in the ranking. */
@@ -417,6 +421,9 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --use-distributed-optimizer");
     if (l->rc == CC_RC_FULL)
         PUT(" --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    else if (l->rc == CC_RC_BLOCK)
+        PUT(" --recompute-granularity full --recompute-method block --recompute-num-layers %d",
+            l->rcl);
     else if (l->rc == CC_RC_SELECTIVE)
         PUT(" --recompute-granularity selective");
     PUT(" --num-layers %d --hidden-size %d --ffn-hidden-size %d --num-attention-heads %d",
@@ -504,7 +511,7 @@ json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habit
     }
     json_object_set_new(o, "zero_optimization", z);
     /* partitioning applies to the checkpointed layer inputs: only with full recomputation */
-    if (l->rc == CC_RC_FULL)
+    if (l->rc == CC_RC_FULL || l->rc == CC_RC_BLOCK)
         json_object_set_new(o, "activation_checkpointing",
                             json_pack("{s:b}", "partition_activations", l->sp));
     return o;
@@ -532,6 +539,11 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (l->rc == CC_RC_SELECTIVE)
         NOTE(1, "selective recomputation is Megatron-LM's (--recompute-granularity selective); "
                 "DeepSpeed's activation checkpointing recomputes whole layers");
+    if (l->rc == CC_RC_BLOCK)
+        NOTE(1, "block recomputation (the first %d layers of every model chunk, the others "
+                "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
+                "choose the layers: the model code checkpoints those %d and no others",
+             l->rcl, l->rcl);
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
@@ -620,6 +632,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "sequence_parallel", json_boolean(l->sp));
     json_object_set_new(lay, "zero", json_integer(l->zero));
     json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
+    json_object_set_new(lay, "recompute_layers",
+                        l->rc == CC_RC_BLOCK ? json_integer(l->rcl) : json_null());
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));

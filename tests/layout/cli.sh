@@ -640,7 +640,7 @@ refuse "4,194,304 layers" '"layers" .4194304. is out of range (1 to 100000)' -m 
 printf '{"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32, "expansion_ratio": 1048577, "vocab_size": 50432, "max_seq_len": 2048}\n' >"$out/mpt.json"
 refuse "MPT expansion_ratio past 2^32" "MLP size 4294971392 is more than 100000000" -m "$out/mpt.json" -g 8
 printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "recompute": "auto"}\n' >"$out/rc.json"
-refuse "spec recompute auto" '"recompute" is none, selective or full' -m "$out/rc.json" -g 8
+refuse "spec recompute auto" '"recompute" is none, selective, full or block' -m "$out/rc.json" -g 8
 printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "kv_head": 4}\n' >"$out/typo.json"
 refuse "spec with a misspelt key" 'unknown key "kv_head"' -m "$out/typo.json" -g 8
 printf '{"layers": 12, "hidden": 768, "heads": 12, "vocab": 50304, "seq_len": 1024, "global_batch": 64, "flash_attention": 1}\n' >"$out/fa.json"
@@ -958,4 +958,24 @@ grep -q '"padded_vocab": 50260$' "$out/vp1" && grep -q '"vocab_pad": 1' "$out/vp
     grep -q -- '--make-vocab-size-divisible-by 1 ' "$out/vp1"
 ok $? "--vocab-pad 1: only to a multiple of tp (50260), and Megatron-LM told so" "$(grep -E 'vocab' "$out/vp1" | cut -c1-160)"
 refuse "--vocab-pad 0" "vocab-pad" -m llama3-8b --gpus 8 --vocab-pad 0
+# block recomputation: the fewest layers per chunk that fit, said in the breakdown, the
+# layout, Megatron-LM's arguments and the JSON alike
+"$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm -x tp=2,pp=1,dp=32,mb=1,zero=3,rc=block >"$out/blk" 2>&1
+n=$(sed -n 's/^recomputation: the first \([0-9]*\) of the 80 layers of each of the 1 model chunk(s) per stage recomputed whole, the others kept$/\1/p' "$out/blk")
+[ -n "$n" ] && [ "$n" -gt 1 ] && [ "$n" -lt 80 ] && grep -q "^feasible yes" "$out/blk" &&
+    grep -q "^layout   tp=2,pp=1,dp=32,cp=1,mb=1,v=1,sp=1,zero=3,rc=block,rcl=$n$" "$out/blk" &&
+    grep -q -- "--recompute-granularity full --recompute-method block --recompute-num-layers $n " "$out/blk" &&
+    grep -q "^  # block recomputation (the first $n layers of every model chunk, the others kept) is Megatron-LM.s --recompute-method block" "$out/blk"
+ok $? "--explain rc=block: the fewest layers that fit ($n), in the layout and the arguments" "$(grep -E '^(recomputation|layout|feasible)' "$out/blk")"
+"$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm -x tp=2,pp=1,dp=32,mb=1,zero=3,rcl=$((n - 1)) >"$out/blk1" 2>&1
+[ $? -eq 2 ] && grep -q "^feasible no: needs .* GB per GPU" "$out/blk1"
+ok $? "... one layer fewer (rcl=$((n - 1))) does not fit: exit 2" "$(grep '^feasible' "$out/blk1")"
+"$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm -x tp=2,pp=1,dp=32,mb=1,zero=3,rc=block -j 2>/dev/null >"$out/blkj"
+grep -q '"recompute": "block",' "$out/blkj" && grep -q "\"recompute_layers\": $n," "$out/blkj"
+ok $? "JSON: recompute block, recompute_layers $n"
+refuse "rcl with rc=full" "rcl (layers recomputed per model chunk) is for rc=block, not rc=full" \
+    -m llama3-70b -g 64 --gpu-model h100-sxm -x tp=2,rc=full,rcl=3
+"$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm --recompute block -k 3 >"$out/blks" 2>&1
+[ "$(grep -c '^  [1-3]  tp=.*,rc=block,rcl=[0-9]' "$out/blks")" -eq 3 ] && grep -q "recompute block," "$out/blks"
+ok $? "--recompute block: every layout ranked recomputes a block" "$(grep -E '^  [1-3] ' "$out/blks")"
 tap_done

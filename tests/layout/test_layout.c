@@ -1152,6 +1152,141 @@ static void test_search(void)
     cc_search_free(&a);
 }
 
+/* Block recomputation (Megatron-LM --recompute-method block): the first rcl layers of every
+ * model chunk recomputed whole, the rest kept. */
+static void test_block_recompute(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval en, ef, eb, eb1;
+    char err[256];
+    preset("llama3-70b", &m);
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    double L = m.layers;
+    struct cc_layout ln = {2, 1, 32, 1, 1, 1, 1, 3, CC_RC_NONE};
+    struct cc_layout lf = ln, lb = ln;
+    lf.rc = CC_RC_FULL;
+    lb.rc = CC_RC_BLOCK, lb.rcl = 20;
+    cc_layout_eval(&m, &c, &hb, &ln, &en);
+    cc_layout_eval(&m, &c, &hb, &lf, &ef);
+    cc_layout_eval(&m, &c, &hb, &lb, &eb);
+    /* pp = 1: one chunk of 80 layers in flight; none keeps every layer's activations a_n,
+     * full keeps their inputs a_f and holds one layer's a_n while it is recomputed; block
+     * keeps a_n for 60 layers, a_f for 20, and holds one a_n too */
+    double an = cc_model_layer_act_bytes(&m, 1, m.seq_len, 2, 1, CC_RC_NONE);
+    double af = cc_model_layer_act_bytes(&m, 1, m.seq_len, 2, 1, CC_RC_FULL);
+    REL(eb.mem_act - ef.mem_act, (an - af) * (L - 20), 1e-12,
+        "block, 20 of 80 recomputed: (a_n - a_f) x 60 more activations than full");
+    REL(eb.mem_act - en.mem_act, an - (an - af) * 20, 1e-12,
+        "... and a_n - (a_n - a_f) x 20 against none");
+    is_int(eb.rcl, 20, "the layout's rcl kept");
+    /* time: every per-layer cost is a quarter of the way from none to full */
+    REL(eb.t_compute, en.t_compute + 20 / L * (ef.t_compute - en.t_compute), 1e-12,
+        "compute: none + 20/80 of what full recomputation adds");
+    REL(eb.t_tp, en.t_tp + 20 / L * (ef.t_tp - en.t_tp), 1e-12,
+        "tensor-parallel time: none + 20/80 of the recomputed forward's collectives");
+    ok(eb.hw_tflops * eb.t_step > en.hw_tflops * en.t_step &&
+       eb.hw_tflops * eb.t_step < ef.hw_tflops * ef.t_step,
+       "executed FLOPs between none's and full's");
+    REL(eb.hw_tflops * eb.t_step - en.hw_tflops * en.t_step,
+        20 / L * (ef.hw_tflops * ef.t_step - en.hw_tflops * en.t_step), 1e-9,
+        "... a quarter of the way");
+
+    /* rcl not given: the fewest layers with which it fits */
+    lb.rcl = 0;
+    cc_layout_eval(&m, &c, &hb, &lb, &eb);
+    ok(!en.feasible && ef.feasible && eb.feasible && eb.rcl > 1 && eb.rcl < 80,
+       "none does not fit, full does, block fits with %d layers recomputed", eb.rcl);
+    ok(eb.mem_total <= eb.mem_limit, "... within the limit (%.2f of %.2f GB)", eb.mem_total / 1e9,
+       eb.mem_limit / 1e9);
+    lb.rcl = eb.rcl - 1;
+    cc_layout_eval(&m, &c, &hb, &lb, &eb1);
+    ok(!eb1.feasible && eb1.mem_only, "one layer fewer does not fit (%.2f GB): %s",
+       eb1.mem_total / 1e9, eb1.why);
+    ok(eb.t_step < ef.t_step, "and it is faster than full recomputation (%.3f s against %.3f s)",
+       eb.t_step, ef.t_step);
+
+    /* interleaved: rcl of each of the v chunks; every chunk in flight saves rcl layers */
+    struct cc_layout li = {4, 4, 4, 1, 1, 2, 1, 1, CC_RC_NONE}, lib = li;
+    struct cc_eval ein, eib;
+    lib.rc = CC_RC_BLOCK, lib.rcl = 3;
+    cc_layout_eval(&m, &c, &hb, &li, &ein);
+    cc_layout_eval(&m, &c, &hb, &lib, &eib);
+    double an4 = cc_model_layer_act_bytes(&m, 1, m.seq_len, 4, 1, CC_RC_NONE);
+    double af4 = cc_model_layer_act_bytes(&m, 1, m.seq_len, 4, 1, CC_RC_FULL);
+    double w = cc_inflight_layers(0, 4, 2, 2, -1, (double)ein.m); /* chunks in flight */
+    REL(eib.mem_act - ein.mem_act, an4 - (an4 - af4) * 3 * w, 1e-12,
+        "v=2: %g chunks in flight on the first stage, 3 recomputed layers each", w);
+    struct cc_layout lif = li;
+    struct cc_eval eif;
+    lif.rc = CC_RC_FULL;
+    cc_layout_eval(&m, &c, &hb, &lif, &eif);
+    REL(eib.t_compute, ein.t_compute + 6.0 / 20 * (eif.t_compute - ein.t_compute), 1e-12,
+        "v=2: 3 layers of each chunk, 6 of the stage's 20, recomputed");
+
+    /* what block cannot be */
+    struct cc_layout lx = ln;
+    lx.rc = CC_RC_BLOCK, lx.rcl = 80;
+    cc_layout_eval(&m, &c, &hb, &lx, &eb1);
+    ok(!eb1.feasible && strstr(eb1.why, "rcl 80: a model chunk here has 80 layers"),
+       "rcl = the chunk's layers: that is full (%s)", eb1.why);
+    struct cc_layout lone = {2, 80, 1, 1, 1, 1, 1, 1, CC_RC_BLOCK};
+    cc_cluster_quick(&c, 160, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_layout_eval(&m, &c, &hb, &lone, &eb1);
+    ok(!eb1.feasible && strstr(eb1.why, "a chunk here has 1 (rc=full"),
+       "a chunk of one layer: no block (%s)", eb1.why);
+
+    /* parsing and formatting */
+    struct cc_layout lp = {0};
+    int dpg;
+    char buf[160];
+    ok(cc_layout_parse("tp=2,rc=block,rcl=7", &lp, &dpg, err, sizeof err) == CC_OK &&
+       lp.rc == CC_RC_BLOCK && lp.rcl == 7, "rc=block,rcl=7 parsed");
+    ok(strstr(cc_layout_format(&lp, buf, sizeof buf), ",rc=block,rcl=7") != NULL,
+       "formatted back: %s", buf);
+    lp.rc = CC_RC_NONE;
+    ok(cc_layout_parse("rcl=5", &lp, &dpg, err, sizeof err) == CC_OK && lp.rc == CC_RC_BLOCK &&
+       lp.rcl == 5, "rcl alone means rc=block");
+    ok(cc_layout_parse("rc=block", &lp, &dpg, err, sizeof err) == CC_OK && lp.rcl == 0,
+       "rc=block alone: the fewest that fit (rcl 0)");
+    ok(cc_layout_parse("rc=full,rcl=5", &lp, &dpg, err, sizeof err) == CC_EUSAGE &&
+       strstr(err, "rcl (layers recomputed per model chunk) is for rc=block, not rc=full"),
+       "rcl with rc=full refused: %s", err);
+    ok(cc_layout_parse("rcl=0", &lp, &dpg, err, sizeof err) == CC_EUSAGE,
+       "rcl=0 refused: %s", err);
+
+    /* the search: with --recompute block every layout it ranks recomputes a block, the
+     * fewest layers that fit */
+    struct cc_search s;
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    hb.recompute = CC_RC_BLOCK;
+    is_int(cc_layout_search(&m, &c, &hb, &s), CC_OK, "search with --recompute block");
+    int all = s.nbest > 0, fewest = 1;
+    for (int i = 0; i < s.nbest; i++) {
+        struct cc_layout x = s.best[i].layout;
+        struct cc_eval ex;
+        all = all && x.rc == CC_RC_BLOCK && x.rcl >= 1 && x.rcl == s.best[i].eval.rcl;
+        if (x.rcl > 1) {
+            x.rcl--;
+            cc_layout_eval(&m, &c, &hb, &x, &ex);
+            fewest = fewest && !ex.feasible;
+        }
+    }
+    ok(all, "every ranked layout is rc=block with its rcl (%d layouts)", s.nbest);
+    ok(fewest, "and none would fit with one layer fewer recomputed");
+    cc_search_free(&s);
+    hb.recompute = CC_RC_AUTO;
+    is_int(cc_layout_search(&m, &c, &hb, &s), CC_OK, "search with --recompute auto");
+    int blocks = 0;
+    for (int i = 0; i < s.nbest; i++)
+        blocks += s.best[i].layout.rc == CC_RC_BLOCK;
+    ok(blocks > 0, "auto ranks block recomputation where it is the fastest that fits (%d of %d "
+       "layouts)", blocks, s.nbest);
+    cc_search_free(&s);
+}
+
 static void test_uneven(void)
 {
     struct cc_model m;
@@ -1694,6 +1829,7 @@ int main(void)
     test_embed_sync();
     test_vocab_pad();
     test_search();
+    test_block_recompute();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
