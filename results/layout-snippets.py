@@ -152,7 +152,9 @@ def run_case(name, cl, arch):
     print(f"- {name}: `ccbench layout {' '.join(shown)}`")
     print(f"  layout tp={lay['tp']} pp={lay['pp']} dp={lay['dp']} cp={lay['cp']} "
           f"mb={lay['micro_batch']} v={lay['interleave']} sp={int(lay['sequence_parallel'])} "
-          f"zero={lay['zero']} rc={lay['recompute']}, {gpus} GPUs")
+          f"zero={lay['zero']} rc={lay['recompute']}"
+          + (f" rcl={lay['recompute_layers']}" if lay["recompute_layers"] else "")
+          + f", {gpus} GPUs")
     before = failures
     try:
         a = megatron(name, e["megatron_args"], gpus, arch, e["torchrun"].split("torchrun", 1)[0])

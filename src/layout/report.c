@@ -269,10 +269,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     if (e->vocab > m->vocab)
         fprintf(out, "vocabulary %d padded to %d (%d rows per tp rank)\n", m->vocab, e->vocab,
                 e->vocab / l->tp);
-    if (l->rc == CC_RC_BLOCK && e->rcl > 0)
+    double chunk = e->layers_mid / (l->vpp > 0 ? l->vpp : 1);
+    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk)
         fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
-                     "chunk(s) per stage recomputed whole, the others kept\n", e->rcl,
-                e->layers_mid / (l->vpp > 0 ? l->vpp : 1), l->vpp > 0 ? l->vpp : 1);
+                     "chunk(s) per stage recomputed whole, the others kept\n", e->rcl, chunk,
+                l->vpp > 0 ? l->vpp : 1);
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
@@ -540,10 +541,10 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(1, "selective recomputation is Megatron-LM's (--recompute-granularity selective); "
                 "DeepSpeed's activation checkpointing recomputes whole layers");
     if (l->rc == CC_RC_BLOCK)
-        NOTE(1, "block recomputation (the first %d layers of every model chunk, the others "
+        NOTE(1, "block recomputation (the first %d layer%s of every model chunk, the others "
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
-                "choose the layers: the model code checkpoints those %d and no others",
-             l->rcl, l->rcl);
+                "choose the layers: the model code checkpoints those and no others",
+             l->rcl, l->rcl == 1 ? "" : "s");
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
