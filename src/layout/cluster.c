@@ -374,8 +374,8 @@ done:
 /* ---- bench results ------------------------------------------------------------------------ */
 
 /* A measurement: a group of n ranks on `nodes` nodes, per_node of them in its emptiest node
- * (the ranks spread as evenly as they go: its rate across nodes is that node's share). */
-struct pt { int coll, scope, n, nodes, per_node; double x, t; long order; };
+ * (its rate across nodes is that node's share) and `most` in its fullest. */
+struct pt { int coll, scope, n, nodes, per_node, most; double x, t; long order; };
 
 /* By group (collective, scope, ranks, ranks per node), then as read. */
 static int cmp_pt_group(const void *a, const void *b)
@@ -389,13 +389,15 @@ static int cmp_pt_group(const void *a, const void *b)
         return p->n < q->n ? -1 : 1;
     if (p->per_node != q->per_node)
         return p->per_node < q->per_node ? -1 : 1;
+    if (p->nodes != q->nodes)
+        return p->nodes < q->nodes ? -1 : 1;
     return (p->order > q->order) - (p->order < q->order);
 }
 
 static int same_group(const struct pt *p, const struct pt *q)
 {
     return p->coll == q->coll && p->scope == q->scope && p->n == q->n &&
-           p->per_node == q->per_node;
+           p->per_node == q->per_node && p->nodes == q->nodes;
 }
 
 /* By the order in which the groups were first read. */
@@ -515,19 +517,15 @@ static int push_point(struct pts *v, struct pt p)
     return 0;
 }
 
-/* A point of a group of n ranks spread over nnodes nodes; x in busbw bytes. */
+/* A point of a group of n ranks spread as evenly as they go over nnodes nodes; x in busbw
+ * bytes. */
 static struct pt make_point(enum cc_coll_id coll, int n, int nnodes, double bytes, double t)
 {
     if (nnodes < 1 || nnodes > n)
         nnodes = nnodes < 1 ? 1 : n;
     return (struct pt){(int)coll, nnodes > 1 ? CC_SCOPE_INTER : CC_SCOPE_INTRA, n, nnodes,
-                       n / nnodes, bytes * cc_coll_get(coll)->busbw_factor(n), t, 0};
-}
-
-/* The most ranks a node of the point's group held. */
-static int most_per_node(const struct pt *p)
-{
-    return (p->n + p->nodes - 1) / p->nodes;
+                       n / nnodes, (n + nnodes - 1) / nnodes,
+                       bytes * cc_coll_get(coll)->busbw_factor(n), t, 0};
 }
 
 /* ccbench bench --json: the header's nnodes, then "type":"result" lines. */
@@ -873,13 +871,19 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
      * within a domain of 4-GPU hosts) */
     int gph = c->gpus_per_host, gpn = c->gpus_per_node;
     for (int i = 0; i < v.n; i++)
-        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn &&
-            most_per_node(&pts[i]) <= gph) {
-            int per_domain = gpn / gph, domains = (pts[i].nodes + per_domain - 1) / per_domain;
-            if (domains <= 1)
-                pts[i].scope = CC_SCOPE_INTRA, domains = 1;
-            pts[i].nodes = domains;
-            pts[i].per_node = pts[i].n / domains;
+        if (pts[i].scope == CC_SCOPE_INTER && gph > 0 && gph < gpn && pts[i].most <= gph) {
+            /* the hosts fill whole domains in order: the last holds what is left */
+            struct pt *q = &pts[i];
+            int per_domain = gpn / gph, domains = (q->nodes + per_domain - 1) / per_domain;
+            long long full = (long long)per_domain * q->most; /* ranks of a filled domain */
+            if (domains <= 1) {
+                q->scope = CC_SCOPE_INTRA;
+                q->nodes = 1, q->per_node = q->most = q->n;
+            } else {
+                q->nodes = domains;
+                q->most = (int)(full < q->n ? full : q->n);
+                q->per_node = (int)fmax(1.0, q->n - (double)(domains - 1) * full);
+            }
         }
     for (int i = 0; i < v.n; i++)
         pts[i].order = i;
@@ -893,7 +897,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         int k = 1;
         while (i + k < v.n && pts[i + k].order == key.order)
             k++;
-        struct cc_fit fit = {.nranks = key.n, .per_node = key.per_node};
+        struct cc_fit fit = {.nranks = key.n, .per_node = key.per_node, .nodes = key.nodes};
         size_t from = plen > 95 ? plen - 95 : 0; /* the end of the path, whole characters */
         while (from < plen && ((unsigned char)path[from] & 0xc0) == 0x80)
             from++;
@@ -901,9 +905,9 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         char group[96], why[192];
         snprintf(group, sizeof group, "%s of %d ranks %s", cc_coll_get(key.coll)->name, key.n,
                  key.scope == CC_SCOPE_INTRA ? "within a node" : "across nodes");
-        if (key.scope == CC_SCOPE_INTER && most_per_node(&key) > key.per_node)
+        if (key.scope == CC_SCOPE_INTER && key.most > key.per_node)
             snprintf(group + strlen(group), sizeof group - strlen(group), " (%d to %d per "
-                     "node)", key.per_node, most_per_node(&key));
+                     "node)", key.per_node, key.most);
         else if (key.scope == CC_SCOPE_INTER)
             snprintf(group + strlen(group), sizeof group - strlen(group), " (%d per node)",
                      key.per_node);
@@ -911,7 +915,8 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
         const struct cc_fit *old = NULL;
         for (int j = 0; j < *nf && !old; j++)
             if (c->fits[key.coll][key.scope][j].nranks == key.n &&
-                c->fits[key.coll][key.scope][j].per_node == key.per_node)
+                c->fits[key.coll][key.scope][j].per_node == key.per_node &&
+                c->fits[key.coll][key.scope][j].nodes == key.nodes)
                 old = &c->fits[key.coll][key.scope][j];
         if (fit_points(pts + i, k, &fit, why, sizeof why) != 0) {
             cc_warn("results '%s': %s not fitted: %s", path, group, why);
@@ -926,7 +931,7 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
                     fit.busbw_Bps / 1e9);
             dup++;
         } else if (*nf < CC_FIT_MAX) {
-            int big = key.scope == CC_SCOPE_INTRA ? key.n : most_per_node(&key);
+            int big = key.scope == CC_SCOPE_INTRA ? key.n : key.most;
             if (big > gpn)
                 cc_warn("results '%s': %s ran with %d ranks in a node, more than the %d GPUs of "
                         "this cluster's nodes: its rate is used as measured", path, group, big,
@@ -968,13 +973,24 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
 #define RING_HOP_PCIE_S 5.7e-6   /* GPUs whose links within a node carry under 100 GB/s */
 #define RING_HOP_NET_S 14e-6
 
-double cc_ring_latency(const struct cc_cluster *c, int n, int per_node)
+/* A ring of n ranks on `nodes` nodes. */
+static double ring_lat(const struct cc_cluster *c, double n, double nodes)
 {
     if (n < 2)
         return 0.0;
-    double nodes = per_node >= n || per_node < 1 ? 1.0 : ceil((double)n / per_node);
     double hop = c->intra_busbw_Bps >= 100e9 ? RING_HOP_NVLINK_S : RING_HOP_PCIE_S;
-    return RING_BASE_S + ((double)n - nodes) * hop + (nodes - 1.0) * RING_HOP_NET_S;
+    return RING_BASE_S + (n - nodes) * hop + (nodes - 1.0) * RING_HOP_NET_S;
+}
+
+/* Nodes of a group of n, per_node in each. */
+static double group_nodes(int n, int per_node)
+{
+    return per_node >= n || per_node < 1 ? 1.0 : ceil((double)n / per_node);
+}
+
+double cc_ring_latency(const struct cc_cluster *c, int n, int per_node)
+{
+    return ring_lat(c, n, group_nodes(n, per_node));
 }
 
 double cc_pat_latency(int n, int per_node)
@@ -990,17 +1006,22 @@ double cc_pat_latency(int n, int per_node)
 /* NCCL's tree all-reduce (Simple protocol): a base, then up and down the tree: the members of
  * a node in a chain (4 us a hop, NVLink or PCIe) and floor(log2 k) levels of nodes (14 us
  * each). */
-double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
+/* A tree of n ranks on `nodes` nodes (n / nodes in each). */
+static double tree_lat(double n, double nodes)
 {
     if (n < 2)
         return 0.0;
-    int nodes = per_node >= n || per_node < 1 ? 1 : (n + per_node - 1) / per_node;
     int lg = 0; /* NCCL's log2i: the floor */
-    for (int k = nodes; k > 1; k >>= 1)
+    for (long k = (long)nodes; k > 1; k >>= 1)
         lg++;
     double hop = 4.0e-6; /* NCCL's Tree/Simple hop, on NVLink and on PCIe alike */
-    double ppn = (double)n / nodes;
-    return RING_BASE_S + 2.0 * ((ppn - 1.0) * hop + lg * RING_HOP_NET_S);
+    return RING_BASE_S + 2.0 * ((n / nodes - 1.0) * hop + lg * RING_HOP_NET_S);
+}
+
+double cc_tree_latency(const struct cc_cluster *c, int n, int per_node)
+{
+    (void)c;
+    return tree_lat(n, group_nodes(n, per_node));
 }
 
 /* The fit nearest the group: within a node, of the nearest group size; across nodes, of the
@@ -1058,17 +1079,24 @@ static double node_intra_rate(const struct cc_cluster *c)
 
 double cc_node_inter_Bps(const struct cc_cluster *c, int *from)
 {
+    static const enum cc_coll_id order[] = {CC_ALLREDUCE, CC_REDUCESCATTER, CC_ALLGATHER};
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
-    int src = cc_comm_source(c, CC_ALLREDUCE, CC_SCOPE_INTER);
-    const struct cc_fit *best = NULL;
-    for (int i = 0; src >= 0 && i < c->nfits[src][CC_SCOPE_INTER]; i++) {
-        const struct cc_fit *f = &c->fits[src][CC_SCOPE_INTER][i];
-        if (f->per_node >= gpn && (!best || f->nranks > best->nranks))
-            best = f;
+    for (int k = 0; k < 3; k++) {
+        const struct cc_fit *best = NULL;
+        for (int i = 0; i < c->nfits[order[k]][CC_SCOPE_INTER]; i++) {
+            const struct cc_fit *f = &c->fits[order[k]][CC_SCOPE_INTER][i];
+            if (f->per_node >= gpn && (!best || f->nranks > best->nranks))
+                best = f;
+        }
+        if (best) {
+            if (from)
+                *from = (int)order[k];
+            return best->busbw_Bps;
+        }
     }
     if (from)
-        *from = best ? src : -1;
-    return best ? best->busbw_Bps : c->inter_node_Bps;
+        *from = -1;
+    return c->inter_node_Bps;
 }
 
 static double node_inter_rate(const struct cc_cluster *c)
@@ -1076,29 +1104,42 @@ static double node_inter_rate(const struct cc_cluster *c)
     return cc_node_inter_Bps(c, NULL);
 }
 
-/* The table's latency of a group of n ranks, per_node on each node: a ring's grows with the
- * ranks, all-reduce's tree across nodes with the log of the nodes beyond the table's two;
- * the others are flat. */
+/* The table's latency of a group of n ranks on `nodes` nodes: a ring's grows with the ranks,
+ * all-reduce's tree across nodes with the log of the nodes beyond the table's two; the others
+ * are flat. */
 static double table_latency(const struct cc_cluster *c, int ring, int tree, int scope, int n,
-                            int per_node)
+                            double nodes)
 {
     if (ring)
-        return cc_ring_latency(c, n, per_node);
+        return ring_lat(c, n, nodes);
     if (scope == CC_SCOPE_INTRA)
         return c->lat_intra_s;
-    return c->lat_inter_s + (tree ? fmax(0.0, cc_tree_latency(c, n, per_node) -
-                                                  cc_tree_latency(c, 2 * per_node, per_node))
-                                  : 0.0);
+    return c->lat_inter_s +
+           (tree ? fmax(0.0, tree_lat(n, nodes) - tree_lat(2.0 * n / nodes, 2.0)) : 0.0);
 }
 
-double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
-                    double bytes)
+/* A measured latency moved from the group measured to the one asked for, by the model's
+ * latencies of the two: what a larger group adds, added; a smaller group's, in proportion
+ * (never below zero). */
+static double shift_latency(double alpha, double model_want, double model_fit)
+{
+    if (model_want >= model_fit)
+        return alpha + (model_want - model_fit);
+    return model_fit > 0 ? alpha * model_want / model_fit : alpha;
+}
+
+/* cc_comm_time, with send/recv across nodes shared by `flows` GPUs of the node (0: all). */
+static double comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
+                        int flows, double bytes)
 {
     if (bytes <= 0 || (n < 2 && coll != CC_SENDRECV))
         return 0.0;
     int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
     int scope = per_node >= n ? CC_SCOPE_INTRA : CC_SCOPE_INTER;
     double share = per_node < gpn ? (double)per_node / gpn : 1.0;
+    double qnodes = group_nodes(n, per_node);
+    if (flows < 1 || flows > gpn)
+        flows = gpn;
     double factor = coll == CC_SENDRECV ? 1.0 : cc_coll_get(coll)->busbw_factor(n);
     double alpha, bw;
     int from = cc_comm_source(c, coll, scope);
@@ -1114,16 +1155,17 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
     int tree = coll == CC_ALLREDUCE && scope == CC_SCOPE_INTER;
     double pat = INFINITY; /* PAT's latency, when it may run */
     if (f) {
+        double fnodes = f->nodes > 0 ? f->nodes : group_nodes(f->nranks, f->per_node);
         alpha = f->alpha_s;
         if (isnan(alpha)) /* the sweep could not tell it: the table's, for the group measured */
-            alpha = table_latency(c, ring, tree, scope, f->nranks, f->per_node);
-        if (ring) { /* what the ring (or PAT) adds beyond the group measured */
-            double lat_f = cc_ring_latency(c, f->nranks, f->per_node);
-            pat = alpha + fmax(0.0, cc_pat_latency(n, per_node) - lat_f);
-            alpha += fmax(0.0, cc_ring_latency(c, n, per_node) - lat_f);
-        } else if (tree && f->per_node < f->nranks) { /* what the tree adds */
-            alpha += fmax(0.0, cc_tree_latency(c, n, per_node) -
-                                   cc_tree_latency(c, f->nranks, f->per_node));
+            alpha = table_latency(c, ring, tree, scope, f->nranks, fnodes);
+        if (ring) { /* the ring's (or PAT's) latency against the group measured */
+            double lat_f = ring_lat(c, f->nranks, fnodes), pat_q = cc_pat_latency(n, per_node);
+            if (isfinite(pat_q))
+                pat = shift_latency(alpha, pat_q, lat_f);
+            alpha = shift_latency(alpha, ring_lat(c, n, qnodes), lat_f);
+        } else if (tree && fnodes > 1) { /* the tree's */
+            alpha = shift_latency(alpha, tree_lat(n, qnodes), tree_lat(f->nranks, fnodes));
         }
         bw = f->busbw_Bps;
         /* a collective's rate across nodes is its node's NICs shared by its members there */
@@ -1134,18 +1176,18 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
             bw = scaled;
         }
         /* a send/recv ring crosses each node boundary with one flow, so it measured one
-         * flow's rate; the node's other GPUs send across at the same time (a pipeline stage
-         * fills its nodes), and together they get no more than the node's rate */
+         * flow's rate; `flows` of the node's GPUs send across at the same time, and together
+         * they get no more than the node's rate */
         if (scope == CC_SCOPE_INTER && coll == CC_SENDRECV)
-            bw = fmin(bw, node_inter_rate(c) * share);
+            bw = fmin(bw, node_inter_rate(c) / flows);
         double in_node = node_intra_rate(c);
         if (scope == CC_SCOPE_INTER && in_node > 0 && bw > in_node && f->busbw_Bps <= in_node)
             bw = in_node; /* scaled up no further than the links within a node */
     } else if (scope == CC_SCOPE_INTRA) {
-        alpha = table_latency(c, ring, tree, scope, n, per_node);
+        alpha = table_latency(c, ring, tree, scope, n, qnodes);
         bw = coll == CC_SENDRECV ? c->p2p_intra_Bps : c->intra_busbw_Bps;
     } else {
-        alpha = table_latency(c, ring, tree, scope, n, per_node);
+        alpha = table_latency(c, ring, tree, scope, n, qnodes);
         if (ring)
             pat = cc_pat_latency(n, per_node);
         double in_node = node_intra_rate(c);
@@ -1155,4 +1197,15 @@ double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int
         return INFINITY;
     /* NCCL takes the algorithm of least time; PAT moves its bytes at 3/4 of the ring's rate */
     return fmin(alpha + bytes * factor / bw, pat + bytes * factor / (0.75 * bw));
+}
+
+double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
+                    double bytes)
+{
+    return comm_time(c, coll, n, per_node, 0, bytes);
+}
+
+double cc_p2p_time(const struct cc_cluster *c, int across, int flows, double bytes)
+{
+    return comm_time(c, CC_SENDRECV, 2, across ? 1 : 2, flows, bytes);
 }

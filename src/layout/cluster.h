@@ -49,7 +49,8 @@ enum cc_scope { CC_SCOPE_INTRA, CC_SCOPE_INTER };
 /* A fitted latency-bandwidth model of one collective in one scope at one group size. */
 struct cc_fit {
     int nranks;        /* group size measured */
-    int per_node;      /* ranks per node in the measurement */
+    int per_node;      /* ranks per node in the measurement (its emptiest node's) */
+    int nodes;         /* nodes it spanned (1: within a node; 0: from per_node) */
     int points;        /* measurements used */
     int sizes;         /* distinct message sizes among them */
     double alpha_s;    /* latency */
@@ -145,18 +146,26 @@ double cc_tree_latency(const struct cc_cluster *c, int n, int per_node);
  * rate (inter_node_Bps, or the measured one below) * k / gpus_per_node; a fit measured with j
  * members per node is scaled by k / j (upwards no further than the node's rate and the rate within
  * a node, each the measured one where an all-reduce or a sibling was fitted over whole nodes, or
- * over one node's GPUs, else the cluster's). CC_SENDRECV is a point-to-point transfer: a fit
- * across nodes measured one flow, and the node's GPUs all sending across at once get no more than
- * the node's rate x per_node / gpus_per_node each. The fit used is cc_comm_source's, the one
- * nearest the group: within a node by group size; across nodes by members per node, then group
- * size. A group measured on unevenly filled nodes counts its emptiest node's members. The latency
- * of all-gather and reduce-scatter is cc_ring_latency's (with a fit: its measured latency plus
- * what the ring adds beyond the group measured); with one GPU per node, PAT (cc_pat_latency, 3/4
- * of the bandwidth) where its total time is less, as NCCL chooses. All-reduce across nodes adds
- * what cc_tree_latency grows beyond the group measured (without a fit: beyond two nodes) to
- * lat_inter_s or the fit's latency; within a node it and send/recv keep a flat latency
- * (lat_intra_s, lat_inter_s, or the fit's). */
+ * over one node's GPUs, else the cluster's). CC_SENDRECV is a point-to-point transfer: without a
+ * fit, across nodes, one GPU's share of the node's rate (a NIC per GPU); a fit across nodes
+ * measured one flow, and all the node's GPUs sending across at once get no more than the node's
+ * rate / gpus_per_node each (cc_p2p_time: fewer at once). The fit used is cc_comm_source's, the
+ * one nearest the group: within a node by group size; across nodes by members per node, then group
+ * size. A group measured on unevenly filled nodes counts its emptiest node's members. Latency:
+ * all-gather and reduce-scatter pay cc_ring_latency's; with one GPU per node, PAT (cc_pat_latency,
+ * 3/4 of the bandwidth) where its total time is less, as NCCL chooses; all-reduce across nodes
+ * pays lat_inter_s plus what cc_tree_latency grows beyond two nodes; within a node it and
+ * send/recv keep a flat latency (lat_intra_s, lat_inter_s). With a fit its measured latency is
+ * moved from the group measured to this one by the same model: what a larger group adds is added,
+ * a smaller group's is scaled down in proportion. */
 double cc_comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n, int per_node,
                     double bytes);
+
+/* A point-to-point transfer of `bytes` between two GPUs, in one node or across nodes (across),
+ * while `flows` GPUs of the node send across at once (1 to gpus_per_node; other values: all):
+ * a measured send/recv flow gets at most the node's rate / flows. Without a fit, one GPU's
+ * share of the node's rate, as in cc_comm_time (the table's rates assume a NIC per GPU, which
+ * a flow does not share). Seconds. */
+double cc_p2p_time(const struct cc_cluster *c, int across, int flows, double bytes);
 
 #endif

@@ -460,9 +460,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
                                                 block ? CC_RC_NONE : x->rc);
     /* a layer recomputed whole holds its full activations again while its backward runs;
-     * with block recomputation the first rcl layers of each chunk keep only their input */
+     * with block recomputation the first rcl layers of each chunk keep only their input, and
+     * the backward pass reaches them after a kept layer of the chunk has let its activations
+     * go, which makes room for the one being recomputed (but see the short chunk below) */
     double kept = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE);
-    double work = x->rc == CC_RC_FULL || block ? kept : 0.0;
+    double work = x->rc == CC_RC_FULL ? kept : 0.0;
     double saved = block ? kept - cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
                                                            CC_RC_FULL)
                          : 0.0; /* per recomputed layer of a chunk in flight */
@@ -512,8 +514,13 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                            (saved * st[i].w) - 1e-9));
             x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
         }
-        for (int i = 0; i < nst; i++)
+        for (int i = 0; i < nst; i++) {
             st[i].act = fmax(st[i].act - saved * x->rcl * st[i].w, 0.0);
+            /* with the split, the first and the last stage have a chunk of one layer fewer,
+             * which rcl = chunk - 1 recomputes whole: no kept layer makes room */
+            if (x->split && i < 2 && x->rcl >= chunk - 1)
+                st[i].act += kept;
+        }
         e->rcl = x->rcl;
     }
     double best = -1;
@@ -522,6 +529,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
         w += cache[i];
         double tot = w + g + o + st[i].act;
+        e->mem_stages[i] = tot;
         if (tot > best) { /* ties: the first stage named */
             best = tot;
             e->mem_stage = i;
@@ -622,9 +630,12 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         int split = sp || (tp > 1 && hb->pp_scatter);
         double S = mb * s_loc * h * 2.0 / (split ? tp : 1);
         long long stride = (long long)tp * cp * x->dp;
-        /* the exchanges are synchronous: one hop across nodes sets the pace of them all */
-        int pn = group_in_node(c, pp, stride) ? 2 : 1;
-        pp_mb = 2.0 * v * cc_comm_time(c, CC_SENDRECV, 2, pn, S);
+        /* the exchanges are synchronous: one hop across nodes sets the pace of them all; a
+         * node's GPUs of one stage (all of them, or the stride when stages are narrower than
+         * a node) send across it at once */
+        int across = !group_in_node(c, pp, stride);
+        int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+        pp_mb = 2.0 * v * cc_p2p_time(c, across, stride < gpn ? (int)stride : gpn, S);
         /* scatter/gather: the receiving stage all-gathers the tp slices over its node's links
          * before it can compute (once per receive: forward and backward, per chunk) */
         if (tp > 1 && !sp && hb->pp_scatter)

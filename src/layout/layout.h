@@ -73,7 +73,7 @@ struct cc_habits {
     int cp_max;            /* largest context-parallel degree (1: off) */
     int vpp_max;           /* largest interleaving degree (1: off) */
     int mb_max;            /* largest micro-batch */
-    enum cc_recompute recompute; /* CC_RC_AUTO searches all three */
+    enum cc_recompute recompute; /* CC_RC_AUTO searches none, selective, full and block */
 };
 
 /* Fill habits with the defaults documented in docs/layout.md. */
@@ -126,6 +126,7 @@ struct cc_eval {
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
+    double mem_stages[3];  /* bytes per GPU of each of those stages (0: not evaluated) */
     int vocab;             /* the vocabulary as padded for this tp (habits' vocab_pad) */
     int z3_units;          /* ZeRO 3: units gathered per micro-batch on the fullest stage (a
                               layer each; the embedding and the output layer); 0 otherwise */

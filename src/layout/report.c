@@ -741,11 +741,12 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_t *stand = json_array();
     struct stand_in si[8];
     for (int i = 0, n = stand_ins(c, si); i < n; i++)
-        json_array_append_new(stand, json_pack("{s:s,s:s,s:o}", "collective",
+        json_array_append_new(stand, json_pack("{s:s,s:s,s:o,s:b}", "collective",
             cc_coll_get(si[i].coll)->name, "scope", si[i].scope == CC_SCOPE_INTRA ? "intra"
                                                                                   : "inter",
             "from", si[i].from < 0 ? json_null()
-                                   : json_string(cc_coll_get((enum cc_coll_id)si[i].from)->name)));
+                                   : json_string(cc_coll_get((enum cc_coll_id)si[i].from)->name),
+            "node_rate", si[i].node && si[i].from >= 0));
     json_object_set_new(co, "stand_ins", stand);
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);

@@ -398,6 +398,9 @@ grep -q "^#         allgather within a node: not measured, the allreduce fit sta
     grep -q "^#         sendrecv across nodes: not measured, the node's rate from the allreduce fit across whole nodes (50 GB/s), shared by its GPUs" "$out/si" &&
     ! grep -q "allreduce within a node: not measured" "$out/si"
 ok $? "--results: the header says which collectives were not measured and what stands in"
+"$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$R" -k 1 --json 2>/dev/null |
+    tr -d ' \n' | grep -q '{"collective":"sendrecv","scope":"inter","from":"allreduce","node_rate":true}'
+ok $? "--results --json: send/recv across nodes takes the node's rate from the all-reduce fit (node_rate true)"
 tpc() { "$CCBENCH" layout -m megatron-1.7b --topology "$T/dgx-a100x4.json" --results "$R" --json \
     -x "tp=2,pp=1,dp=16,mb=2,zero=1,rc=none,sp=$1" 2>/dev/null | awk '$1 == "\"tp_comm\":" { sub(/,$/, "", $2); print $2; exit }'; }
 a=$(tpc 0) b=$(tpc 1)
