@@ -82,8 +82,12 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < c->nfits[k][sc]; i++) {
                 const struct cc_fit *f = &c->fits[k][sc][i];
-                char pn[32] = "";
-                if (sc == CC_SCOPE_INTER)
+                char pn[64] = "";
+                if (sc == CC_SCOPE_INTER && f->nodes > 0 &&
+                    (long long)f->per_node * f->nodes != f->nranks)
+                    snprintf(pn, sizeof pn, ", %d nodes, %d in the emptiest", f->nodes,
+                             f->per_node);
+                else if (sc == CC_SCOPE_INTER)
                     snprintf(pn, sizeof pn, ", %d per node", f->per_node);
                 char bw[32], lat[64];
                 if (isnan(f->alpha_s))
@@ -730,6 +734,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
                                                                                   : "inter"));
                 json_object_set_new(fo, "nranks", json_integer(f->nranks));
                 json_object_set_new(fo, "per_node", json_integer(f->per_node));
+                json_object_set_new(fo, "nodes", json_integer(f->nodes));
                 json_object_set_new(fo, "latency_us", jnum(f->alpha_s * 1e6));
                 json_object_set_new(fo, "busbw_GBps", jnum(f->busbw_Bps / GB));
                 json_object_set_new(fo, "sizes", json_integer(f->sizes));

@@ -981,4 +981,15 @@ refuse "rcl with rc=full" "rcl (layers recomputed per model chunk) is for rc=blo
 "$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm --recompute block -k 3 >"$out/blks" 2>&1
 [ "$(grep -c '^  [1-3]  tp=.*,rc=block,rcl=[0-9]' "$out/blks")" -eq 3 ] && grep -q "recompute block," "$out/blks"
 ok $? "--recompute block: every layout ranked recomputes a block" "$(grep -E '^  [1-3] ' "$out/blks")"
+# a group on unevenly filled nodes (10 ranks on 4: 3, 3, 2, 2) is named by its node count
+# and its emptiest node, in the header and the JSON
+printf '{"type":"header","nranks":10,"nnodes":4}\n' >"$out/uneven.jsonl"
+for b in 1024 16384 262144 4194304 67108864; do
+    awk -v b=$b 'BEGIN { printf "{\"type\":\"result\",\"collective\":\"allreduce\",\"nranks\":10,\"bytes\":%d,\"time_us\":%.6f}\n", b, 20 + b * 1.8 / 50e9 * 1e6 }'
+done >>"$out/uneven.jsonl"
+"$CCBENCH" layout -m megatron-1.7b -g 16 --gpu-model a100-80g --results "$out/uneven.jsonl" -k 1 >"$out/unv" 2>&1 &&
+    grep -q "^#         fit allreduce, 10 ranks across nodes, 4 nodes, 2 in the emptiest: 20.0 us + bus bytes / 50.0 GB/s" "$out/unv" &&
+    "$CCBENCH" layout -m megatron-1.7b -g 16 --gpu-model a100-80g --results "$out/uneven.jsonl" -k 1 --json 2>/dev/null |
+    tr -d ' \n' | grep -q '"nranks":10,"per_node":2,"nodes":4,'
+ok $? "--results: 10 ranks on 4 nodes fitted as 4 nodes, 2 in the emptiest" "$(grep 'fit ' "$out/unv")"
 tap_done
