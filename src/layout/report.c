@@ -283,6 +283,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
+    if (e->mem_stages[1] > 0) { /* pp > 1: the stages side by side */
+        fprintf(out, "memory per GPU by stage: first %.2f GB", e->mem_stages[0] / GB);
+        if (e->mem_stages[2] > 0)
+            fprintf(out, ", second %.2f GB", e->mem_stages[2] / GB);
+        fprintf(out, ", last %.2f GB\n", e->mem_stages[1] / GB);
+    }
     if (e->z3_units > 0)
         fprintf(out, "ZeRO 3: per micro-batch %d units (a layer each; the embedding, the output "
                      "layer) gathered twice and their gradients scattered once\n", e->z3_units);
@@ -656,6 +662,11 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(mem, "activations", jnum(e->mem_act));
     json_object_set_new(mem, "total", jnum(e->mem_total));
     json_object_set_new(mem, "limit", jnum(e->mem_limit));
+    json_t *stages = json_object(); /* each stage evaluated: first, last (pp > 1), second */
+    for (int i = 0; i < 3; i++)
+        if (e->mem_stages[i] > 0)
+            json_object_set_new(stages, cc_stage_name(i), jnum(e->mem_stages[i]));
+    json_object_set_new(mem, "stages", stages);
     json_object_set_new(o, "memory_bytes", mem);
     json_object_set_new(t, "compute", jnum(e->t_compute));
     json_object_set_new(t, "tp_comm", jnum(e->t_tp));

@@ -992,4 +992,11 @@ done >>"$out/uneven.jsonl"
     "$CCBENCH" layout -m megatron-1.7b -g 16 --gpu-model a100-80g --results "$out/uneven.jsonl" -k 1 --json 2>/dev/null |
     tr -d ' \n' | grep -q '"nranks":10,"per_node":2,"nodes":4,'
 ok $? "--results: 10 ranks on 4 nodes fitted as 4 nodes, 2 in the emptiest" "$(grep 'fit ' "$out/unv")"
+# --explain of a pipeline lists the memory of the stages evaluated side by side; the fullest
+# is the one the breakdown names
+"$CCBENCH" layout -m llama3-405b -g 2048 --gpu-model h100-sxm --cp-max 2 -x tp=8,pp=16,cp=2,mb=1,v=2,zero=1,sp=1,rc=none,split=1 >"$out/stg" 2>&1
+full=$(sed -n 's/^memory per GPU (second stage): .* = \([0-9.]*\) GB of .*/\1/p' "$out/stg")
+grep -q "^memory per GPU by stage: first [0-9.]* GB, second $full GB, last [0-9.]* GB$" "$out/stg" &&
+    awk -v f="$full" '/^memory per GPU by stage/ { gsub(/,/, ""); exit !($7 <= f && $13 <= f && $7 > 0 && $13 > 0) }' "$out/stg"
+ok $? "--explain: memory by stage, the second the fullest ($full GB)" "$(grep '^memory' "$out/stg")"
 tap_done
