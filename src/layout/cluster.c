@@ -42,6 +42,9 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL, 0, 8},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL, 0, 8},
+    /* the GPU of a GB200 superchip (NVL72 data sheet, per GPU: 2.5/5 PFLOP/s dense, 186 GB,
+     * 8 TB/s; a 400 Gb/s NIC per GPU, as in the B200 row) */
+    {"gb200", "gb200", NULL, "NVIDIA GB200", {2500, 2500, 5000}, 186, 8000, 700, 370, 148, EFF16_OTHER, 1, 8},
     {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1, 8},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER},
     {"v100-16g", "v100", "16g", "NVIDIA V100 SXM2 16GB", {0, 125, 0}, 16, 900, 130, 45, 80, EFF16_OTHER},

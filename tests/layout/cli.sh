@@ -939,7 +939,10 @@ ok $? "--gpus-per-host: a group over 2 NVLink domains of 18 hosts has 72 members
 refuse "--gpus-per-host above --gpus-per-node" "--gpus-per-host 16 is more than the 8 GPUs per node" \
     -m llama3-8b --gpus 16 --gpus-per-host 16
 # a Grace superchip is not its board GPU's row
-refuse "GB200 is not read as B200" "unknown --gpu-model 'NVIDIA GB200'" -m llama3-8b --gpus 8 --gpu-model "NVIDIA GB200"
+"$CCBENCH" layout -m llama3-8b --gpus 8 --gpu-model "NVIDIA GB200" -k 1 >"$out/gb" 2>&1 &&
+    grep -q "^# cluster 8 x gb200 (1 node of 8), 200 GB and 2500 TFLOP/s (bf16) per GPU" "$out/gb" &&
+    "$CCBENCH" layout -m llama3-8b --gpus 8 --gpu-model "NVIDIA B200" -k 1 2>&1 | grep -q "^# cluster 8 x b200 "
+ok $? "GB200 is not read as B200, nor B200 as GB200" "$(grep '^# cluster' "$out/gb")"
 # pdsh's tag of a host given by address
 sed -e 's/^/10.0.0.1: /' "$T/nccl-tests-inter.txt" >"$out/ip_all_reduce_perf.log"
 "$CCBENCH" layout -m megatron-1.7b --gpus 16 --gpu-model a100-80g --results "$out/ip_all_reduce_perf.log" >"$out/ip" 2>&1

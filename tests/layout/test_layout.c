@@ -1632,6 +1632,46 @@ static void test_nemo_fp8(void)
     }
 }
 
+/* Held-out Blackwell runs (results/layout-megatron.md; Megatron-Bridge 25.09-26.02.01, fp8
+ * with current scaling): GPUs the constants never saw, from the table's data-sheet rows, each
+ * within 15% of the mean of its published range (all four are within 3%). */
+static void test_blackwell_heldout(void)
+{
+    static const struct {
+        const char *preset, *gpu;
+        int gpus, batch;
+        struct cc_layout l;
+        double tok_s_gpu;
+    } rows[] = {
+        {"llama3-8b", "b200", 8, 128, {1, 1, 8, 1, 2, 1, 0, 1, CC_RC_NONE}, 30300},
+        {"llama3-405b", "b200", 128, 64, {4, 8, 2, 2, 1, 8, 1, 1, CC_RC_NONE, 1}, 662},
+        {"llama3-8b", "gb200", 8, 128, {1, 1, 8, 1, 2, 1, 0, 1, CC_RC_NONE}, 31433},
+        {"llama3-405b", "gb200", 256, 1536, {4, 16, 4, 1, 1, 4, 1, 1, CC_RC_NONE, 1}, 808},
+    };
+    struct cc_habits hb;
+    cc_habits_default(&hb);
+    hb.tp_overlap = 1;
+    hb.grad_bytes = 2, hb.main_grad_bytes = 4; /* --grad-reduce bf16 */
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct cc_model m;
+        struct cc_cluster c;
+        struct cc_eval e;
+        char err[256];
+        preset(rows[i].preset, &m);
+        m.prec = CC_PREC_FP8, m.global_batch = rows[i].batch, m.seq_len = 8192;
+        cc_cluster_quick(&c, rows[i].gpus, 8, cc_gpu_lookup(rows[i].gpu), err, sizeof err);
+        cc_layout_eval(&m, &c, &hb, &rows[i].l, &e);
+        double got = e.tokens_per_s / rows[i].gpus;
+        double pct = (got - rows[i].tok_s_gpu) / rows[i].tok_s_gpu * 100;
+        ok(e.t_step > 0 && fabs(pct) <= 15.0, "Megatron-Bridge fp8 %s on %d %s: %.0f tokens/s/GPU "
+           "against %.0f (%+.1f%%, within 15%%)", rows[i].preset, rows[i].gpus, rows[i].gpu, got,
+           rows[i].tok_s_gpu, pct);
+    }
+    ok(cc_gpu_lookup("NVIDIA GB200") == cc_gpu_lookup("gb200") &&
+       cc_gpu_lookup("NVIDIA B200") == cc_gpu_lookup("b200") &&
+       cc_gpu_lookup("gb200") != cc_gpu_lookup("b200"), "GB200 and B200 are told apart");
+}
+
 /* ZeRO 3 holds the layers it computes in full: a 49152-wide GPT layer is 12h^2 + 13h =
  * 28,991,668,224 parameters, 58 GB in bf16, so no sharding makes 80 GB GPUs hold it. */
 static void test_zero3(void)
@@ -1930,5 +1970,6 @@ int main(void)
     test_uneven();
     test_megatron();
     test_nemo_fp8();
+    test_blackwell_heldout();
     return tap_done();
 }
