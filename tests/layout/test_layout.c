@@ -1666,6 +1666,23 @@ static void test_blackwell_heldout(void)
         ok(e.t_step > 0 && fabs(pct) <= 15.0, "Megatron-Bridge fp8 %s on %d %s: %.0f tokens/s/GPU "
            "against %.0f (%+.1f%%, within 15%%)", rows[i].preset, rows[i].gpus, rows[i].gpu, got,
            rows[i].tok_s_gpu, pct);
+        /* the search with NVIDIA's habits, free in micro-batch, interleaving (up to 20),
+         * context parallelism (up to 2), sequence parallelism and recomputation */
+        struct cc_habits hs = hb;
+        struct cc_search sr;
+        hs.zero_min = hs.zero_max = 1, hs.cp_max = 2, hs.vpp_max = 20;
+        int rank = -1;
+        if (cc_layout_search(&m, &c, &hs, &sr) == CC_OK)
+            rank = cc_search_rank(&sr, rows[i].l.tp, rows[i].l.pp, rows[i].l.dp, rows[i].l.cp);
+        char name[160];
+        snprintf(name, sizeof name, "Megatron-Bridge %s on %s: tp=%d,pp=%d,dp=%d,cp=%d ranked %d "
+                 "by the search", rows[i].preset, rows[i].gpu, rows[i].l.tp, rows[i].l.pp,
+                 rows[i].l.dp, rows[i].l.cp, rank + 1);
+        if (i == 1) /* 405B on 128 B200: 4th, 3.6% behind the first */
+            todo_ok(rank >= 0 && rank < 3, name, "fourth, 3.6% behind the first");
+        else
+            ok(rank >= 0 && rank < 3, "%s", name);
+        cc_search_free(&sr);
     }
     ok(cc_gpu_lookup("NVIDIA GB200") == cc_gpu_lookup("gb200") &&
        cc_gpu_lookup("NVIDIA B200") == cc_gpu_lookup("b200") &&
