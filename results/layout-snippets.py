@@ -88,6 +88,9 @@ CASES = [
      "-x", "tp=8,pp=4,mb=1,v=1,zero=1,sp=1,rc=full"], 9),
     ("search's first: block recomputation of the fewest layers per chunk that fit, interleaved",
      ["-m", "llama3-405b", "-g", "8192", "--global-batch", "2048"], 9),
+    ("search's first on GB200: Megatron-FSDP with activation offloading (NVIDIA's recipe)",
+     ["-m", "llama3-70b", "-g", "64", "--gpu-model", "gb200", "--precision", "fp8",
+      "--grad-reduce", "bf16", "--tp-overlap", "1", "--global-batch", "256"], 10),
     ("Hugging Face config (Llama 3 8B), pipeline split evenly", ["-m",
      "tests/layout/hf-llama3-8b.json", "-g", "32", "--uneven-pp", "0",
      "-x", "tp=4,pp=2,mb=1,zero=1,sp=1"], 9),
@@ -154,6 +157,7 @@ def run_case(name, cl, arch):
           f"mb={lay['micro_batch']} v={lay['interleave']} sp={int(lay['sequence_parallel'])} "
           f"zero={lay['zero']} rc={lay['recompute']}"
           + (f" rcl={lay['recompute_layers']}" if lay["recompute_layers"] else "")
+          + (f" off={lay['offload_layers']}" if lay["offload_layers"] else "")
           + f", {gpus} GPUs")
     before = failures
     try:
@@ -188,6 +192,10 @@ def run_case(name, cl, arch):
     if rc == "block":  # Megatron-Core: the first N layers of each model chunk's block
         check(name, "layers recomputed per model chunk", a.recompute_num_layers,
               lay["recompute_layers"])
+    check(name, "layers' activations offloaded", getattr(a, "cpu_offloading_num_layers", 0) or 0,
+          lay["offload_layers"])
+    check(name, "CPU offloading", bool(getattr(a, "cpu_offloading", False)),
+          lay["offload_layers"] > 0)
     check(name, "layers", a.num_layers, m["layers"])
     check(name, "hidden", a.hidden_size, m["hidden"])
     check(name, "heads", a.num_attention_heads, m["heads"])

@@ -22,13 +22,13 @@ struct layout_cfg {
     const char *model, *topology, *results, *explain;
     int gpus, gpn, gph;
     const char *gpu_model;
-    double gpu_mem_gb, peak_tflops, hbm_GBps, intra_GBps, inter_GBps;
+    double gpu_mem_gb, peak_tflops, hbm_GBps, host_GBps, host_mem_gb, intra_GBps, inter_GBps;
     int seq_len;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, fp8_cache, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -65,6 +65,8 @@ static const struct cc_opt layout_opts[] = {
     {"gpu-mem-gb", 0, CC_OPT_DOUBLE, F(gpu_mem_gb), "0", "GB", "override GPU memory (GB, 1e9 bytes; 0: table/topology)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"peak-tflops", 0, CC_OPT_DOUBLE, F(peak_tflops), "0", "TF", "override dense peak TFLOP/s of the chosen precision", NULL, CC_OPT_RANGE, 0, 1e6},
     {"hbm-GBps", 0, CC_OPT_DOUBLE, F(hbm_GBps), "0", "GB/s", "override GPU memory bandwidth (element-wise work; 0: the table's, else 2000)", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"host-GBps", 0, CC_OPT_DOUBLE, F(host_GBps), "0", "GB/s", "override the GPU's link to host memory, one direction (activation offloading; 0: the table's)", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"host-mem-gb", 0, CC_OPT_DOUBLE, F(host_mem_gb), "0", "GB", "override host memory per GPU for offloaded activations (GB, 1e9 bytes; 0: the table's)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
     {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines, nccl-tests logs or OSU logs (FILE@NODESxPER_NODE)"},
@@ -90,6 +92,7 @@ static const struct cc_opt layout_opts[] = {
     {"pp-scatter", 0, CC_OPT_INT, F(pp_scatter), "0", "0|1", "without sequence parallelism a pipeline send carries 1/tp of the activations per tp rank, all-gathered on arrival (Megatron-LM 2021; 0: whole activations, Megatron-Core)", NULL, CC_OPT_RANGE, 0, 1},
     {"vocab-pad", 0, CC_OPT_INT, F(vocab_pad), "128", "N", "the vocabulary is padded to a multiple of N x tp (Megatron-LM and NeMo: --make-vocab-size-divisible-by 128; 1: only to a multiple of tp, as vocabulary-parallel layers need; at tp=1 not at all, as Hugging Face models under FSDP)", NULL, CC_OPT_RANGE, 1, 65536},
     {"fp8-weight-cache", 0, CC_OPT_INT, F(fp8_cache), "0", "0|1", "fp8: count Transformer Engine's cached fp8 weights and transposes, 2 bytes per linear parameter (Megatron-Core's default unless --disable-parameter-transpose-cache; 0: left to the memory margin)", NULL, CC_OPT_RANGE, 0, 1},
+    {"offload", 0, CC_OPT_CHOICE, F(offload), "auto", NULL, "also search offloading the activations of the fewest layers that fit to host memory where Megatron-Core can (pp = 1, no recomputation: --cpu-offloading-num-layers); auto: only over a Grace superchip's NVLink-C2C (GH200, GB200), as NVIDIA's recipes do", sp_names},
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
@@ -131,16 +134,16 @@ static int list_models(void)
 
 static int list_gpus(void)
 {
-    printf("%-13s %-29s %8s %8s %8s %6s %8s %8s %8s %5s\n", "id", "name", "bf16", "fp16", "fp8",
-           "GiB", "HBM GB/s", "intra", "inter", "SMs");
+    printf("%-13s %-29s %8s %8s %8s %6s %8s %8s %8s %5s %6s\n", "id", "name", "bf16", "fp16",
+           "fp8", "GiB", "HBM GB/s", "intra", "inter", "SMs", "host");
     for (int i = 0; cc_gpu_table[i].id; i++) {
         const struct cc_gpu_spec *g = &cc_gpu_table[i];
-        printf("%-13s %-29s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f %5d\n", g->id, g->name,
-               g->tflops[0], g->tflops[1], g->tflops[2], g->mem_gib, g->hbm_GBps, g->intra_GBps,
-               g->inter_GBps, g->sms);
+        printf("%-13s %-29s %8.0f %8.0f %8.0f %6.0f %8.0f %8.0f %8.0f %5d %6.0f\n", g->id,
+               g->name, g->tflops[0], g->tflops[1], g->tflops[2], g->mem_gib, g->hbm_GBps,
+               g->intra_GBps, g->inter_GBps, g->sms, g->host_GBps);
     }
     printf("(TFLOP/s dense; intra/inter: expected all-reduce busbw GB/s within a node and "
-           "across nodes; SMs: AMD compute units)\n");
+           "across nodes; SMs: AMD compute units; host: GB/s to host memory, one direction)\n");
     return 0;
 }
 
@@ -235,7 +238,8 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
     /* 0 keeps the default (the table's value); anything else must be a plausible figure */
     const struct { const char *opt; double v, min; } ov[] = {
         {"gpu-mem-gb", cfg->gpu_mem_gb, 1}, {"peak-tflops", cfg->peak_tflops, 0.1},
-        {"hbm-GBps", cfg->hbm_GBps, 1},
+        {"hbm-GBps", cfg->hbm_GBps, 1}, {"host-GBps", cfg->host_GBps, 0.01},
+        {"host-mem-gb", cfg->host_mem_gb, 0.01},
         {"intra-GBps", cfg->intra_GBps, 0.01}, {"inter-GBps", cfg->inter_GBps, 0.01},
         {"attn-efficiency", cfg->efficiency_attn, 0.01}};
     for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++)
@@ -295,6 +299,10 @@ static cc_status build_cluster(const struct layout_cfg *cfg, const struct cc_mod
     }
     if (cfg->hbm_GBps > 0)
         c->hbm_Bps = cfg->hbm_GBps * 1e9;
+    if (cfg->host_GBps > 0)
+        c->host_Bps = cfg->host_GBps * 1e9;
+    if (cfg->host_mem_gb > 0)
+        c->host_mem_bytes = cfg->host_mem_gb * 1e9;
     if (cfg->intra_GBps > 0)
         c->intra_busbw_Bps = c->p2p_intra_Bps = cfg->intra_GBps * 1e9;
     if (cfg->inter_GBps > 0)
@@ -368,6 +376,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->vocab_pad = cfg->vocab_pad;
     hb->tp_overlap = cfg->tp_overlap;
     hb->fp8_cache = cfg->fp8_cache;
+    hb->offload = cfg->offload == 0 ? 2 : cfg->offload - 1; /* auto, off, on */
     hb->tp_max = cfg->tp_max;
     hb->cp_max = cfg->cp_max;
     hb->vpp_max = cfg->vpp_max;

@@ -32,6 +32,11 @@ struct cc_gpu_spec {
                              parallelism in Megatron-LM) */
     int nic_gpus;         /* inter_GBps is for nodes of this many GPUs with a NIC each, and
                              scales with the GPUs of a node; 0: a rate of its own (kept) */
+    double host_GBps;     /* GPU to host memory, one direction, per GPU: PCIe 4.0 x16 25,
+                             5.0 x16 50 (achievable, not the line rate); a Grace superchip's
+                             NVLink-C2C (900 GB/s both ways) 450, shared by GB200's two GPUs */
+    double host_gib;      /* host memory per GPU, GiB: a Grace's 480 GB (GB200: for two
+                             GPUs), else 128 (a DGX's 1 TB for 8; 2 TB options double it) */
 };
 
 /* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was
@@ -69,6 +74,9 @@ struct cc_cluster {
     double mem_bytes;                  /* per GPU */
     double peak_flops[CC_PREC_COUNT];  /* per GPU; 0: precision not supported */
     double hbm_Bps;
+    double host_Bps;                   /* GPU to host memory, one direction (activation
+                                          offloading) */
+    double host_mem_bytes;             /* host memory per GPU (offloaded activations) */
     int sms;                           /* SMs per GPU (0: unknown, no wave quantization) */
     double intra_busbw_Bps;            /* all-reduce busbw, all GPUs of one node */
     double inter_node_Bps;             /* all-reduce busbw across nodes, whole node: the

@@ -81,16 +81,19 @@ void cc_habits_default(struct cc_habits *hb)
     hb->vpp_max = 8;
     hb->mb_max = 16;
     hb->recompute = CC_RC_AUTO;
+    hb->offload = 2; /* auto */
 }
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    char rcl[24] = "";
+    char rcl[24] = "", off[24] = "";
     if (l->rc == CC_RC_BLOCK && l->rcl > 0)
         snprintf(rcl, sizeof rcl, ",rcl=%d", l->rcl);
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s", l->tp,
+    if (l->off > 0)
+        snprintf(off, sizeof off, ",off=%d", l->off);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s", l->tp,
              l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc], rcl,
-             l->split ? ",split=1" : "");
+             off, l->split ? ",split=1" : "");
     return buf;
 }
 
@@ -99,7 +102,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
 {
     const char *p = text;
     char kv[64];
-    int more, rc_given = 0, rcl_given = 0;
+    int more, rc_given = 0, rcl_given = 0, off_given = 0;
     *dp_given = 0;
     if (strlen(text) >= 256) {
         cc_errbuf(err, errlen, "layout '%.40s...' is too long", text);
@@ -129,16 +132,17 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             continue;
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
-                                            "zero", "split", "rcl", NULL};
+                                            "zero", "split", "rcl", "off", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, rcl, split)", text, key);
+                      "zero, rc, rcl, off, split)", text, key);
             return CC_EUSAGE;
         }
         char *end;
         long v = strtol(val, &end, 10);
         /* sp, zero and split may be 0; the degrees and sizes start at 1 */
-        int lo = strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 && strcmp(key, "split") != 0;
+        int lo = strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 && strcmp(key, "split") != 0 &&
+                 strcmp(key, "off") != 0;
         if (*val < '0' || *val > '9' || *end || v > 1000000 || v < lo) {
             cc_errbuf(err, errlen, "layout '%s': %s needs an integer from %d to 1000000, got "
                       "'%s'", text, key, lo, val);
@@ -154,6 +158,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "sp") == 0) l->sp = iv;
         else if (strcmp(key, "zero") == 0) l->zero = iv;
         else if (strcmp(key, "rcl") == 0) l->rcl = iv, rcl_given = 1;
+        else if (strcmp(key, "off") == 0) l->off = iv, off_given = 1;
         else l->split = iv;
     }
     if (more < 0)
@@ -167,6 +172,8 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         l->rc = CC_RC_BLOCK;
     else if (rc_given || l->rc != CC_RC_BLOCK)
         l->rcl = 0; /* block without a count: the fewest layers that fit */
+    if (off_given && l->off > 0 && !rc_given && !rcl_given)
+        l->rc = CC_RC_NONE; /* offloading runs without recomputation */
     if (l->zero > 3) {
         cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
         return CC_EUSAGE;
@@ -317,6 +324,7 @@ struct ctx {
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
     enum cc_recompute rc;
     int rcl;                /* rc = block: layers of every model chunk recomputed */
+    int off;                /* layers whose activations go to host memory (-1: the fewest) */
     int split;
     long long N;
     double mm, s_loc, peak;
@@ -381,6 +389,11 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (x->zero >= 2 && pp > 1)
         why(e, "ZeRO stage %d with pipeline parallelism is not supported (DeepSpeed, "
             "Megatron-LM)", x->zero);
+    if (x->off != 0 && (x->pp > 1 || x->rc != CC_RC_NONE))
+        why(e, "off=%d: activation offloading runs without a pipeline and without "
+            "recomputation (Megatron-Core)", x->off);
+    else if (x->off >= m->layers)
+        why(e, "off=%d: offloading needs fewer layers than the model's %d", x->off, m->layers);
     if (x->peak <= 0) {
         why(e, "%s has no %s peak (choose another --precision or give --peak-tflops)",
             x->c->gpu_name, cc_prec_names[m->prec]);
@@ -523,6 +536,23 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         }
         e->rcl = x->rcl;
     }
+    if (x->off != 0 && pp == 1) {
+        /* Megatron-Core (Transformer Engine's offload context) copies the first `off` layers'
+         * activations to host memory as the forward pass goes, and back ahead of the backward
+         * pass: they leave the GPU but for the layer in transit; unless given, the fewest
+         * layers with which it fits */
+        int most = m->layers - 1;
+        if (x->off < 0) {
+            double need = act_layer > 0 ? ceil((state[0] + st[0].act + act_layer - e->mem_limit) /
+                                               act_layer - 1e-9)
+                                        : 1.0;
+            x->off = (int)fmax(1.0, fmin(need, most));
+        }
+        int k = x->off < most ? x->off : most;
+        st[0].act = fmax(st[0].act - act_layer * (k - 1), 0.0);
+        e->off = x->off;
+        e->off_bytes = act_layer * k;
+    }
     double best = -1;
     for (int i = 0; i < nst; i++) {
         double w, g, o;
@@ -541,6 +571,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
             "%.0f%% margin)", e->mem_total / 1e9, cc_stage_name(e->mem_stage),
             e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
+    double host_limit = x->c->host_mem_bytes * (1.0 - x->hb->mem_margin);
+    if (e->off_bytes > host_limit)
+        why(e, "offloads %.1f GB of activations per GPU to host memory, more than %.1f GB "
+            "(%.0f GB per GPU less the %.0f%% margin; --host-mem-gb)", e->off_bytes / 1e9,
+            host_limit / 1e9, x->c->host_mem_bytes / 1e9, x->hb->mem_margin * 100);
 }
 
 /* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer.
@@ -664,6 +699,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         }
         p_max = fmax(p_max, st[i].params);
     }
+    /* activation offloading: each offloaded layer's activations go to host memory behind the
+     * forward pass and come back behind the backward pass; what the link cannot move in that
+     * time shows */
+    double t_off = 0.0;
+    if (e->off_bytes > 0 && c->host_Bps > 0) {
+        double xfer = e->off_bytes / c->host_Bps;
+        t_off = fmax(0.0, xfer - comp / passes) + fmax(0.0, xfer - comp * (passes - 1.0) / passes);
+        comp += t_off;
+    }
+    e->t_offload = mm * t_off;
     double dp_bytes_g = p_max * hb->grad_bytes;
     double dp_bytes_w = p_max * 2.0;
     int pn_dp = per_node(c, shard, tp);
@@ -747,7 +792,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     .cp = l->cp, .mb = l->mb, .v = l->vpp > 0 ? l->vpp : 1,
                     .sp = l->sp && l->tp > 1, .zero = l->zero,
                     .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc,
-                    .rcl = l->rc == CC_RC_BLOCK ? l->rcl : 0, .split = l->split};
+                    .rcl = l->rc == CC_RC_BLOCK ? l->rcl : 0, .off = l->off,
+                    .split = l->split};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
     x.mr = *m;
@@ -924,6 +970,21 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */
+                                    if (!cand.eval.feasible && cand.eval.mem_only &&
+                                        rcs[r] == CC_RC_NONE && pp == 1 &&
+                                        (hb->offload == 1 ||
+                                         (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS))) {
+                                        /* too large without recomputation: offload the
+                                         * fewest layers' activations that fit */
+                                        struct cc_ranked off = cand;
+                                        off.layout.off = -1;
+                                        cc_layout_eval(m, c, hb, &off.layout, &off.eval);
+                                        off.layout.off = off.eval.off;
+                                        s->evaluated++;
+                                        if (off.eval.feasible ||
+                                            off.eval.mem_total < cand.eval.mem_total)
+                                            cand = off;
+                                    }
                                     if (!(++s->evaluated & 0xffff) && !noted &&
                                         mono_s() - t0 > SEARCH_NOTE_S) {
                                         cc_info("layout: %lld settings searched in %.0f s, "

@@ -59,6 +59,10 @@ struct cc_habits {
                               receiving stage all-gathers over its tp ranks (Megatron-LM 2021,
                               --scatter-gather-tensors-in-pipeline); 0: every rank sends the
                               whole activations (Megatron-Core) */
+    int offload;           /* 1: also search activation offloading to host memory (the fewest
+                              layers that fit) where Megatron-Core has it: pp = 1, no
+                              recomputation; 2: only where the host link is a Grace
+                              superchip's NVLink-C2C (CC_OFFLOAD_AUTO_BPS and up); 0: never */
     int tp_overlap;        /* 1: the sequence-parallel all-gathers and reduce-scatters are
                               pipelined with the linear layers beside them (Transformer Engine
                               userbuffers, Megatron-Core --tp-comm-overlap); 0: not overlapped */
@@ -75,6 +79,11 @@ struct cc_habits {
     int mb_max;            /* largest micro-batch */
     enum cc_recompute recompute; /* CC_RC_AUTO searches none, selective, full and block */
 };
+
+/* Host links from which --offload auto searches activation offloading: NVLink-C2C, not PCIe
+ * (over PCIe the GPUs of a host share its memory bandwidth, which the model does not count;
+ * NVIDIA's recipes offload only on Grace systems). Bytes/s, one direction. */
+#define CC_OFFLOAD_AUTO_BPS 200e9
 
 /* Fill habits with the defaults documented in docs/layout.md. */
 void cc_habits_default(struct cc_habits *hb);
@@ -97,13 +106,16 @@ struct cc_layout {
     int rcl;     /* rc = CC_RC_BLOCK: layers of every model chunk recomputed (the first rcl; 1
                     to the chunk's layers less one); 0: the fewest with which the layout fits
                     (cc_layout_eval resolves it into cc_eval.rcl) */
+    int off;     /* layers whose activations are offloaded to host memory (Megatron-Core
+                    --cpu-offloading-num-layers; pp = 1, rc = none, fewer than the layers);
+                    0: none; -1: the fewest with which it fits (resolved into cc_eval.off) */
 };
 
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
  * set; ",rcl=N" after rc=block when N is known). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
-/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split and rcl; dp may be
- * omitted; rcl=N means rc=block). Keys not
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split, rcl and off; dp may be
+ * omitted; rcl=N means rc=block, off=N without rc rc=none). Keys not
  * given stay as in *l on entry; split=1 with pp=2 becomes 0 (the same split). CC_EUSAGE with a
  * message on a bad key or value. */
 cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, char *err,
@@ -123,6 +135,9 @@ struct cc_eval {
     long long m;           /* micro-batches per step per pipeline (grad accumulation) */
     int rcl;               /* rc=block: layers of every model chunk recomputed (the layout's,
                               or the fewest that fit); 0 otherwise */
+    int off;               /* layers whose activations are offloaded (the layout's, or the
+                              fewest that fit) */
+    double off_bytes;      /* bytes offloaded per micro-batch, each way */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
@@ -133,6 +148,7 @@ struct cc_eval {
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;
+    double t_offload;      /* of t_compute: offload transfers not hidden behind compute */
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */
     double hw_tflops;      /* executed FLOP/s per GPU incl. recomputation, TFLOP/s */

@@ -37,6 +37,7 @@ void cc_megatron_habits(struct cc_habits *hb, double efficiency)
     hb->pp_scatter = 1;   /* pipeline sends split over the tp ranks, then all-gathered */
     hb->tp_overlap = 0;
     hb->recompute = CC_RC_FULL;
+    hb->offload = 0; /* not in 2021's Megatron-LM */
 }
 
 cc_status cc_megatron_validate(const struct cc_habits *hb, struct cc_megatron_check *out)

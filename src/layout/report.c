@@ -128,10 +128,12 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     if (hb->main_grad_bytes > 0)
         snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s, overlap %s%s%s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
+            hb->offload == 1 || (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS)
+                ? ", activation offload" : "",
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
             hb->pp_scatter ? ", pipeline scatter/gather" : "",
@@ -256,7 +258,7 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
 void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_layout *l, const struct cc_eval *e)
 {
-    char lb[128];
+    char lb[128], hb_buf[32];
     struct part p[7];
     fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
     if (e->feasible)
@@ -274,6 +276,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "vocabulary %d padded to %d (%d rows per tp rank)\n", m->vocab, e->vocab,
                 e->vocab / l->tp);
     double chunk = e->layers_mid / (l->vpp > 0 ? l->vpp : 1);
+    if (l->off > 0 && e->off_bytes > 0)
+        fprintf(out, "activation offload: the first %d of %d layers' activations to host memory, "
+                     "%.2f GB per micro-batch each way at %s GB/s (%.0f GB of host memory per "
+                     "GPU); %.3f s of the step not hidden behind compute\n", l->off,
+                m->layers, e->off_bytes / GB, cc_gbps_text(c->host_Bps, hb_buf, sizeof hb_buf),
+                c->host_mem_bytes / GB, e->t_offload);
     if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk)
         fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
                      "chunk(s) per stage recomputed whole, the others kept\n", e->rcl, chunk,
@@ -319,7 +327,8 @@ static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
 {
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->mb == b->mb && a->vpp == b->vpp && a->sp == b->sp && a->zero == b->zero &&
-           a->rc == b->rc && a->split == b->split && (a->rc != CC_RC_BLOCK || a->rcl == b->rcl);
+           a->rc == b->rc && a->split == b->split && (a->rc != CC_RC_BLOCK || a->rcl == b->rcl) &&
+           a->off == b->off;
 }
 
 /* Why a layout has no place in the ranking. */
@@ -435,6 +444,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     else if (l->rc == CC_RC_BLOCK)
         PUT(" --recompute-granularity full --recompute-method block --recompute-num-layers %d",
             l->rcl);
+    if (l->off > 0)
+        PUT(" --cpu-offloading-num-layers %d", l->off);
     else if (l->rc == CC_RC_SELECTIVE)
         PUT(" --recompute-granularity selective");
     PUT(" --num-layers %d --hidden-size %d --ffn-hidden-size %d --num-attention-heads %d",
@@ -550,6 +561,11 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (l->rc == CC_RC_SELECTIVE)
         NOTE(1, "selective recomputation is Megatron-LM's (--recompute-granularity selective); "
                 "DeepSpeed's activation checkpointing recomputes whole layers");
+    if (l->off > 0)
+        NOTE(1, "activation offloading (%d layers' activations to host memory) is Megatron-Core's "
+                "--cpu-offloading-num-layers (Transformer Engine's offload context); DeepSpeed "
+                "moves activations to the host only as checkpoints of recomputation "
+                "(activation_checkpointing.cpu_checkpointing)", l->off);
     if (l->rc == CC_RC_BLOCK)
         NOTE(1, "block recomputation (the first %d layer%s of every model chunk, the others "
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
@@ -645,6 +661,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
     json_object_set_new(lay, "recompute_layers",
                         l->rc == CC_RC_BLOCK ? json_integer(l->rcl) : json_null());
+    json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
@@ -669,6 +686,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(mem, "stages", stages);
     json_object_set_new(o, "memory_bytes", mem);
     json_object_set_new(t, "compute", jnum(e->t_compute));
+    json_object_set_new(t, "offload_exposed", jnum(e->t_offload));
     json_object_set_new(t, "tp_comm", jnum(e->t_tp));
     json_object_set_new(t, "cp_comm", jnum(e->t_cp));
     json_object_set_new(t, "pp_send", jnum(e->t_pp));

@@ -1002,4 +1002,28 @@ full=$(sed -n 's/^memory per GPU (second stage): .* = \([0-9.]*\) GB of .*/\1/p'
 grep -q "^memory per GPU by stage: first [0-9.]* GB, second $full GB, last [0-9.]* GB$" "$out/stg" &&
     awk -v f="$full" '/^memory per GPU by stage/ { gsub(/,/, ""); exit !($7 <= f && $13 <= f && $7 > 0 && $13 > 0) }' "$out/stg"
 ok $? "--explain: memory by stage, the second the fullest ($full GB)" "$(grep '^memory' "$out/stg")"
+# activation offloading: NVIDIA's GB200 recipe for Llama-3 70B (FSDP, micro-batch 2, 40 of 80
+# layers offloaded) explained, the search with --offload auto finding it, none over PCIe
+G="--gpu-model gb200 --precision fp8 --grad-reduce bf16 --tp-overlap 1 --global-batch 256"
+"$CCBENCH" layout -m llama3-70b -g 64 $G --mem-margin 0.05 -x tp=1,pp=1,dp=64,mb=2,zero=3,rc=none,off=40 >"$out/off" 2>&1 &&
+    grep -q "^layout   tp=1,pp=1,dp=64,cp=1,mb=2,v=1,sp=0,zero=3,rc=none,off=40$" "$out/off" &&
+    grep -q "^activation offload: the first 40 of 80 layers' activations to host memory, [0-9.]* GB per micro-batch each way at 225.0 GB/s (258 GB of host memory per GPU); 0.000 s of the step not hidden behind compute$" "$out/off" &&
+    grep -q -- "--cpu-offloading-num-layers 40 " "$out/off" &&
+    grep -q "^  # activation offloading (40 layers' activations to host memory) is Megatron-Core's --cpu-offloading-num-layers" "$out/off"
+ok $? "--explain off=40: the offload line, Megatron-LM's --cpu-offloading-num-layers, the DeepSpeed note" "$(grep -E '^(layout|feasible|activation)' "$out/off")"
+"$CCBENCH" layout -m llama3-70b -g 64 $G --mem-margin 0.05 -x tp=1,pp=1,dp=64,mb=2,zero=3,off=40 -j 2>/dev/null | tr -d ' \n' >"$out/offj"
+grep -q '"recompute":"none","recompute_layers":null,"offload_layers":40,' "$out/offj" && grep -q '"feasible":true,' "$out/offj"
+ok $? "JSON: offload_layers; off=N without rc means rc=none"
+"$CCBENCH" layout -m llama3-70b -g 64 $G -k 1 >"$out/offs" 2>&1 &&
+    grep -q "^  1  tp=1,pp=1,dp=64,cp=1,mb=2,v=1,sp=0,zero=3,rc=none,off=4[0-5] " "$out/offs" &&
+    grep -q "recompute auto, activation offload, overlap" "$out/offs"
+ok $? "--offload auto on GB200: the search's first is NVIDIA's recipe" "$(grep -E '^  1 ' "$out/offs")"
+"$CCBENCH" layout -m llama3-70b -g 64 $G --offload off -k 1 2>&1 | grep -E '^  1 ' >"$out/offn"
+! grep -q ",off=" "$out/offn"
+ok $? "--offload off: no offloading" "$(cat "$out/offn")"
+"$CCBENCH" layout -m llama3-70b -g 64 --gpu-model h100-sxm --precision fp8 -k 100 2>&1 | grep -c ',off=' >"$out/offh"
+[ "$(cat "$out/offh")" -eq 0 ]
+ok $? "--offload auto over H100's PCIe: none"
+refuse "off with a pipeline" "off=8: activation offloading runs without a pipeline and without recomputation" \
+    -m llama3-70b -g 64 $G -x tp=8,pp=2,off=8
 tap_done
