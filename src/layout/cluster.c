@@ -34,10 +34,10 @@ const char cc_eff16_unchecked[] = EFF16_OTHER;
 const struct cc_gpu_spec cc_gpu_table[] = {
     {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER, 0, 0, 450, 480},
     {"h200-nvl", "h200", "nvl", "NVIDIA H200 NVL", {835, 835, 1670}, 141, 4800, 50, 185, 132, EFF16_HOPPER, 0, 0, 50, 128},
-    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 128},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 256},
     {"h100-nvl", "h100", "nvl", "NVIDIA H100 NVL", {835, 835, 1670}, 93.5, 3938, 50, 185, 132, EFF16_HOPPER, 0, 0, 50, 128},
     {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER, 0, 0, 50, 128},
-    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 128},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 256},
     {"a100-pcie-40g", "a100", "pcie 40g", "NVIDIA A100 PCIe 40GB", {312, 312, 0}, 40, 1555, 20, 185, 108, EFF16_OTHER, 0, 0, 25, 128},
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER, 0, 0, 25, 128},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL, 0, 8, 25, 128},
@@ -45,7 +45,7 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     /* the GPU of a GB200 superchip (NVL72 data sheet, per GPU: 2.5/5 PFLOP/s dense, 186 GB,
      * 8 TB/s; a 400 Gb/s NIC per GPU, as in the B200 row) */
     {"gb200", "gb200", NULL, "NVIDIA GB200", {2500, 2500, 5000}, 186, 8000, 700, 370, 148, EFF16_OTHER, 1, 8, 225, 240},
-    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1, 8, 50, 128},
+    {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1, 8, 50, 256},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER, 0, 0, 25, 128},
     {"v100-16g", "v100", "16g", "NVIDIA V100 SXM2 16GB", {0, 125, 0}, 16, 900, 130, 45, 80, EFF16_OTHER, 0, 0, 12, 128},
     {"v100", "v100", NULL, "NVIDIA V100 SXM2 32GB", {0, 125, 0}, 32, 900, 130, 45, 80, EFF16_OTHER, 0, 0, 12, 128},
@@ -116,7 +116,7 @@ static void set_gpu(struct cc_cluster *c, const struct cc_gpu_spec *g)
     c->eff16_note = g->eff16;
     c->blackwell = g->blackwell;
     c->host_Bps = g->host_GBps * 1e9;
-    c->host_mem_bytes = g->host_gib * 1073741824.0;
+    c->host_mem_bytes = g->host_gb * 1e9;
 }
 
 static void init_common(struct cc_cluster *c)
@@ -126,7 +126,7 @@ static void init_common(struct cc_cluster *c)
     c->lat_inter_s = 30e-6; /* ... and across nodes */
     c->hbm_Bps = 2e12;
     c->host_Bps = 25e9; /* a PCIe 4.0 x16 link, one direction */
-    c->host_mem_bytes = 128.0 * 1073741824.0; /* a DGX's 1 TB shared by 8 GPUs */
+    c->host_mem_bytes = 128e9; /* a DGX A100's 1 TB shared by 8 GPUs */
     c->eff16_note = cc_eff16_unchecked; /* a GPU the table does not know, until set_gpu */
 }
 

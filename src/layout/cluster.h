@@ -35,8 +35,9 @@ struct cc_gpu_spec {
     double host_GBps;     /* GPU to host memory, one direction, per GPU: PCIe 4.0 x16 25,
                              5.0 x16 50 (achievable, not the line rate); a Grace superchip's
                              NVLink-C2C (900 GB/s both ways) 450, shared by GB200's two GPUs */
-    double host_gib;      /* host memory per GPU, GiB: a Grace's 480 GB (GB200: for two
-                             GPUs), else 128 (a DGX's 1 TB for 8; 2 TB options double it) */
+    double host_gb;       /* host memory per GPU, GB (1e9 bytes): a Grace's 480 (GB200: for
+                             two GPUs, 240); a DGX H100/H200/B200's 2 TB for 8, 256; else 128
+                             (a DGX A100's 1 TB for 8) */
 };
 
 /* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was

@@ -539,17 +539,19 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     if (x->off != 0 && pp == 1) {
         /* Megatron-Core (Transformer Engine's offload context) copies the first `off` layers'
          * activations to host memory as the forward pass goes, and back ahead of the backward
-         * pass: they leave the GPU but for the layer in transit; unless given, the fewest
-         * layers with which it fits */
+         * pass: they leave the GPU but for the layer in transit, which is gone before the
+         * logits are formed and comes back after they are (so only what it holds beyond them
+         * counts); unless given, the fewest layers with which it fits */
         int most = m->layers - 1;
+        double transit = fmax(act_layer - x->logits, 0.0);
         if (x->off < 0) {
-            double need = act_layer > 0 ? ceil((state[0] + st[0].act + act_layer - e->mem_limit) /
+            double need = act_layer > 0 ? ceil((state[0] + st[0].act + transit - e->mem_limit) /
                                                act_layer - 1e-9)
                                         : 1.0;
             x->off = (int)fmax(1.0, fmin(need, most));
         }
         int k = x->off < most ? x->off : most;
-        st[0].act = fmax(st[0].act - act_layer * (k - 1), 0.0);
+        st[0].act = fmax(st[0].act - act_layer * k + transit, 0.0);
         e->off = x->off;
         e->off_bytes = act_layer * k;
     }
@@ -898,6 +900,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int cap = 64;
     int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
     double closest_ratio = INFINITY;
+    double host_limit = c->host_mem_bytes * (1.0 - hb->mem_margin); /* offloaded activations */
     char first_why[320] = "", long_why[320] = "";
     enum cc_recompute rcs[4];
     int nrc = 0;
@@ -982,7 +985,9 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         off.layout.off = off.eval.off;
                                         s->evaluated++;
                                         if (off.eval.feasible ||
-                                            off.eval.mem_total < cand.eval.mem_total)
+                                            fmax(off.eval.mem_total / off.eval.mem_limit,
+                                                 off.eval.off_bytes / host_limit) <
+                                                cand.eval.mem_total / cand.eval.mem_limit)
                                             cand = off;
                                     }
                                     if (!(++s->evaluated & 0xffff) && !noted &&
@@ -995,7 +1000,9 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         noted = 1;
                                     }
                                     if (!cand.eval.feasible) {
-                                        double ratio = cand.eval.mem_total / cand.eval.mem_limit;
+                                        double ratio = fmax(cand.eval.mem_total /
+                                                                cand.eval.mem_limit,
+                                                            cand.eval.off_bytes / host_limit);
                                         if (cand.eval.mem_only && ratio < closest_ratio) {
                                             closest_ratio = ratio;
                                             s->closest = cand;
@@ -1040,12 +1047,16 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  "the %d heads (%d KV heads) and the node", tp_max < c->gpus ? tp_max : c->gpus,
                  m->heads, m->kv_heads);
     if (isfinite(closest_ratio)) {
-        char lb[128];
+        char lb[128], host[160] = "";
+        if (s->closest.eval.off_bytes > host_limit) /* the host's memory is what it lacks */
+            snprintf(host, sizeof host, ", and it offloads %.1f GB per GPU to host memory, "
+                     "limit %.1f GB (--host-mem-gb less the margin)",
+                     s->closest.eval.off_bytes / 1e9, host_limit / 1e9);
         snprintf(s->why_none, sizeof s->why_none,
                  "no layout fits in memory: the smallest footprint is %.1f GB per GPU (%s), "
-                 "limit %.1f GB%s", s->closest.eval.mem_total / 1e9,
+                 "limit %.1f GB%s%s", s->closest.eval.mem_total / 1e9,
                  cc_layout_format(&s->closest.layout, lb, sizeof lb),
-                 s->closest.eval.mem_limit / 1e9, tp_note);
+                 s->closest.eval.mem_limit / 1e9, host, tp_note);
     } else if (dp_min > m->global_batch && !whole) /* more GPUs than sequences to share */
         snprintf(s->why_none, sizeof s->why_none, "no valid layout: the cluster has more GPUs "
                  "than the layouts can use: the smallest dp = GPUs/(tp*pp*cp) is %lld, more "

@@ -132,7 +132,9 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
-            hb->offload == 1 || (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS)
+            (hb->recompute == CC_RC_AUTO || hb->recompute == CC_RC_NONE) &&
+                    (hb->offload == 1 ||
+                     (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS))
                 ? ", activation offload" : "",
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",
@@ -361,8 +363,8 @@ void cc_layout_print_versus(FILE *out, const struct cc_cluster *c, const struct 
             fprintf(out, "         this setting is %.1f%% slower than the first\n", d * 100);
         else if (d < -1e-9)
             fprintf(out, "         this setting is %.1f%% faster than the first: the search's "
-                         "limits (--mb-max, --interleave, --zero, --recompute, ...) leave it "
-                         "out\n", -d * 100);
+                         "limits (%s--mb-max, --interleave, --zero, --recompute, ...) leave it "
+                         "out\n", -d * 100, l->off > 0 ? "--offload, " : "");
         else
             fprintf(out, "         this setting ties with the first\n");
     }
@@ -746,6 +748,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(co, "gpus_per_node", json_integer(c->gpus_per_node));
     json_object_set_new(co, "gpus_per_host", json_integer(cc_cluster_per_host(c)));
     json_object_set_new(co, "memory_bytes", jnum(c->mem_bytes));
+    json_object_set_new(co, "host_GBps", jnum(c->host_Bps / GB));
+    json_object_set_new(co, "host_memory_bytes", jnum(c->host_mem_bytes));
     json_object_set_new(co, "peak_flops", jnum(c->peak_flops[m->prec]));
     json_object_set_new(co, "sms", json_integer(c->sms));
     json_object_set_new(co, "intra_busbw_GBps", jnum(c->intra_busbw_Bps / GB));
@@ -807,6 +811,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
     json_object_set_new(ho, "fp8_weight_cache", json_boolean(hb->fp8_cache));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
+    json_object_set_new(ho, "offload", json_string(hb->offload == 1 ? "on"
+                                                   : hb->offload == 2 ? "auto" : "off"));
     json_object_set_new(o, "model", mo);
     json_object_set_new(o, "cluster", co);
     json_object_set_new(o, "habits", ho);

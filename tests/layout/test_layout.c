@@ -1403,8 +1403,13 @@ static void test_offload(void)
     cc_layout_eval(&m, &c, &hb, &ln, &en);
     cc_layout_eval(&m, &c, &hb, &lo, &eo);
     double a = cc_model_layer_act_bytes(&m, 2, m.seq_len, 1, 0, CC_RC_NONE);
-    REL(en.mem_act - eo.mem_act, a * 39, 1e-12,
-        "off=40: 40 layers' activations leave the GPU, one stays in transit");
+    /* the layer in transit is gone before the logits (12.6 GB, more than a layer's 3.6) are
+     * formed and back after they are: it adds nothing to the peak */
+    double logits = 2.0 * m.seq_len * 128256 * 6;
+    ok(logits > a, "logits %.1f GB, a layer %.1f GB", logits / 1e9, a / 1e9);
+    REL(en.mem_act - eo.mem_act, a * 40, 1e-12,
+        "off=40: 40 layers' activations leave the GPU; the one in transit never meets the "
+        "logits");
     REL(eo.off_bytes, a * 40, 1e-12, "... %.1f GB each way per micro-batch", eo.off_bytes / 1e9);
     ok(!en.feasible && en.mem_only, "Llama-3 70B fp8, FSDP on 64 GB200, micro-batch 2: no fit "
        "without offloading (%.1f GB)", en.mem_total / 1e9);
