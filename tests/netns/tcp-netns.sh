@@ -184,10 +184,12 @@ ok $? "the sizes measured before the cut are kept in the JSON" "$(cat "$j" | cut
 # hosts, host 2's link cut in the middle of a sweep. Rank 0's watchdog asks the other hosts'
 # watchdogs at their published addresses (not loopback): hosts 1 and 3 answer, host 2 does not
 j="$tmp/wd.json"
-cl_mpirun -t 120 "$CCBENCH" bench -b 8 -e 1M -n 2999 -q --timeout 1 --json "$j" \
+# (the first sizes may take a minute to come on a loaded 2-core machine under ASan: start-up of
+# 4 ranks over the namespaces, 3000 iterations each; a quiet machine takes seconds)
+cl_mpirun -t 240 "$CCBENCH" bench -b 8 -e 1M -n 2999 -q --timeout 1 --json "$j" \
     >"$tmp/out" 2>&1 &
 bench=$!
-if wait_for 60 grep -q '"bytes":16,' "$j"; then
+if wait_for 150 grep -q '"bytes":16,' "$j"; then
     cl_cut 2
     wait_for 30 grep -q "likely culprit" "$tmp/out"
     grep -q "watchdog: likely culprit: rank 2 ($(cl_ns 2)) no longer answers the watchdog (it answered at start-up): stopped, dead, or the host is down; 3 of 4 ranks wait in " "$tmp/out"
