@@ -201,7 +201,7 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     json_t *root = NULL;
     cc_status st;
     const char *model = NULL;
-    double mem = 0, intra = 0;
+    double mem = 0, intra = 0, host = 0; /* host: host memory per GPU, the least of any node */
     int gpn = 0, hetero = 0, typed = 0; /* typed: model is the first GPU node type's */
     long long gpus_total = 0;
 
@@ -229,6 +229,9 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
         }
         if (ng == 0)
             continue; /* a node type without GPUs (login, storage) */
+        double nm = num(nd, "memory_bytes"); /* the host's memory (probe: hwloc's total) */
+        if (nm > 0 && (host == 0 || nm / ng < host))
+            host = nm / ng;
         json_t *g0 = json_array_get(gpus, 0), *gk;
         const char *m = json_string_value(json_object_get(g0, "model"));
         double gm = 0;
@@ -315,6 +318,8 @@ cc_status cc_cluster_load_topology(struct cc_cluster *c, const char *path, int a
     c->gpus = c->nodes * gpn;
     if (mem > 0)
         c->mem_bytes = mem;
+    if (host > 0)
+        c->host_mem_bytes = host; /* offloaded activations */
     if (intra > 0)
         c->intra_busbw_Bps = intra * 1e9;
     /* a send within a node gets what one GPU's links carry in a ring (the all-reduce busbw),

@@ -1028,4 +1028,8 @@ refuse "off with a pipeline" "off=8: activation offloading runs without a pipeli
     -m llama3-70b -g 64 $G -x tp=8,pp=2,off=8
 refuse "nothing fits: host memory named" "limit 135.0 GB, and it offloads .* GB per GPU to host memory, limit 45.0 GB (--host-mem-gb less the margin)" \
     -m llama3-70b -g 64 $G --recompute none --tp-max 1 -z 3 --mb-max 2 --gpu-mem-gb 150 --host-mem-gb 50
+"$CCBENCH" layout --list-gpus >"$out/lg" 2>&1 &&
+    awk '$1 == "gb200" && $NF == 225 { g = 1 } $1 == "h100-sxm" && $NF == 50 { h = 1 } END { exit !(g && h) }' "$out/lg" &&
+    grep -q "host: GB/s to host memory, one direction" "$out/lg"
+ok $? "--list-gpus: the host link column (GB200's NVLink-C2C share 225, H100's PCIe 5.0 50)"
 tap_done

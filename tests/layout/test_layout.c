@@ -543,6 +543,11 @@ static void test_inputs(void)
     is_near(c.inter_node_Bps, 180e9, 0, "inter rate from fabric.inter_allreduce_busbw_GBps");
     is_near(c.p2p_intra_Bps, 220e9, 0, "send rate within a node: the all-reduce busbw, not "
             "the NVLink line rate");
+    is_near(c.host_mem_bytes, 128e9, 0, "no host memory in the file: the table's 128 GB per GPU");
+    path(p, sizeof p, "../../topologies/dgx-h100-4.json");
+    is_int(cc_cluster_load_topology(&c, p, 0, err, sizeof err), CC_OK, "read dgx-h100-4.json");
+    is_near(c.host_mem_bytes, 2199023255552.0 / 8, 0, "host memory per GPU from nodes[].memory_bytes: "
+            "2 TiB for 8 GPUs");
     path(p, sizeof p, "h100x2-nics.json");
     is_int(cc_cluster_load_topology(&c, p, 0, err, sizeof err), CC_OK, "read h100x2-nics.json");
     is_near(c.inter_node_Bps, 4 * 400 / 8.0 * 1e9, 0, "inter rate from nics_per_node * rate / 8");
