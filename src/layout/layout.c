@@ -902,6 +902,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     double closest_ratio = INFINITY;
     double host_limit = c->host_mem_bytes * (1.0 - hb->mem_margin); /* offloaded activations */
     char first_why[320] = "", long_why[320] = "";
+    struct cc_layout pcie_off; /* a layout that offloading over PCIe would fit (not searched) */
+    int pcie_off_found = 0;
     enum cc_recompute rcs[4];
     int nrc = 0;
 
@@ -989,6 +991,20 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                                  off.eval.off_bytes / host_limit) <
                                                 cand.eval.mem_total / cand.eval.mem_limit)
                                             cand = off;
+                                    } else if (!cand.eval.feasible && cand.eval.mem_only &&
+                                               rcs[r] == CC_RC_NONE && pp == 1 &&
+                                               hb->offload == 2 && !pcie_off_found) {
+                                        /* --offload auto leaves PCIe out; if nothing else
+                                         * fits, say what --offload on would find */
+                                        struct cc_ranked off = cand;
+                                        off.layout.off = -1;
+                                        cc_layout_eval(m, c, hb, &off.layout, &off.eval);
+                                        s->evaluated++;
+                                        if (off.eval.feasible) {
+                                            pcie_off = off.layout;
+                                            pcie_off.off = off.eval.off;
+                                            pcie_off_found = 1;
+                                        }
                                     }
                                     if (!(++s->evaluated & 0xffff) && !noted &&
                                         mono_s() - t0 > SEARCH_NOTE_S) {
@@ -1047,11 +1063,15 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  "the %d heads (%d KV heads) and the node", tp_max < c->gpus ? tp_max : c->gpus,
                  m->heads, m->kv_heads);
     if (isfinite(closest_ratio)) {
-        char lb[128], host[160] = "";
+        char lb[128], lb2[128], host[256] = "";
         if (s->closest.eval.off_bytes > host_limit) /* the host's memory is what it lacks */
             snprintf(host, sizeof host, ", and it offloads %.1f GB per GPU to host memory, "
                      "limit %.1f GB (--host-mem-gb less the margin)",
                      s->closest.eval.off_bytes / 1e9, host_limit / 1e9);
+        else if (pcie_off_found)
+            snprintf(host, sizeof host, "; --offload on would fit %s, offloading %d layers' "
+                     "activations to host memory over PCIe", cc_layout_format(&pcie_off, lb2,
+                     sizeof lb2), pcie_off.off);
         snprintf(s->why_none, sizeof s->why_none,
                  "no layout fits in memory: the smallest footprint is %.1f GB per GPU (%s), "
                  "limit %.1f GB%s%s", s->closest.eval.mem_total / 1e9,

@@ -1032,4 +1032,6 @@ refuse "nothing fits: host memory named" "limit 135.0 GB, and it offloads .* GB 
     awk '$1 == "gb200" && $NF == 225 { g = 1 } $1 == "h100-sxm" && $NF == 50 { h = 1 } END { exit !(g && h) }' "$out/lg" &&
     grep -q "host: GB/s to host memory, one direction" "$out/lg"
 ok $? "--list-gpus: the host link column (GB200's NVLink-C2C share 225, H100's PCIe 5.0 50)"
+refuse "nothing fits over PCIe: --offload on named" "limit 77.3 GB; --offload on would fit tp=2,pp=1,dp=1,cp=1,mb=1,v=1,sp=1,zero=0,rc=none,off=[0-9]*, offloading [0-9]* layers' activations to host memory over PCIe" \
+    -m llama3-8b -g 2 --gpu-model h100-sxm --recompute none
 tap_done
