@@ -84,6 +84,11 @@ void cc_habits_default(struct cc_habits *hb)
     hb->offload = 2; /* auto */
 }
 
+int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_cluster *c)
+{
+    return hb->offload == 1 || (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS);
+}
+
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
     char rcl[24] = "", off[24] = "";
@@ -502,11 +507,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
     int nst = stages_evaluated(pp);
-    double state[3];
+    double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
-        double w, g, o;
-        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
-        state[i] = w + cache[i] + g + o;
+        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &sw[i], &sg[i], &so[i]);
+        sw[i] += cache[i];
+        state[i] = sw[i] + sg[i] + so[i];
     }
     e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
     if (block) {
@@ -557,15 +562,13 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     double best = -1;
     for (int i = 0; i < nst; i++) {
-        double w, g, o;
-        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &w, &g, &o);
-        w += cache[i];
-        double tot = w + g + o + st[i].act;
+        double tot = state[i] + st[i].act;
         e->mem_stages[i] = tot;
         if (tot > best) { /* ties: the first stage named */
             best = tot;
             e->mem_stage = i;
-            e->mem_weights = w, e->mem_grads = g, e->mem_optim = o, e->mem_act = st[i].act;
+            e->mem_weights = sw[i], e->mem_grads = sg[i], e->mem_optim = so[i];
+            e->mem_act = st[i].act;
         }
     }
     e->mem_total = best;
@@ -573,11 +576,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
             "%.0f%% margin)", e->mem_total / 1e9, cc_stage_name(e->mem_stage),
             e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
-    double host_limit = x->c->host_mem_bytes * (1.0 - x->hb->mem_margin);
-    if (e->off_bytes > host_limit)
+    e->host_limit = x->c->host_mem_bytes * (1.0 - x->hb->mem_margin);
+    if (e->off_bytes > e->host_limit)
         why(e, "offloads %.1f GB of activations per GPU to host memory, more than %.1f GB "
             "(%.0f GB per GPU less the %.0f%% margin; --host-mem-gb)", e->off_bytes / 1e9,
-            host_limit / 1e9, x->c->host_mem_bytes / 1e9, x->hb->mem_margin * 100);
+            e->host_limit / 1e9, x->c->host_mem_bytes / 1e9, x->hb->mem_margin * 100);
 }
 
 /* Step time: micro-batches on the slowest stage, bubble, gradient reduction, optimizer.
@@ -850,6 +853,12 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
 
 /* ---- search ----------------------------------------------------------------------------- */
 
+/* How far over its memory an evaluation is: GPU, or host memory for offloaded activations. */
+static double mem_ratio(const struct cc_eval *e)
+{
+    return fmax(e->mem_total / e->mem_limit, e->off_bytes / e->host_limit);
+}
+
 static int cmp_ranked(const void *a, const void *b)
 {
     const struct cc_ranked *x = a, *y = b;
@@ -900,7 +909,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     int cap = 64;
     int tp_max = hb->tp_max > 0 ? hb->tp_max : c->gpus_per_node;
     double closest_ratio = INFINITY;
-    double host_limit = c->host_mem_bytes * (1.0 - hb->mem_margin); /* offloaded activations */
+    int offload = cc_habits_offload_searched(hb, c);
     char first_why[320] = "", long_why[320] = "";
     struct cc_layout pcie_off; /* a layout that offloading over PCIe would fit (not searched) */
     int pcie_off_found = 0;
@@ -977,34 +986,21 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */
                                     if (!cand.eval.feasible && cand.eval.mem_only &&
                                         rcs[r] == CC_RC_NONE && pp == 1 &&
-                                        (hb->offload == 1 ||
-                                         (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS))) {
+                                        (offload || (hb->offload == 2 && !pcie_off_found))) {
                                         /* too large without recomputation: offload the
-                                         * fewest layers' activations that fit */
+                                         * fewest layers' activations that fit (where
+                                         * --offload auto leaves PCIe out, only to say what
+                                         * --offload on would find if nothing else fits) */
                                         struct cc_ranked off = cand;
                                         off.layout.off = -1;
                                         cc_layout_eval(m, c, hb, &off.layout, &off.eval);
                                         off.layout.off = off.eval.off;
                                         s->evaluated++;
-                                        if (off.eval.feasible ||
-                                            fmax(off.eval.mem_total / off.eval.mem_limit,
-                                                 off.eval.off_bytes / host_limit) <
-                                                cand.eval.mem_total / cand.eval.mem_limit)
+                                        if (!offload)
+                                            pcie_off = off.layout, pcie_off_found = off.eval.feasible;
+                                        else if (off.eval.feasible ||
+                                                 mem_ratio(&off.eval) < mem_ratio(&cand.eval))
                                             cand = off;
-                                    } else if (!cand.eval.feasible && cand.eval.mem_only &&
-                                               rcs[r] == CC_RC_NONE && pp == 1 &&
-                                               hb->offload == 2 && !pcie_off_found) {
-                                        /* --offload auto leaves PCIe out; if nothing else
-                                         * fits, say what --offload on would find */
-                                        struct cc_ranked off = cand;
-                                        off.layout.off = -1;
-                                        cc_layout_eval(m, c, hb, &off.layout, &off.eval);
-                                        s->evaluated++;
-                                        if (off.eval.feasible) {
-                                            pcie_off = off.layout;
-                                            pcie_off.off = off.eval.off;
-                                            pcie_off_found = 1;
-                                        }
                                     }
                                     if (!(++s->evaluated & 0xffff) && !noted &&
                                         mono_s() - t0 > SEARCH_NOTE_S) {
@@ -1016,9 +1012,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         noted = 1;
                                     }
                                     if (!cand.eval.feasible) {
-                                        double ratio = fmax(cand.eval.mem_total /
-                                                                cand.eval.mem_limit,
-                                                            cand.eval.off_bytes / host_limit);
+                                        double ratio = mem_ratio(&cand.eval);
                                         if (cand.eval.mem_only && ratio < closest_ratio) {
                                             closest_ratio = ratio;
                                             s->closest = cand;
@@ -1064,10 +1058,10 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  m->heads, m->kv_heads);
     if (isfinite(closest_ratio)) {
         char lb[128], lb2[128], host[256] = "";
-        if (s->closest.eval.off_bytes > host_limit) /* the host's memory is what it lacks */
+        if (s->closest.eval.off_bytes > s->closest.eval.host_limit) /* what it lacks */
             snprintf(host, sizeof host, ", and it offloads %.1f GB per GPU to host memory, "
                      "limit %.1f GB (--host-mem-gb less the margin)",
-                     s->closest.eval.off_bytes / 1e9, host_limit / 1e9);
+                     s->closest.eval.off_bytes / 1e9, s->closest.eval.host_limit / 1e9);
         else if (pcie_off_found)
             snprintf(host, sizeof host, "; --offload on would fit %s, offloading %d layers' "
                      "activations to host memory over PCIe", cc_layout_format(&pcie_off, lb2,

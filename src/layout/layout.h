@@ -85,6 +85,10 @@ struct cc_habits {
  * NVIDIA's recipes offload only on Grace systems). Bytes/s, one direction. */
 #define CC_OFFLOAD_AUTO_BPS 200e9
 
+/* Whether the search tries activation offloading on cluster c: --offload on, or auto where the
+ * host link is NVLink-C2C (CC_OFFLOAD_AUTO_BPS and up). */
+int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_cluster *c);
+
 /* Fill habits with the defaults documented in docs/layout.md. */
 void cc_habits_default(struct cc_habits *hb);
 /* The attention products' efficiency: efficiency_attn, or efficiency when it is 0. */
@@ -140,6 +144,7 @@ struct cc_eval {
     double off_bytes;      /* bytes offloaded per micro-batch, each way */
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
+    double host_limit;     /* host memory per GPU for offloaded activations, less the margin */
     int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
     double mem_stages[3];  /* bytes per GPU of each of those stages (0: not evaluated) */
     int vocab;             /* the vocabulary as padded for this tp (habits' vocab_pad) */

@@ -133,8 +133,7 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
             (hb->recompute == CC_RC_AUTO || hb->recompute == CC_RC_NONE) &&
-                    (hb->offload == 1 ||
-                     (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS))
+                    cc_habits_offload_searched(hb, c)
                 ? ", activation offload" : "",
             hb->dp_overlap == 2 ? "only without pipeline" : hb->dp_overlap ? "on" : "off",
             hb->pp_overlap ? "" : ", blocking pipeline sends",

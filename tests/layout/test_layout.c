@@ -275,6 +275,22 @@ static int sweep_file(char *tmp, int nranks, int nnodes, double (*t_us)(double, 
     return fclose(f);
 }
 
+/* An all-reduce sweep of n ranks on nnodes nodes, 1 KiB to 1 GiB in steps of 4, timed
+ * alpha_us + bus bytes / busbw (no backend named in the header); mkstemp's name in tmp. */
+static int ar_fit_file(char *tmp, int n, int nnodes, double alpha_us, double busbw)
+{
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    fprintf(f, "{\"type\": \"header\", \"nranks\": %d, \"nnodes\": %d}\n", n, nnodes);
+    for (double b = 1024; b <= 1 << 30; b *= 4)
+        fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", \"nranks\": %d, "
+                   "\"bytes\": %.0f, \"time_us\": %.6f}\n",
+                n, b, alpha_us + b * 2.0 * (n - 1) / n / busbw * 1e6);
+    return fclose(f);
+}
+
 /* 16 ranks, 8 per node: 20 us + x / 50 GB/s, x = bytes * 30/16 */
 static double ar_clean(double b, int i)
 {
@@ -596,16 +612,7 @@ static void test_inputs(void)
          * member per node takes that fit, one with 8 per node keeps the 8-per-node fit,
          * whatever the order of the files */
         char tmp[] = "/tmp/ccbench-test-XXXXXX";
-        int fd = mkstemp(tmp);
-        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (f) {
-            fprintf(f, "{\"type\": \"header\", \"nranks\": 16, \"nnodes\": 16}\n");
-            for (double b = 1024; b <= 1 << 30; b *= 4)
-                fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", "
-                           "\"nranks\": 16, \"bytes\": %.0f, \"time_us\": %.6f}\n",
-                        b, 50 + b * 30 / 16 / 10e9 * 1e6);
-            fclose(f);
-        }
+        ok(ar_fit_file(tmp, 16, 16, 50, 10e9) == 0, "one-per-node file written");
         is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "one-per-node file");
         REL(cc_comm_time(&c, CC_ALLREDUCE, 16, 1, 1e9), 50e-6 + 1e9 * 30 / 16 / 10e9, 1e-4,
             "one member per node: the one-per-node fit, unscaled");
@@ -616,16 +623,7 @@ static void test_inputs(void)
          * fit measured one per node (16 ranks: the tree's extra level, 2 x 14 us, added), not
          * the 32-rank one scaled down to an eighth */
         strcpy(tmp, "/tmp/ccbench-test-XXXXXX");
-        fd = mkstemp(tmp);
-        f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (f) {
-            fprintf(f, "{\"type\": \"header\", \"nranks\": 32, \"nnodes\": 4}\n");
-            for (double b = 1024; b <= 1 << 30; b *= 4)
-                fprintf(f, "{\"type\": \"result\", \"collective\": \"allreduce\", "
-                           "\"nranks\": 32, \"bytes\": %.0f, \"time_us\": %.6f}\n",
-                        b, 48 + b * 62 / 32 / 30e9 * 1e6);
-            fclose(f);
-        }
+        ok(ar_fit_file(tmp, 32, 4, 48, 30e9) == 0, "4 x 8 file written");
         is_int(cc_cluster_load_results(&c, tmp, err, sizeof err), CC_OK, "4 x 8 file");
         REL(cc_comm_time(&c, CC_ALLREDUCE, 32, 1, 1e9), 78e-6 + 1e9 * 62 / 32 / 10e9, 1e-4,
             "across nodes the members per node choose the fit before the group size");
