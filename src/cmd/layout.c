@@ -66,7 +66,7 @@ static const struct cc_opt layout_opts[] = {
     {"peak-tflops", 0, CC_OPT_DOUBLE, F(peak_tflops), "0", "TF", "override dense peak TFLOP/s of the chosen precision", NULL, CC_OPT_RANGE, 0, 1e6},
     {"hbm-GBps", 0, CC_OPT_DOUBLE, F(hbm_GBps), "0", "GB/s", "override GPU memory bandwidth (element-wise work; 0: the table's, else 2000)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"host-GBps", 0, CC_OPT_DOUBLE, F(host_GBps), "0", "GB/s", "override the GPU's link to host memory, one direction (activation offloading; 0: the table's)", NULL, CC_OPT_RANGE, 0, 1e6},
-    {"host-mem-gb", 0, CC_OPT_DOUBLE, F(host_mem_gb), "0", "GB", "override host memory per GPU for offloaded activations (GB, 1e9 bytes; 0: the table's)", NULL, CC_OPT_RANGE, 0, 1e6},
+    {"host-mem-gb", 0, CC_OPT_DOUBLE, F(host_mem_gb), "0", "GB", "override host memory per GPU for offloaded activations (GB, 1e9 bytes; 0: the topology's nodes[].memory_bytes / GPUs, else the table's)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"intra-GBps", 0, CC_OPT_DOUBLE, F(intra_GBps), "0", "GB/s", "override all-reduce busbw within a node", NULL, CC_OPT_RANGE, 0, 1e6},
     {"inter-GBps", 0, CC_OPT_DOUBLE, F(inter_GBps), "0", "GB/s", "override all-reduce busbw across nodes (per node)", NULL, CC_OPT_RANGE, 0, 1e6},
     {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines, nccl-tests logs or OSU logs (FILE@NODESxPER_NODE)"},
