@@ -1205,6 +1205,15 @@ static double comm_time(const struct cc_cluster *c, enum cc_coll_id coll, int n,
         double in_node = node_intra_rate(c);
         bw = fmin(node_inter_rate(c) * share, in_node > 0 ? in_node : INFINITY);
     }
+    if (coll == CC_ALLTOALL && scope == CC_SCOPE_INTER) {
+        /* every rank sends (n - per_node)/n of its bytes across nodes over its own share of
+         * the node's rate (the node's GPUs all exchange at once, an expert-parallel group or
+         * several side by side): a fit across nodes gives that share as measured */
+        double nic = f && f->nranks > f->per_node
+                         ? f->busbw_Bps * (f->nranks - f->per_node) / (f->nranks - 1.0)
+                         : node_inter_rate(c) / gpn;
+        bw = nic * (n - 1.0) / (n - per_node);
+    }
     if (bw <= 0)
         return INFINITY;
     /* NCCL takes the algorithm of least time; PAT moves its bytes at 3/4 of the ring's rate */

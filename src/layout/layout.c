@@ -91,14 +91,16 @@ int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_clust
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    char rcl[24] = "", off[24] = "";
+    char rcl[24] = "", off[24] = "", ep[24] = "";
     if (l->rc == CC_RC_BLOCK && l->rcl > 0)
         snprintf(rcl, sizeof rcl, ",rcl=%d", l->rcl);
     if (l->off > 0)
         snprintf(off, sizeof off, ",off=%d", l->off);
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s", l->tp,
+    if (l->ep > 1)
+        snprintf(ep, sizeof ep, ",ep=%d", l->ep);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s", l->tp,
              l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc], rcl,
-             off, l->split ? ",split=1" : "");
+             off, l->split ? ",split=1" : "", ep);
     return buf;
 }
 
@@ -137,10 +139,10 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             continue;
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
-                                            "zero", "split", "rcl", "off", NULL};
+                                            "zero", "split", "rcl", "off", "ep", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, rcl, off, split)", text, key);
+                      "zero, rc, rcl, off, split, ep)", text, key);
             return CC_EUSAGE;
         }
         char *end;
@@ -164,6 +166,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "zero") == 0) l->zero = iv;
         else if (strcmp(key, "rcl") == 0) l->rcl = iv, rcl_given = 1;
         else if (strcmp(key, "off") == 0) l->off = iv, off_given = 1;
+        else if (strcmp(key, "ep") == 0) l->ep = iv;
         else l->split = iv;
     }
     if (more < 0)
@@ -211,6 +214,28 @@ double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int
     double a = cc_gemm_time(s_loc, s, dh, heads, rate_attn, sms, na, 1) + /* Q K^T */
                cc_gemm_time(s_loc, dh, s, heads, rate_attn, sms, na, 1);  /* softmax(.) V */
     return w + a;
+}
+
+double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, int ep,
+                           double rate, int sms, int nfwd)
+{
+    if (!cc_model_moe(m))
+        return 0.0;
+    double h = m->hidden, t = tp > 0 ? tp : 1, e = ep > 0 ? ep : 1;
+    double tokens = mb * s_loc / t;                     /* this GPU's, sequence-parallel */
+    double rows = e * tokens * m->topk / m->experts;    /* per expert, routing balanced */
+    double local = m->experts / e;
+    double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->moe_ffn;
+    return cc_gemm_time(rows, up, h, local, rate, sms, nfwd, 1) +          /* experts in */
+           cc_gemm_time(rows, h, m->moe_ffn, local, rate, sms, nfwd, 1) +  /* experts out */
+           cc_gemm_time(tokens, m->experts, h, 1, rate, sms, nfwd, 1);     /* router */
+}
+
+double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, int tp)
+{
+    if (!cc_model_moe(m))
+        return 0.0;
+    return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0;
 }
 
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
@@ -327,6 +352,7 @@ struct ctx {
     const struct cc_cluster *c;
     const struct cc_habits *hb;
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
+    int ep, eshard;         /* expert parallelism; ranks holding the same experts (tp*cp*dp/ep) */
     enum cc_recompute rc;
     int rcl;                /* rc = block: layers of every model chunk recomputed */
     int off;                /* layers whose activations go to host memory (-1: the fewest) */
@@ -335,6 +361,7 @@ struct ctx {
     double mm, s_loc, peak;
     double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
     double p_first, p_mid, p_last; /* parameters per GPU of those stages */
+    double pe_first, pe_mid, pe_last; /* of which routed experts' (sharded over eshard) */
     double logits;          /* logit bytes per micro-batch per GPU */
 };
 
@@ -391,6 +418,19 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
             "pp %d", e->m, pp);
     if (x->hb->grad_accum > 0 && e->m != x->hb->grad_accum)
         why(e, "%lld micro-batches per step, but --grad-accum is %d", e->m, x->hb->grad_accum);
+    if (cc_model_moe(m)) {
+        if (m->experts % x->ep)
+            why(e, "ep %d does not divide the %d experts", x->ep, m->experts);
+        else if (((long long)tp * x->cp * x->dp) % x->ep)
+            why(e, "ep %d does not divide tp*cp*dp = %lld, the ranks of a pipeline stage that "
+                "share the experts", x->ep, (long long)tp * x->cp * x->dp);
+        if (tp > 1 && !x->sp)
+            why(e, "experts with tp %d need sequence parallelism (Megatron-Core)", tp);
+        if (x->zero == 3)
+            why(e, "ZeRO stage 3 with experts is not modelled");
+    } else if (x->ep > 1) {
+        why(e, "ep %d: model '%s' has no experts", x->ep, m->name);
+    }
     if (x->zero >= 2 && pp > 1)
         why(e, "ZeRO stage %d with pipeline parallelism is not supported (DeepSpeed, "
             "Megatron-LM)", x->zero);
@@ -457,22 +497,26 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     int tp = x->tp, pp = x->pp, v = x->v;
     double V = m->vocab;
     double Pl = cc_model_layer_params(m);
+    double Pe = cc_model_layer_expert_params(m); /* of Pl: the routed experts, split by ep */
     double embed = cc_model_embed_params(m), outp = V * m->hidden;
     double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
     /* learned positions are a plain embedding that every tp rank holds whole (Megatron's
      * LanguageModelEmbedding); the vocabulary is split by tp */
     double pos = m->mlp == CC_MLP_GELU ? (double)m->seq_len * m->hidden : 0.0;
     if (pp == 1) {
-        x->p_first = x->p_mid = x->p_last = cc_model_params(m) - pos;
+        x->p_first = x->p_mid = x->p_last = cc_model_params(m) - m->layers * Pe - pos;
     } else {
-        x->p_first = x->Lf * Pl + embed - pos;
-        x->p_mid = x->Lm * Pl;
-        x->p_last = x->Ll * Pl + outp + norm; /* tied: the last stage keeps its own copy */
+        x->p_first = x->Lf * (Pl - Pe) + embed - pos;
+        x->p_mid = x->Lm * (Pl - Pe);
+        x->p_last = x->Ll * (Pl - Pe) + outp + norm; /* tied: the last stage keeps its own copy */
     }
     x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
     x->p_first += pos;
     if (pp == 1)
         x->p_mid += pos, x->p_last += pos;
+    x->pe_first = x->Lf * Pe / x->ep, x->pe_mid = x->Lm * Pe / x->ep;
+    x->pe_last = x->Ll * Pe / x->ep;
+    x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
     double unit = cc_layout_zero3_unit(m, tp);
     int block = x->rc == CC_RC_BLOCK;
     double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
@@ -491,25 +535,33 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     /* Transformer Engine's fp8 copy of each linear weight and its transpose, kept across the
      * micro-batches (2 bytes per linear parameter of the stage; not with ZeRO 3, whose
      * gathered weights are let go) */
+    double routed = Pe * (cc_model_moe(m) ? (double)m->topk / m->experts : 0.0);
     double cache_layer = x->hb->fp8_cache && m->prec == CC_PREC_FP8 && x->zero < 3
-                             ? 2.0 * cc_model_layer_matmul_params(&x->mr) / tp
+                             ? 2.0 * ((cc_model_layer_matmul_params(&x->mr) - routed) / tp +
+                                      Pe / x->ep)
                              : 0.0;
     double cache[3] = {cache_layer * x->Lf, cache_layer * x->Ll, cache_layer * x->Lm};
     /* w: model chunks in flight (forward steps not yet backward) */
-    struct { double p, act, w; } st[3] = {
-        {x->p_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
+    struct { double p, pe, act, w; } st[3] = {
+        {x->p_first, x->pe_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
                          work + (pp == 1 ? x->logits : 0.0),
          cc_inflight_layers(0, pp, v, v, -1, x->mm)},
-        {x->p_last, act_layer * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
+        {x->p_last, x->pe_last, act_layer * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
                                                 x->mm) + work + x->logits,
          cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
-        {x->p_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work,
+        {x->p_mid, x->pe_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work,
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
     int nst = stages_evaluated(pp);
     double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
-        cc_state_bytes(m, x->hb, st[i].p, unit, x->zero, x->shard, &sw[i], &sg[i], &so[i]);
+        cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
+                       &so[i]);
+        if (st[i].pe > 0) { /* the experts' state, sharded over the ranks that hold them */
+            double ew, eg, eo;
+            cc_state_bytes(m, x->hb, st[i].pe, unit, x->zero, x->eshard, &ew, &eg, &eo);
+            sw[i] += ew, sg[i] += eg, so[i] += eo;
+        }
         sw[i] += cache[i];
         state[i] = sw[i] + sg[i] + so[i];
     }
@@ -611,15 +663,31 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     const struct cc_model *mr = &x->mr; /* K/V heads as one rank holds them */
     double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mr, mb, s_loc, tp, sp) / hbm;
     int use[2] = {x->rc != CC_RC_FULL, x->rc == CC_RC_FULL || x->rc == CC_RC_BLOCK};
+    /* with experts the tensor-parallel MLP is the shared expert's (if any), and the routed
+     * experts and the router come beside it */
+    struct cc_model mlp = *mr;
+    if (cc_model_moe(m))
+        mlp.ffn = m->shared_ffn;
     double t_layer[2] = {
-        use[0] ? cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms, 1,
-                                    x->rc == CC_RC_SELECTIVE) + 3.0 * traffic : 0.0,
-        use[1] ? cc_layer_gemm_time(mr, mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
-                     4.0 * traffic : 0.0};
+        use[0] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 1,
+                                    x->rc == CC_RC_SELECTIVE) +
+                     cc_expert_gemm_time(m, mb, s_loc, tp, x->ep, rate, sms, 1) + 3.0 * traffic
+               : 0.0,
+        use[1] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
+                     cc_expert_gemm_time(m, mb, s_loc, tp, x->ep, rate, sms, 2) + 4.0 * traffic
+               : 0.0};
     double t_logit = cc_logit_gemm_time(mr, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
-    double tp_layer[2] = {0, 0}, cp_layer[2] = {0, 0};
+    double tp_layer[2] = {0, 0}, cp_layer[2] = {0, 0}, ep_layer[2] = {0, 0};
+    if (x->ep > 1) {
+        /* the routed tokens go to their experts' GPUs and come back (dispatch and combine,
+         * all-to-all over the ep group), in the forward pass, the backward pass and a
+         * recomputed forward */
+        double a2a = cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, 1),
+                                  cc_expert_a2a_bytes(m, mb, s_loc, tp));
+        ep_layer[0] = 4.0 * a2a, ep_layer[1] = 6.0 * a2a;
+    }
     double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
@@ -690,19 +758,23 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         {x->Lm, 0.0, 0.0, x->p_mid},
     };
     int nst = stages_evaluated(pp);
-    double comp = 0, tp_mb = 0, cp_mb = 0, slowest = -1, p_max = 0, passes = 3.0;
+    double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
+    double passes = 3.0;
+    const double pe[3] = {x->pe_first, x->pe_last, x->pe_mid};
     for (int i = 0; i < nst; i++) {
         double L = st[i].layers, R = recomputed_layers(x, L), K = L - R;
         double ci = K * t_layer[0] + R * t_layer[1] + st[i].extra +
                     cc_grad_accum_time(hb, st[i].params, hbm);
         double ti = K * tp_layer[0] + R * tp_layer[1] + st[i].tp;
         double ki = K * cp_layer[0] + R * cp_layer[1];
-        if (ci + ti + ki > slowest) {
-            slowest = ci + ti + ki;
-            comp = ci, tp_mb = ti, cp_mb = ki;
+        double ei = K * ep_layer[0] + R * ep_layer[1];
+        if (ci + ti + ki + ei > slowest) {
+            slowest = ci + ti + ki + ei;
+            comp = ci, tp_mb = ti, cp_mb = ki, ep_mb = ei;
             passes = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         }
-        p_max = fmax(p_max, st[i].params);
+        if (st[i].params > p_max)
+            p_max = st[i].params, pe_max = pe[i];
     }
     /* activation offloading: each offloaded layer's activations go to host memory behind the
      * forward pass and come back behind the backward pass; what the link cannot move in that
@@ -730,11 +802,12 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */
         pp_mb = fmax(0.0, pp_mb - comp);
-    double t_mb = comp + tp_mb + cp_mb + pp_mb + z3_mb;
+    double t_mb = comp + tp_mb + cp_mb + ep_mb + pp_mb + z3_mb;
 
     e->t_compute = mm * comp;
     e->t_tp = mm * tp_mb;
     e->t_cp = mm * cp_mb;
+    e->t_ep = mm * ep_mb;
     e->t_pp = mm * pp_mb;
     e->t_bubble = cc_bubble_time(pp, v, t_mb);
     e->t_dp = mm * z3_mb;
@@ -742,36 +815,51 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* gradient reduction once per step (ZeRO 0-2), in buckets; ZeRO 2 keeps only its shard
      * of the gradients, so every earlier micro-batch reduce-scatters its own too (DeepSpeed
      * refuses no_sync with stage 2), each behind its backward pass where that overlaps */
-    if (x->zero < 3 && shard > 1) {
-        double nb = ceil(dp_bytes_g / (double)(hb->bucket_bytes ? hb->bucket_bytes : 1));
-        double rs = x->zero >= 1 ? nb * cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp,
-                                                     dp_bytes_g / nb)
-                                 : 0.0; /* ZeRO 1-2's gradient reduce-scatter */
+    /* the routed experts' gradients go over the ranks that hold the same experts (eshard,
+     * ep apart), the rest over the data-parallel ranks; one stream of buckets */
+    const struct { int n, pn; double p; } grp[2] = {
+        {shard, pn_dp, p_max - pe_max},
+        {x->eshard, per_node(c, x->eshard, x->ep), pe_max}};
+    double nb = 0, ar = 0, rs = 0, ag = 0;
+    double bucket = (double)(hb->bucket_bytes ? hb->bucket_bytes : 1);
+    for (int g = 0; g < 2 && x->zero < 3; g++) {
+        if (grp[g].n < 2 || grp[g].p <= 0)
+            continue;
+        double bytes_g = grp[g].p * hb->grad_bytes, bytes_w = grp[g].p * 2.0;
+        double k = ceil(bytes_g / bucket);
+        nb += k;
+        if (x->zero == 0) {
+            ar += k * cc_comm_time(c, CC_ALLREDUCE, grp[g].n, grp[g].pn, bytes_g / k);
+        } else { /* ZeRO 1-2: reduce-scatter the gradients, all-gather the new weights */
+            rs += k * cc_comm_time(c, CC_REDUCESCATTER, grp[g].n, grp[g].pn, bytes_g / k);
+            ag += k * cc_comm_time(c, CC_ALLGATHER, grp[g].n, grp[g].pn, bytes_w / k);
+        }
+    }
+    if (nb > 0) {
         /* the reduction hides behind the last backward pass (with its recomputed forward);
          * ZeRO 1-2's all-gather of the updated weights waits for the optimizer step, and at
          * best hides behind the next step's first forward pass (--overlap-param-gather) */
         int overlap = cc_habits_dp_overlaps(hb, pp);
         double win_b = overlap ? (passes - 1.0) / passes * comp : 0.0;
         double win_f = overlap ? comp / passes : 0.0;
-        if (x->zero == 0) {
-            double ar = nb * cc_comm_time(c, CC_ALLREDUCE, shard, pn_dp, dp_bytes_g / nb);
+        if (x->zero == 0)
             e->t_dp += fmax(ar / nb, ar - win_b);
-        } else {
-            double ag = nb * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / nb);
+        else
             e->t_dp += fmax(rs / nb, rs - win_b) + fmax(ag / nb, ag - win_f);
-        }
         if (x->zero == 2 && mm > 1)
             e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - win_b);
     }
     e->t_dp += cc_embed_sync_time(mr, c, hb, tp, pp, (long long)tp * cp * x->dp);
-    double p_opt = p_max / (x->zero >= 1 ? shard : 1);
+    double p_opt = (p_max - pe_max) / (x->zero >= 1 ? shard : 1) +
+                   pe_max / (x->zero >= 1 ? x->eshard : 1);
     /* the optimizer reads the gradient; with an fp32 copy of 16-bit reduced gradients it
      * first casts them into it (read 16-bit, write fp32), then reads the copy */
     double g_bytes = hb->main_grad_bytes > 0 ? hb->grad_bytes + 2.0 * hb->main_grad_bytes
                                               : hb->grad_bytes;
     e->t_opt = p_opt * ((m->optim == CC_OPTIM_ADAM ? ADAM_STEP_BYTES : SGD_STEP_BYTES) +
                         g_bytes) / hbm;
-    e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_pp + e->t_bubble + e->t_dp + e->t_opt;
+    e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_ep + e->t_pp + e->t_bubble + e->t_dp +
+                e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
     struct cc_model mv = *m; /* the padded rows are executed too */
@@ -821,6 +909,9 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     }
     x.N = (long long)n;
     x.shard = l->dp * l->cp;
+    x.ep = l->ep > 1 ? l->ep : 1;
+    x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
+    e->edp = cc_model_moe(m) ? x.eshard : 0;
     if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
                                   the embedding and the loss */
         double S = (double)(m->layers + 2) / x.pp;
@@ -961,6 +1052,13 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 }
                 whole++;
                 long long per_dp = m->global_batch / dp;
+                /* expert parallelism: every ep that divides the experts and the stage's
+                 * tp*cp*dp ranks (1 alone without experts) */
+                int eps[64], neps = 0;
+                for (int ep = 1; neps < 64 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
+                     ep++)
+                    if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0))
+                        eps[neps++] = ep;
                 for (int mb = 1; mb <= hb->mb_max && mb <= per_dp; mb++) {
                     if (per_dp % mb)
                         continue;
@@ -970,8 +1068,11 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                             for (int z = hb->zero_min; z <= hb->zero_max; z++) {
                                 if ((z >= 2 && pp > 1) || (sp && (m->seq_len / cp) % tp))
                                     continue;
-                                for (int sv = 0; sv < 2 * hb->vpp_max; sv++) {
-                                    int split = sv % 2, v = sv / 2 + 1;
+                                for (int sv = 0; sv < 2 * hb->vpp_max * neps; sv++) {
+                                    int ep = eps[sv / (2 * hb->vpp_max)];
+                                    int split = sv % 2, v = sv % (2 * hb->vpp_max) / 2 + 1;
+                                    if (cc_model_moe(m) && ((tp > 1 && !sp) || z == 3))
+                                        continue; /* check_structure's rules for experts */
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (split ? !uneven : !uniform)
                                         continue;
@@ -981,7 +1082,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
                                         continue; /* a chunk of one layer: block is full */
                                     struct cc_ranked cand = {
-                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split}, {0}};
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep},
+                                        {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */
                                     if (!cand.eval.feasible && cand.eval.mem_only &&

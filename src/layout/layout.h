@@ -113,12 +113,17 @@ struct cc_layout {
     int off;     /* layers whose activations are offloaded to host memory (Megatron-Core
                     --cpu-offloading-num-layers; pp = 1, rc = none, fewer than the layers);
                     0: none; -1: the fewest with which it fits (resolved into cc_eval.off) */
+    int ep;      /* expert parallelism (a model with experts): each GPU holds experts/ep of
+                    every layer's routed experts whole (Megatron-Core
+                    --expert-tensor-parallel-size 1), ep consecutive ranks of the tp x cp x dp
+                    ranks of a stage exchanging tokens all-to-all; 0 or 1: none */
 };
 
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
- * set; ",rcl=N" after rc=block when N is known). */
+ * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",ep=N" when
+ * ep > 1). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
-/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split, rcl and off; dp may be
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split, rcl, off and ep; dp may be
  * omitted; rcl=N means rc=block, off=N without rc rc=none). Keys not
  * given stay as in *l on entry; split=1 with pp=2 becomes 0 (the same split). CC_EUSAGE with a
  * message on a bad key or value. */
@@ -152,7 +157,9 @@ struct cc_eval {
                               layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
-    double t_compute, t_tp, t_cp, t_pp, t_bubble, t_dp, t_opt, t_step;
+    double t_compute, t_tp, t_cp, t_ep, t_pp, t_bubble, t_dp, t_opt, t_step;
+    int edp;               /* with experts: the ranks that hold the same experts (tp*cp*dp /
+                              ep), over which their gradients are reduced; 0 otherwise */
     double t_offload;      /* of t_compute: offload transfers not hidden behind compute */
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */
@@ -193,6 +200,18 @@ double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int
  * output layer is not a Transformer Engine layer). */
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
                           int sms);
+/* GEMM seconds of one layer's routed experts and router for one micro-batch (experts, else
+ * 0): each GPU routes its mb*s_loc/tp tokens (sequence parallel with tp > 1) to topk experts;
+ * the ep GPUs of an expert-parallel group hold experts/ep experts each, and each expert
+ * receives ep*tokens*topk/experts of them (routing balanced): a grouped GEMM of that many rows
+ * per local expert, up (gate and up fused) and down, nfwd forward passes and the backward
+ * products, wave-quantized on `sms` SMs. */
+double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, int ep,
+                           double rate, int sms, int nfwd);
+/* Bytes each GPU sends in one all-to-all of a layer's routed tokens (the dispatch or the
+ * combine; nccl-tests' size): mb*s_loc/tp tokens x topk copies x h x 2 bytes. 0 without
+ * experts. */
+double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, int tp);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
 double cc_bubble_time(int pp, int vpp, double t_mb);
 

@@ -82,7 +82,8 @@ long long cc_model_key_max(const char *key)
     static const struct { const char *key; long long max; } caps[] = {
         {"layers", 100000},     {"hidden", 1000000},  {"heads", 1000000},
         {"kv_heads", 1000000},  {"ffn", 100000000},   {"vocab", 100000000},
-        {"seq_len", 100000000}, {"global_batch", 1000000000000LL}};
+        {"seq_len", 100000000}, {"global_batch", 1000000000000LL}, {"experts", 100000},
+        {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -111,6 +112,21 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
     if (m->heads % m->kv_heads) {
         cc_errbuf(err, errlen, "model '%s': kv_heads '%d' do not divide heads %d", m->name,
                   m->kv_heads, m->heads);
+        return CC_EINVAL;
+    }
+    if (m->experts == 1 || m->experts < 0) {
+        cc_errbuf(err, errlen, "model '%s': experts '%d': 0 for a dense model, else at least 2",
+                  m->name, m->experts);
+        return CC_EINVAL;
+    }
+    if (cc_model_moe(m) && (m->topk < 1 || m->topk > m->experts)) {
+        cc_errbuf(err, errlen, "model '%s': topk '%d' must be from 1 to the %d experts", m->name,
+                  m->topk, m->experts);
+        return CC_EINVAL;
+    }
+    if (cc_model_moe(m) && (m->moe_ffn < 1 || m->shared_ffn < 0)) {
+        cc_errbuf(err, errlen, "model '%s': moe_ffn '%d' must be at least 1 and shared_ffn '%d' "
+                  "at least 0", m->name, m->moe_ffn, m->shared_ffn);
         return CC_EINVAL;
     }
     return CC_OK;
@@ -323,10 +339,60 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     json_t *ffc = json_object_get(root, "ffn_config"); /* DBRX keeps its experts there */
     if (!moe && json_is_object(ffc) && (st = hf_int(ffc, k_moe, &moe, path, err, errlen)) != CC_OK)
         return st;
+    long long topk = 0, moe_ffn = 0, shared = 0;
     if (moe > 1) {
-        cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts); "
-                  "expert parallelism is not modelled", path, moe);
-        return CC_EINVAL;
+        static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
+                                             "moe_top_k", "top_k", NULL};
+        static const char *const k_moe_ffn[] = {"moe_intermediate_size", NULL};
+        static const char *const k_shared[] = {"shared_expert_intermediate_size", NULL};
+        /* what the estimate has no form for: latent attention, dense and expert layers
+         * mixed, experts kept in a block of their own */
+        static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", NULL};
+        static const char *const mixed[] = {"first_k_dense_replace", "decoder_sparse_step",
+                                            "moe_layer_freq", "interleave_moe_layer_step",
+                                            "mlp_only_layers", NULL};
+        for (int i = 0; mla[i]; i++)
+            if (json_object_get(root, mla[i])) {
+                cc_errbuf(err, errlen, "model spec '%s': multi-head latent attention (\"%s\", "
+                          "DeepSeek) is not modelled", path, mla[i]);
+                return CC_EINVAL;
+            }
+        for (int i = 0; mixed[i]; i++) {
+            json_t *x = json_object_get(root, mixed[i]);
+            int dense_only = !x || json_is_null(x) ||
+                             (json_is_array(x) && json_array_size(x) == 0) ||
+                             (json_is_integer(x) &&
+                              json_integer_value(x) == (i == 0 ? 0 : 1));
+            if (!dense_only) {
+                cc_errbuf(err, errlen, "model spec '%s': \"%s\" mixes dense and expert layers; "
+                          "only models whose every layer has experts are modelled", path,
+                          mixed[i]);
+                return CC_EINVAL;
+            }
+        }
+        if (json_is_object(ffc)) {
+            cc_errbuf(err, errlen, "model spec '%s': experts described in \"ffn_config\" "
+                      "(DBRX) are not read; write a ccbench spec (docs/layout.md)", path);
+            return CC_EINVAL;
+        }
+        if ((st = hf_int(root, k_topk, &topk, path, err, errlen)) ||
+            (st = hf_int(root, k_moe_ffn, &moe_ffn, path, err, errlen)) ||
+            (st = hf_int(root, k_shared, &shared, path, err, errlen)))
+            return st;
+        if (!topk) {
+            cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts) "
+                      "without num_experts_per_tok", path, moe);
+            return CC_EINVAL;
+        }
+        const struct { const char *key, *what; long long v; } msz[] = {
+            {"experts", "experts", moe}, {"topk", "experts per token", topk},
+            {"moe_ffn", "expert MLP size", moe_ffn}, {"shared_ffn", "shared expert size", shared}};
+        for (size_t i = 0; i < sizeof msz / sizeof msz[0]; i++)
+            if (msz[i].v > cc_model_key_max(msz[i].key)) {
+                cc_errbuf(err, errlen, "model spec '%s': %s %lld is more than %lld", path,
+                          msz[i].what, msz[i].v, cc_model_key_max(msz[i].key));
+                return CC_EINVAL;
+            }
     }
     /* state-space (Mamba) layers, alone or beside attention: not a transformer's cost */
     static const char *const hybrid[] = {"hybrid_override_pattern", "layers_block_type",
@@ -409,6 +475,10 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->layers = (int)layers, m->hidden = (int)hidden, m->heads = (int)heads;
     m->kv_heads = (int)(kv ? kv : heads), m->ffn = (int)(ffn ? ffn : 4 * hidden);
     m->vocab = (int)vocab;
+    if (moe > 1) {
+        m->experts = (int)moe, m->topk = (int)topk, m->shared_ffn = (int)shared;
+        m->moe_ffn = moe_ffn ? (int)moe_ffn : m->ffn; /* Mixtral: intermediate_size */
+    }
     long long win = opos ? opos : pos;
     m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
     m->global_batch = (4LL << 20) / m->seq_len;
@@ -445,16 +515,17 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
 static void preset_changes(json_t *root, json_t *pre, const char *path, struct cc_model *m)
 {
     static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                                        "mlp", "tied_embeddings", NULL};
+                                        "mlp", "tied_embeddings", "experts", "topk",
+                                        "moe_ffn", "shared_ffn", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
     if (cc_model_preset(json_string_value(pre), &p) != CC_OK)
         return;
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
-                       m->tied_embed};
+                       m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
-                       p.tied_embed};
+                       p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -478,7 +549,8 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "kv_heads", "ffn", "vocab", "seq_len", "global_batch",
                                         "precision", "optimizer", "recompute", "mlp",
                                         "flash_attention", "tied_embeddings", "rope_theta",
-                                        "dropout", NULL};
+                                        "dropout", "experts", "topk", "moe_ffn", "shared_ffn",
+                                        NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -607,6 +679,31 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     static const char *const spec_dropout[] = {"dropout", NULL};
     if ((st = get_dropout(root, spec_dropout, &m->dropout, path, err, errlen)))
         goto done;
+    /* experts: all four optional; moe_ffn defaults to ffn, topk is needed with experts */
+    static const char *const moe_keys[] = {"experts", "topk", "moe_ffn", "shared_ffn"};
+    int *moe_ptr[] = {&m->experts, &m->topk, &m->moe_ffn, &m->shared_ffn};
+    for (int i = 0; i < 4; i++) {
+        long long mv = *moe_ptr[i];
+        if ((st = get_int(root, moe_keys[i], &mv, path, err, errlen)) != CC_OK)
+            goto done;
+        if (json_object_get(root, moe_keys[i]) &&
+            (mv < (i == 3 ? 0 : 1) || mv > cc_model_key_max(moe_keys[i]))) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range (%d to "
+                      "%lld)", path, moe_keys[i], mv, i == 3 ? 0 : 1,
+                      cc_model_key_max(moe_keys[i]));
+            st = CC_EINVAL;
+            goto done;
+        }
+        *moe_ptr[i] = (int)mv;
+    }
+    if (m->experts >= 2 && !m->topk) {
+        cc_errbuf(err, errlen, "model spec '%s': \"experts\" needs \"topk\" (the experts each "
+                  "token goes to)", path);
+        st = CC_EINVAL;
+        goto done;
+    }
+    if (m->experts >= 2 && !m->moe_ffn)
+        m->moe_ffn = m->ffn;
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
 done:
@@ -625,21 +722,46 @@ static double kv_dim(const struct cc_model *m)
     return (double)m->kv_heads * (m->hidden / m->heads);
 }
 
+int cc_model_moe(const struct cc_model *m)
+{
+    return m->experts >= 2;
+}
+
+static double mlp_mats(const struct cc_model *m)
+{
+    return m->mlp == CC_MLP_SWIGLU ? 3.0 : 2.0;
+}
+
+double cc_model_layer_expert_params(const struct cc_model *m)
+{
+    return cc_model_moe(m) ? (double)m->experts * mlp_mats(m) * m->hidden * m->moe_ffn : 0.0;
+}
+
+/* The attention's matrices, and those of the MLP outside the routed experts (a dense MLP; with
+ * experts the shared expert and the router). */
+static double layer_fixed_matmul(const struct cc_model *m)
+{
+    double h = m->hidden;
+    double attn = 2.0 * h * h + 2.0 * h * kv_dim(m); /* Q, O; K, V */
+    if (!cc_model_moe(m))
+        return attn + mlp_mats(m) * h * m->ffn;
+    return attn + mlp_mats(m) * h * m->shared_ffn + h * m->experts;
+}
+
 double cc_model_layer_matmul_params(const struct cc_model *m)
 {
-    double h = m->hidden, f = m->ffn;
-    double attn = 2.0 * h * h + 2.0 * h * kv_dim(m); /* Q, O; K, V */
-    double mlp = (m->mlp == CC_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
-    return attn + mlp;
+    double routed = cc_model_moe(m) ? (double)m->topk * mlp_mats(m) * m->hidden * m->moe_ffn
+                                    : 0.0;
+    return layer_fixed_matmul(m) + routed;
 }
 
 double cc_model_layer_params(const struct cc_model *m)
 {
-    double h = m->hidden, f = m->ffn;
+    double h = m->hidden, f = cc_model_moe(m) ? 0.0 : m->ffn; /* experts: no MLP biases */
     double small = m->mlp == CC_MLP_GELU
                        ? (h + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
                        : 2.0 * h + (m->qkv_bias ? h + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
-    return cc_model_layer_matmul_params(m) + small;
+    return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small;
 }
 
 double cc_model_embed_params(const struct cc_model *m)
@@ -655,6 +777,12 @@ double cc_model_params(const struct cc_model *m)
     return m->layers * cc_model_layer_params(m) + cc_model_embed_params(m) +
            (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) +
            (m->mlp == CC_MLP_GELU ? 2.0 : 1.0) * m->hidden;
+}
+
+double cc_model_active_params(const struct cc_model *m)
+{
+    double idle = cc_model_moe(m) ? 1.0 - (double)m->topk / m->experts : 0.0;
+    return cc_model_params(m) - m->layers * cc_model_layer_expert_params(m) * idle;
 }
 
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
@@ -721,14 +849,20 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
      * dropout (a swiglu model unless said, as Llama trains): no masks (8h), and of the
      * attention scores only the softmax output (2as^2b, not 5as^2b). */
     int dropout = cc_model_dropout(m);
-    double par = 4.0 * h + 4.0 * kv_dim(m) + (m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0) * m->ffn;
+    double per_f = m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0;
+    double par = 4.0 * h + 4.0 * kv_dim(m) + per_f * m->ffn;
+    if (cc_model_moe(m)) /* topk routed copies of each token: the experts' inner activations,
+                            their permuted inputs and outputs (2h each); the shared expert's;
+                            the router's fp32 probabilities */
+        par = 4.0 * h + 4.0 * kv_dim(m) + per_f * ((double)m->topk * m->moe_ffn + m->shared_ffn) +
+              4.0 * m->topk * h + 4.0 * m->experts;
     double out = dropout ? 10.0 : 8.0;
     if (fp8) {
         /* Transformer Engine keeps a linear layer's input for the backward pass as its fp8
          * copy: 1 byte instead of 2 for the QKV and MLP inputs (outside the tensor-parallel
          * region) and for the projection and MLP-out inputs (inside it) */
         out -= 2.0;
-        par -= h + m->ffn;
+        par -= h + (cc_model_moe(m) ? (double)m->topk * m->moe_ffn + m->shared_ffn : m->ffn);
     }
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
                                                          : 0.0;

@@ -51,9 +51,23 @@ struct cc_model {
     int dropout;          /* 0: as the MLP implies (gelu: Megatron-LM's 0.1; swiglu: none, as
                              Llama trains); 1: dropout; -1: none (cc_model_dropout) */
     int qkv_bias;         /* 1: the QKV projection has a bias (Qwen2, Qwen2.5), in a swiglu model
-                             otherwise without biases (Megatron-LM --add-qkv-bias); last, so
-                             that the presets' positional initialisers leave it 0 */
+                             otherwise without biases (Megatron-LM --add-qkv-bias); after the
+                             presets' positional initialisers, which leave it 0 */
+    /* Mixture of experts (experts >= 2): every layer's MLP is `experts` routed experts of
+     * inner size moe_ffn, of which each token goes to topk, beside an optional shared expert
+     * (inner size shared_ffn, every token) and a router (h x experts); ffn is then only the
+     * size Megatron-LM's --ffn-hidden-size carries. 0: a dense model. */
+    int experts;
+    int topk;
+    int moe_ffn;
+    int shared_ffn;
 };
+
+/* Whether the model is a mixture of experts (experts >= 2). */
+int cc_model_moe(const struct cc_model *m);
+/* Parameters of one layer's routed experts (all of them: what expert parallelism divides):
+ * experts x (3 or 2 matrices) x h x moe_ffn. 0 for a dense model. */
+double cc_model_layer_expert_params(const struct cc_model *m);
 
 /* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */
 int cc_model_dropout(const struct cc_model *m);
@@ -78,15 +92,19 @@ void cc_model_set_seq_len(struct cc_model *m, int seq_len);
 /* The largest value ccbench accepts for a spec key ("layers", "hidden", ..., "global_batch"). */
 long long cc_model_key_max(const char *key);
 
-/* Parameters of one transformer layer (weights, biases, norms). */
+/* Parameters of one transformer layer (weights, biases, norms; with experts all of them). */
 double cc_model_layer_params(const struct cc_model *m);
-/* Parameters in the layer matrices only (what the matmul FLOPs see). */
+/* Parameters in the layer matrices that one token meets (what the matmul FLOPs see): with
+ * experts the attention, topk routed experts, the shared expert and the router. */
 double cc_model_layer_matmul_params(const struct cc_model *m);
 /* Embedding parameters: V*h (+ s*h learned positions for gelu models). */
 double cc_model_embed_params(const struct cc_model *m);
 /* Whole model: l layers, embedding, untied output layer, final norm. */
 double cc_model_params(const struct cc_model *m);
 
+/* Parameters one token meets: the whole model less the routed experts it does not go to
+ * (cc_model_params for a dense model). */
+double cc_model_active_params(const struct cc_model *m);
 /* Forward FLOPs of one layer for b sequences: 2*b*s*P_matmul + 4*b*s^2*h. */
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b);
 /* Forward FLOPs of the output layer (logits) for b sequences: 2*b*s*h*V. */

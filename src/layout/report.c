@@ -68,8 +68,15 @@ static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
-    fprintf(out, "# model   %s: %.1fB parameters, l=%d h=%d a=%d kv=%d ffn=%d V=%d s=%d, "
-                 "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, m->layers,
+    char moe[128] = "", shared[32] = "";
+    if (cc_model_moe(m)) {
+        if (m->shared_ffn > 0)
+            snprintf(shared, sizeof shared, ", shared %d", m->shared_ffn);
+        snprintf(moe, sizeof moe, " (%.1fB active), %d experts of ffn %d%s, top %d",
+                 cc_model_active_params(m) / 1e9, m->experts, m->moe_ffn, shared, m->topk);
+    }
+    fprintf(out, "# model   %s: %.1fB parameters%s, l=%d h=%d a=%d kv=%d ffn=%d V=%d s=%d, "
+                 "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, moe, m->layers,
             m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len, m->global_batch,
             cc_prec_names[m->prec], cc_optim_names[m->optim]);
     if (m->source[0])
@@ -154,26 +161,30 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
 
 struct part { const char *name; double t; };
 
-static void parts(const struct cc_eval *e, struct part p[7])
+#define NPARTS 8
+#define PART_EP 3 /* shown only for a model with experts */
+
+static void parts(const struct cc_eval *e, struct part p[NPARTS])
 {
     p[0] = (struct part){"compute", e->t_compute};
     p[1] = (struct part){"tensor-parallel communication", e->t_tp};
     p[2] = (struct part){"context-parallel communication", e->t_cp};
-    p[3] = (struct part){"pipeline sends", e->t_pp};
-    p[4] = (struct part){"pipeline bubble", e->t_bubble};
-    p[5] = (struct part){"data-parallel gradient reduction", e->t_dp};
-    p[6] = (struct part){"optimizer step", e->t_opt};
+    p[PART_EP] = (struct part){"expert-parallel all-to-all", e->t_ep};
+    p[4] = (struct part){"pipeline sends", e->t_pp};
+    p[5] = (struct part){"pipeline bubble", e->t_bubble};
+    p[6] = (struct part){"data-parallel gradient reduction", e->t_dp};
+    p[7] = (struct part){"optimizer step", e->t_opt};
 }
 
 const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *o, char *buf,
                                  size_t len)
 {
-    struct part pb[7], po[7];
+    struct part pb[NPARTS], po[NPARTS];
     size_t n = 0;
     parts(b, pb);
     parts(o, po);
     int i1 = -1, i2 = -1;
-    for (int j = 0; j < 7; j++) { /* the two components that differ most */
+    for (int j = 0; j < NPARTS; j++) { /* the two components that differ most */
         double d = fabs(po[j].t - pb[j].t);
         if (i1 < 0 || d > fabs(po[i1].t - pb[i1].t))
             i2 = i1, i1 = j;
@@ -207,31 +218,39 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
         if (n > w)
             w = n;
     }
+    int moe = cc_model_moe(m);
     fprintf(out, "%3s  %-*s %8s %9s %10s %9s %6s  %s\n", "#", w, "layout", "mem/GPU", "step(s)",
-            "tokens/s", "tok/s/GPU", "MFU", "compute/tp/cp/pp/bubble/dp/opt (% of step)");
+            "tokens/s", "tok/s/GPU", "MFU",
+            moe ? "compute/tp/cp/ep/pp/bubble/dp/opt (% of step)"
+                : "compute/tp/cp/pp/bubble/dp/opt (% of step)");
     for (int i = 0; i < s->nbest && i < k; i++) {
         const struct cc_eval *e = &s->best[i].eval;
-        struct part p[7];
+        struct part p[NPARTS];
         parts(e, p);
         fprintf(out, "%3d  %-*s %5.1f GB %9.3f %10.0f %9.1f %5.1f%%  ", i + 1, w,
                 cc_layout_format(&s->best[i].layout, lb, sizeof lb), e->mem_total / GB,
                 e->t_step, e->tokens_per_s, e->tokens_per_s / c->gpus, e->mfu * 100);
-        for (int j = 0; j < 7; j++)
-            fprintf(out, "%s%.1f", j ? "/" : "", p[j].t / e->t_step * 100);
+        for (int j = 0; j < NPARTS; j++)
+            if (j != PART_EP || moe)
+                fprintf(out, "%s%.1f", j ? "/" : "", p[j].t / e->t_step * 100);
         fputc('\n', out);
     }
     if (!s->nbest)
         return;
     const struct cc_eval *b = &s->best[0].eval;
-    double comm = b->t_tp + b->t_cp + b->t_pp + b->t_dp;
+    double comm = b->t_tp + b->t_cp + b->t_ep + b->t_pp + b->t_dp;
+    char ep_share[32] = "";
+    if (moe)
+        snprintf(ep_share, sizeof ep_share, ", ep %.1f", b->t_ep / b->t_step * 100);
     fprintf(out, "\nbest: %s, %.3f s per step, %.0f tokens/s (%.1f per GPU), MFU %.1f%%%s, %.1f "
                  "GB of %.1f GB usable per GPU\n", short_layout(&s->best[0].layout, lb, sizeof lb),
             b->t_step, b->tokens_per_s, b->tokens_per_s / c->gpus, b->mfu * 100,
             m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", b->mem_total / GB, b->mem_limit / GB);
-    fprintf(out, "  GPUs wait %.1f%% of the step: communication %.1f%% (tp %.1f, cp %.1f, pp "
+    fprintf(out, "  GPUs wait %.1f%% of the step: communication %.1f%% (tp %.1f, cp %.1f%s, pp "
                  "%.1f, dp %.1f), bubble %.1f%%\n",
             (comm + b->t_bubble) / b->t_step * 100, comm / b->t_step * 100,
-            b->t_tp / b->t_step * 100, b->t_cp / b->t_step * 100, b->t_pp / b->t_step * 100,
+            b->t_tp / b->t_step * 100, b->t_cp / b->t_step * 100, ep_share,
+            b->t_pp / b->t_step * 100,
             b->t_dp / b->t_step * 100, b->t_bubble / b->t_step * 100);
     /* layouts the estimates cannot tell apart from the best */
     int near = 0;
@@ -260,7 +279,7 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                              const struct cc_layout *l, const struct cc_eval *e)
 {
     char lb[128], hb_buf[32];
-    struct part p[7];
+    struct part p[NPARTS];
     fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
     if (e->feasible)
         fprintf(out, "feasible yes\n");
@@ -301,10 +320,16 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     if (e->z3_units > 0)
         fprintf(out, "ZeRO 3: per micro-batch %d units (a layer each; the embedding, the output "
                      "layer) gathered twice and their gradients scattered once\n", e->z3_units);
+    if (cc_model_moe(m))
+        fprintf(out, "experts: %d of the %d experts of every layer per GPU (ep %d), their "
+                     "gradients reduced over %d GPUs; each token to %d of them, routing assumed "
+                     "balanced\n", m->experts / (l->ep > 1 ? l->ep : 1), m->experts,
+                l->ep > 1 ? l->ep : 1, e->edp, m->topk);
     parts(e, p);
     fprintf(out, "time per step %.4f s:\n", e->t_step);
-    for (int j = 0; j < 7; j++)
-        fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
+    for (int j = 0; j < NPARTS; j++)
+        if (j != PART_EP || cc_model_moe(m))
+            fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
                 e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
     double used = (double)l->tp * l->pp * l->dp * l->cp; /* the layout's GPUs */
     fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU (with "
@@ -453,6 +478,15 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         m->layers, m->hidden, m->ffn, m->heads);
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
+    if (cc_model_moe(m)) { /* the experts as costed: whole on each GPU, tokens all-to-all */
+        PUT(" --num-experts %d --moe-router-topk %d --moe-ffn-hidden-size %d", m->experts,
+            m->topk, m->moe_ffn);
+        if (m->shared_ffn > 0)
+            PUT(" --moe-shared-expert-intermediate-size %d", m->shared_ffn);
+        PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size 1 "
+            "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
+            l->ep > 1 ? l->ep : 1);
+    }
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
@@ -572,6 +606,14 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
                 "choose the layers: the model code checkpoints those and no others",
              l->rcl, l->rcl == 1 ? "" : "s");
+    if (cc_model_moe(m))
+        NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
+                "tokens, no token dropped); an unbalanced router makes the busiest expert-"
+                "parallel rank, and with it the step, slower");
+    if (cc_model_moe(m))
+        NOTE(1, "experts in DeepSpeed: deepspeed.moe.layer.MoE(num_experts=%d, ep_size=%d, "
+                "k=%d) in the model code; the config has no expert settings", m->experts,
+             l->ep > 1 ? l->ep : 1, m->topk);
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
@@ -612,8 +654,8 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
                           const struct cc_eval *e)
 {
     char args[2048], run[2400];
-    struct cc_launch_note note[8];
-    int nn = cc_layout_launch_notes(m, hb, l, e, note, 8);
+    struct cc_launch_note note[12];
+    int nn = cc_layout_launch_notes(m, hb, l, e, note, (int)(sizeof note / sizeof note[0]));
     fprintf(out, "\nMegatron-LM arguments:\n  %s\n",
             cc_layout_megatron_args(m, hb, l, args, sizeof args));
     for (int i = 0; i < nn; i++)
@@ -663,6 +705,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "recompute_layers",
                         l->rc == CC_RC_BLOCK ? json_integer(l->rcl) : json_null());
     json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
+    json_object_set_new(lay, "ep", json_integer(l->ep > 1 ? l->ep : 1));
+    json_object_set_new(lay, "expert_dp", json_integer(e->edp));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
@@ -690,6 +734,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(t, "offload_exposed", jnum(e->t_offload));
     json_object_set_new(t, "tp_comm", jnum(e->t_tp));
     json_object_set_new(t, "cp_comm", jnum(e->t_cp));
+    json_object_set_new(t, "ep_comm", jnum(e->t_ep));
     json_object_set_new(t, "pp_send", jnum(e->t_pp));
     json_object_set_new(t, "bubble", jnum(e->t_bubble));
     json_object_set_new(t, "dp_reduce", jnum(e->t_dp));
@@ -705,8 +750,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(c, l, args, run,
                                                                       sizeof run)));
     json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
-    struct cc_launch_note note[8];
-    int nn = cc_layout_launch_notes(m, hb, l, e, note, 8);
+    struct cc_launch_note note[12];
+    int nn = cc_layout_launch_notes(m, hb, l, e, note, (int)(sizeof note / sizeof note[0]));
     json_t *mn = json_array(), *dn = json_array();
     for (int i = 0; i < nn; i++)
         json_array_append_new(note[i].deepspeed ? dn : mn, json_string(note[i].text));
@@ -727,6 +772,10 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "heads", json_integer(m->heads));
     json_object_set_new(mo, "kv_heads", json_integer(m->kv_heads));
     json_object_set_new(mo, "ffn", json_integer(m->ffn));
+    json_object_set_new(mo, "experts", json_integer(m->experts));
+    json_object_set_new(mo, "topk", json_integer(cc_model_moe(m) ? m->topk : 0));
+    json_object_set_new(mo, "moe_ffn", json_integer(cc_model_moe(m) ? m->moe_ffn : 0));
+    json_object_set_new(mo, "shared_ffn", json_integer(cc_model_moe(m) ? m->shared_ffn : 0));
     json_object_set_new(mo, "vocab", json_integer(m->vocab));
     json_object_set_new(mo, "seq_len", json_integer(m->seq_len));
     json_object_set_new(mo, "global_batch", json_integer(m->global_batch));

@@ -504,9 +504,56 @@ printf '{"preset": "llama3-8b", "seq_len": 4096}\n' >"$out/s4k.json"
 grep -q "^# model   llama3-8b: .* s=4096, batch 1024," "$out/b2" &&
     grep -q "^# model   llama3-8b: .* s=4096, batch 1024," "$out/b3"
 ok $? "a spec's seq_len rescales a preset's 4M-token batch as --seq-len does" "$(head -1 "$out/b2")"
-"$CCBENCH" layout -m "$T/hf-moe.json" --gpus 8 >/dev/null 2>"$out/e15"; rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l <"$out/e15")" -eq 1 ] && grep -q "mixture-of-experts" "$out/e15"
-ok $? "mixture-of-experts config: exit 2, one line" "$(cat "$out/e15")"
+# a mixture of experts: layouts with expert parallelism, and the arguments that set it
+"$CCBENCH" layout -m "$T/hf-moe.json" --gpus 64 --gpu-model h100-sxm -k 3 >"$out/moe" 2>&1 &&
+    grep -q "^# model   mixtral: 46.7B parameters (12.9B active), 8 experts of ffn 14336, top 2" "$out/moe" &&
+    grep -q "compute/tp/cp/ep/pp/bubble/dp/opt" "$out/moe" &&
+    grep -q "^  1  .*,ep=[248] " "$out/moe" &&
+    grep -q -- "--num-experts 8 --moe-router-topk 2 --moe-ffn-hidden-size 14336 --expert-model-parallel-size [248] --expert-tensor-parallel-size 1 --moe-token-dispatcher-type alltoall --moe-grouped-gemm" "$out/moe" &&
+    grep -q "routing is costed as balanced" "$out/moe"
+ok $? "Mixtral config: ranked with ep, Megatron-LM's expert arguments" "$(grep -E '^  1 ' "$out/moe")"
+"$CCBENCH" layout -m "$T/hf-moe.json" --gpus 64 --gpu-model h100-sxm -x tp=1,pp=1,dp=64,mb=1,zero=1,rc=full,ep=8 --json >"$out/moej" 2>&1 &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+l = d["explain"]["layout"]
+assert l["ep"] == 8 and l["expert_dp"] == 8, l
+t = d["explain"]["time_s"]
+assert t["ep_comm"] > 0, t
+assert d["model"]["experts"] == 8 and d["model"]["topk"] == 2 and d["model"]["moe_ffn"] == 14336, d["model"]
+' "$out/moej"
+ok $? "--json: layout ep and expert_dp, time_s.ep_comm, model experts" "$(head -c 300 "$out/moej")"
+"$CCBENCH" layout -m "$T/hf-moe.json" --gpus 64 --gpu-model h100-sxm -x tp=1,pp=1,dp=64,mb=1,zero=1,rc=full,ep=8 >"$out/moex" 2>&1 &&
+    grep -q "^layout   tp=1,pp=1,dp=64,cp=1,mb=1,v=1,sp=0,zero=1,rc=full,ep=8$" "$out/moex" &&
+    grep -q "^experts: 1 of the 8 experts of every layer per GPU (ep 8), their gradients reduced over 8 GPUs" "$out/moex" &&
+    grep -q "^  expert-parallel all-to-all " "$out/moex"
+ok $? "--explain ep=8: the layout line, the experts, the all-to-all" "$(grep -E '^experts' "$out/moex")"
+"$CCBENCH" layout -m llama3-8b --gpus 64 -k 1 >"$out/dense" 2>&1 &&
+    grep -q "compute/tp/cp/pp/bubble/dp/opt" "$out/dense" && ! grep -q "expert" "$out/dense"
+ok $? "a dense model: no expert column or line"
+refuse "-x ep=3 on Mixtral" "ep 3 does not divide the 8 experts" -m "$T/hf-moe.json" -g 64 -x tp=1,pp=1,dp=64,ep=3
+refuse "-x ep=2 on a dense model" "has no experts" -m llama3-8b -g 64 -x tp=1,pp=1,dp=64,ep=2
+refuse "-x ep=0" "ep needs an integer from 1" -m "$T/hf-moe.json" -g 64 -x ep=0
+printf '{"model_type":"deepseek_v3","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432}\n' >"$out/dsv3.json"
+refuse "DeepSeek-V3 config (latent attention)" "multi-head latent attention" -m "$out/dsv3.json" -g 512
+printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
+refuse "dense and expert layers mixed (decoder_sparse_step 2)" "mixes dense and expert layers" -m "$out/mixed.json" -g 64
+sed 's/"decoder_sparse_step":2/"decoder_sparse_step":1/' "$out/mixed.json" >"$out/qwen2moe.json"
+"$CCBENCH" layout -m "$out/qwen2moe.json" -g 16 -k 1 >"$out/q2" 2>&1 &&
+    grep -q "60 experts of ffn 1408, shared 5632, top 4" "$out/q2" &&
+    grep -q -- "--moe-shared-expert-intermediate-size 5632" "$out/q2"
+ok $? "Qwen2-MoE config: a shared expert read and passed on" "$(head -1 "$out/q2")"
+printf '{"preset":"llama3-8b","experts":8}\n' >"$out/notopk.json"
+refuse "spec with experts and no topk" '"experts" needs "topk"' -m "$out/notopk.json" -g 64
+printf '{"preset":"llama3-8b","experts":8,"topk":9}\n' >"$out/bigk.json"
+refuse "spec with topk above the experts" "topk '9' must be from 1 to the 8 experts" -m "$out/bigk.json" -g 64
+printf '{"preset":"llama3-8b","experts":1,"topk":1}\n' >"$out/one.json"
+refuse "spec with one expert" "experts '1': 0 for a dense model, else at least 2" -m "$out/one.json" -g 64
+printf '{"preset":"llama3-8b","experts":8,"topk":2,"moe_ffn":4096}\n' >"$out/spec-moe.json"
+"$CCBENCH" layout -m "$out/spec-moe.json" -g 64 -k 1 >"$out/sm" 2>&1 &&
+    grep -q "^# model   llama3-8b (changed): .*8 experts of ffn 4096, top 2" "$out/sm" &&
+    grep -q "experts, topk, moe_ffn changed" "$out/sm"
+ok $? "a spec adds experts to a preset: named as changed" "$(head -2 "$out/sm" | tr '\n' ' ')"
 
 # the 16-bit efficiency was fitted on A100: elsewhere the header says so, once, unless it is set
 "$CCBENCH" layout -m llama3-8b --gpus 8 --gpu-model h100-sxm -k 1 >"$out/c1" 2>&1
@@ -584,9 +631,9 @@ d6=$("$CCBENCH" layout -m "$out/m6.json" -g 6 --gpus-per-node 6 --inter-GBps 0.0
     -x tp=1,pp=3,dp=2,zero=0,rc=none --json | awk '$1 == "\"dp_reduce\":" { sub(/,$/, "", $2); print $2 }')
 awk -v a="${d3:-0}" -v b="${d6:-1}" 'BEGIN { exit !(a > 1000 * b) }'
 ok $? "a group straddling two nodes of 3 GPUs is costed across them ($d3 s against $d6 s in one node)"
-# a DBRX config keeps its experts under ffn_config: refused as mixture-of-experts
+# a DBRX config keeps its experts under ffn_config, which is not read: refused
 printf '{"model_type":"dbrx","d_model":6144,"n_heads":48,"n_layers":40,"vocab_size":100352,"max_seq_len":32768,"attn_config":{"kv_n_heads":8},"ffn_config":{"ffn_hidden_size":10752,"moe_num_experts":16,"moe_top_k":4}}\n' >"$out/dbrx.json"
-refuse "DBRX config (experts under ffn_config)" "a mixture-of-experts config (16 experts)" -m "$out/dbrx.json" -g 512
+refuse "DBRX config (experts under ffn_config)" 'experts described in "ffn_config" (DBRX) are not read' -m "$out/dbrx.json" -g 512
 # split=1 with two stages is the uniform split, in the layout line and the arguments alike
 "$CCBENCH" layout -m llama3-8b -g 64 -x pp=2,split=1,v=2,dp=32,zero=1,rc=full >"$out/sp2" 2>&1 &&
     grep -q "^layout   tp=1,pp=2,dp=32,cp=1,mb=1,v=2,sp=0,zero=1,rc=full$" "$out/sp2" &&

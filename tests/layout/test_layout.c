@@ -790,8 +790,10 @@ static void test_inputs(void)
     is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "a size given as a string refused");
     ok(strstr(err, "\"num_hidden_layers\" must be a whole number") != NULL, "message: %s", err);
     path(p, sizeof p, "hf-moe.json");
-    is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "mixture of experts refused");
-    ok(strstr(err, "mixture-of-experts config (8 experts)") != NULL, "message: %s", err);
+    err[0] = 0;
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "Mixtral's config read %s", err);
+    ok(m.experts == 8 && m.topk == 2 && m.moe_ffn == 14336 && m.shared_ffn == 0,
+       "... 8 experts, top 2, expert ffn 14336 (intermediate_size), no shared expert");
     path(p, sizeof p, "hf-headdim.json");
     is_int(cc_model_load(p, &m, err, sizeof err), CC_EINVAL, "head_dim x heads != hidden refused");
     ok(strstr(err, "head_dim 256 x 16 heads is not hidden_size 3072") != NULL, "message: %s", err);
@@ -1389,6 +1391,129 @@ static void test_block_recompute(void)
 
 /* Activation offloading (Megatron-Core --cpu-offloading-num-layers): the first `off` layers'
  * activations go to host memory behind the forward pass and come back behind the backward. */
+/* Mixture of experts: counts, the experts' GEMMs and all-to-all, memory sharded by ep. */
+static void test_moe(void)
+{
+    struct cc_model m, d;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e;
+    char p[512], err[256];
+    path(p, sizeof p, "hf-moe.json");
+    if (cc_model_load(p, &m, err, sizeof err) != CC_OK) {
+        printf("Bail out! %s\n", err);
+        exit(1);
+    }
+    /* Mixtral 8x7B, per layer: attention 2*4096^2 + 2*4096*1024 = 41,943,040; one expert
+     * 3*4096*14336 = 176,160,768, eight 1,409,286,144; router 4096*8 = 32,768; 2 RMSNorms
+     * 8,192: 1,451,270,144; x32 = 46,440,644,608 + embedding and output 2*32000*4096 =
+     * 262,144,000 + final norm 4,096 = 46,702,792,704 (Mistral: 46.7B) */
+    is_near(cc_model_layer_expert_params(&m), 1409286144.0, 0, "8 experts' matrices per layer");
+    is_near(cc_model_params(&m), 46702792704.0, 0, "Mixtral 8x7B: 46,702,792,704 parameters");
+    /* a token meets 2 of 8: 32 x 6 x 176,160,768 = 33,822,867,456 fewer: 12,879,925,248
+     * (Mistral: 12.9B active) */
+    is_near(cc_model_active_params(&m), 12879925248.0, 0, "... 12,879,925,248 active");
+    /* matmul parameters a token meets: 41,943,040 + 2 x 176,160,768 + 32,768 = 394,297,344 */
+    is_near(cc_model_layer_matmul_params(&m), 394297344.0, 0, "matmul parameters per token "
+            "and layer: attention, two experts, router");
+    /* the experts' GEMMs, no wave losses: 4096 tokens (mb 1, tp 1), 8192 copies over 8 GPUs
+     * of one expert each: 8192 rows per expert; 2*8192*(28672*4096 + 4096*14336) + router
+     * 2*4096*8*4096, forward once and the two backward products: x3 */
+    double want = 3.0 * 2.0 * (8192.0 * 28672 * 4096 + 8192.0 * 4096 * 14336 +
+                               4096.0 * 8 * 4096) / 1e15;
+    REL(cc_expert_gemm_time(&m, 1, 4096, 1, 8, 1e15, 0, 1), want, 1e-12,
+        "expert GEMMs at ep=8: %.4f ms", want * 1e3);
+    REL(cc_expert_gemm_time(&m, 1, 4096, 1, 1, 1e15, 0, 1), want, 1e-12,
+        "... the same work at ep=1 (8 experts of 1024 rows)");
+    /* 256 tokens: 64 rows per expert at ep=1 fill a quarter or half of a tile, 512 at ep=8
+     * whole tiles */
+    ok(cc_expert_gemm_time(&m, 1, 256, 1, 1, 1e15, 132, 1) >
+           1.2 * cc_expert_gemm_time(&m, 1, 256, 1, 8, 1e15, 132, 1),
+       "with wave losses, few rows per expert cost more");
+    REL(cc_expert_gemm_time(&m, 1, 4096, 2, 8, 1e15, 0, 2), want / 2 * 4 / 3, 1e-12,
+        "tp=2 (sequence parallel): half the tokens; recomputed: one more forward");
+    /* all-to-all bytes: mb 2 x 4096 tokens / tp 2 x top 2 x 4096 x 2 bytes = 67,108,864 */
+    is_near(cc_expert_a2a_bytes(&m, 2, 4096, 2), 67108864.0, 0, "all-to-all bytes per GPU");
+    d = m;
+    d.experts = 0;
+    is_near(cc_expert_gemm_time(&d, 1, 4096, 1, 1, 1e15, 0, 1) + cc_expert_a2a_bytes(&d, 1, 4096, 1),
+            0, 0, "a dense model: no expert GEMMs, no all-to-all");
+
+    /* all-to-all across two nodes of 8: each GPU sends 8/16 of its bytes over its NIC (the
+     * node's rate / 8); within a node 7/8 of them at the node's bus bandwidth */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    double B = 1e9;
+    REL(cc_comm_time(&c, CC_ALLTOALL, 16, 8, 2 * B) - cc_comm_time(&c, CC_ALLTOALL, 16, 8, B),
+        B * 0.5 / (c.inter_node_Bps / 8), 1e-9, "all-to-all over 2 nodes: half the bytes at a "
+        "NIC's rate");
+    REL(cc_comm_time(&c, CC_ALLTOALL, 8, 8, 2 * B) - cc_comm_time(&c, CC_ALLTOALL, 8, 8, B),
+        B * 7.0 / 8.0 / c.intra_busbw_Bps, 1e-9, "all-to-all in a node: 7/8 of the bytes at its "
+        "bus bandwidth");
+
+    /* one layout on 64 H100: tp 1, dp 64, ep 8; 4 nodes' worth of expert-parallel groups */
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    m.seq_len = 4096, m.global_batch = 256;
+    struct cc_layout l = {1, 1, 64, 1, 1, 1, 0, 1, CC_RC_FULL};
+    l.ep = 8;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(e.feasible, "tp=1,dp=64,ep=8,zero=1 fits: %s", e.why);
+    is_int(e.edp, 8, "the experts' gradients go over 64/8 = 8 GPUs");
+    /* weights: 2 bytes x (46,702,792,704 - 32 x 1,409,286,144 + 32 x 1,409,286,144 / 8) */
+    double own = 46702792704.0 - 32.0 * 1409286144.0 * 7.0 / 8.0;
+    REL(e.mem_weights, 2.0 * own, 1e-12, "weights: each GPU holds one of the 8 experts "
+        "(%.1f GB)", e.mem_weights / 1e9);
+    /* ZeRO 1: the fp32 state of the non-expert part over 64, the experts' over 8 */
+    double rest = 46702792704.0 - 32.0 * 1409286144.0, ex = 32.0 * 1409286144.0 / 8.0;
+    REL(e.mem_optim, 12.0 * (rest / 64 + ex / 8), 1e-12, "optimizer state sharded: the rest "
+        "over 64, the experts over 8");
+    /* 4 all-to-alls per layer (dispatch, combine; forward, backward) + 2 recomputed, of
+     * 4096 x 2 x 4096 x 2 bytes, in one node */
+    double a2a = cc_comm_time(&c, CC_ALLTOALL, 8, 8, cc_expert_a2a_bytes(&m, 1, 4096, 1));
+    REL(e.t_ep, 6.0 * 32 * a2a * e.m, 1e-12, "expert all-to-all: 6 per layer and "
+        "micro-batch, %lld micro-batches", e.m);
+    l.ep = 1;
+    struct cc_eval e1;
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    is_near(e1.t_ep, 0, 0, "ep=1: no all-to-all");
+    ok(e1.mem_weights > e.mem_weights * 3, "ep=1: every GPU holds all 8 experts (%.0f GB of "
+       "weights)", e1.mem_weights / 1e9);
+
+    /* the rules */
+    l = (struct cc_layout){1, 1, 64, 1, 1, 1, 0, 1, CC_RC_FULL};
+    l.ep = 16;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "ep 16 does not divide the 8 experts"), "%s", e.why);
+    l = (struct cc_layout){2, 1, 32, 1, 1, 1, 0, 1, CC_RC_FULL};
+    l.ep = 8;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "need sequence parallelism"), "%s", e.why);
+    l.sp = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(e.feasible, "... and fit with it: %s", e.why);
+    l = (struct cc_layout){1, 1, 64, 1, 1, 1, 0, 3, CC_RC_FULL};
+    l.ep = 8;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "ZeRO stage 3 with experts"), "%s", e.why);
+    preset("llama3-8b", &d);
+    l = (struct cc_layout){1, 1, 64, 1, 1, 1, 0, 1, CC_RC_FULL};
+    l.ep = 2;
+    cc_layout_eval(&d, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "has no experts"), "%s", e.why);
+
+    /* the search: every ep that divides the experts and tp*cp*dp, deterministic */
+    struct cc_search s1, s2;
+    ok(cc_layout_search(&m, &c, &hb, &s1) == CC_OK && cc_layout_search(&m, &c, &hb, &s2) == CC_OK,
+       "Mixtral on 64 H100: a layout found");
+    ok(s1.nbest == s2.nbest && s1.nbest > 0 &&
+           memcmp(&s1.best[0].layout, &s2.best[0].layout, sizeof s1.best[0].layout) == 0,
+       "... the same on a second run");
+    ok(s1.nbest > 0 && s1.best[0].layout.ep > 1, "... with experts spread (ep %d)",
+       s1.nbest ? s1.best[0].layout.ep : 0);
+    cc_search_free(&s1);
+    cc_search_free(&s2);
+}
+
 static void test_offload(void)
 {
     struct cc_model m;
@@ -2096,6 +2221,7 @@ int main(void)
     test_search();
     test_block_recompute();
     test_offload();
+    test_moe();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
