@@ -814,7 +814,9 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
 {
     double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
     double Vp = cc_model_padded_vocab(m, vocab_unit);
-    return 6.0 * B * s * (m->layers * cc_model_layer_matmul_params(m) + h * Vp) +
+    /* Megatron-LM's count leaves out the router (h x experts per layer) */
+    double router = cc_model_moe(m) ? h * m->experts : 0.0;
+    return 6.0 * B * s * (m->layers * (cc_model_layer_matmul_params(m) - router) + h * Vp) +
            6.0 * B * s * s * h * m->layers;
 }
 

@@ -114,7 +114,7 @@ double cc_model_logit_fwd_flops(const struct cc_model *m, double b);
 double cc_model_step_flops(const struct cc_model *m);
 /* FLOPs per optimizer step as Megatron-LM counts them for the "throughput per GPU (TFLOP/s/GPU)"
  * of its training log (megatron/training/training.py, num_floating_point_operations): 6 x
- * tokens x (the layers' matrices + h x the vocabulary padded to a multiple of vocab_unit: its
+ * tokens x (the layers' matrices, a mixture of experts' router left out, + h x the vocabulary padded to a multiple of vocab_unit: its
  * --make-vocab-size-divisible-by times tp, 128 x tp by default) + 6 x B x s^2 x h per layer (the two attention
  * products at half size, for the causal mask); no recomputation. That is Megatron-LM's count
  * since March 2025 (commit 8873b55d6a); before, it counted the attention products whole, as

@@ -1416,6 +1416,12 @@ static void test_moe(void)
     /* matmul parameters a token meets: 41,943,040 + 2 x 176,160,768 + 32,768 = 394,297,344 */
     is_near(cc_model_layer_matmul_params(&m), 394297344.0, 0, "matmul parameters per token "
             "and layer: attention, two experts, router");
+    /* Megatron-LM's log count leaves the router out: 6 x 512 x 8192 x (32 x 394,264,576 +
+     * 4096 x 32000) + 6 x 512 x 8192^2 x 4096 x 32 */
+    REL(cc_model_megatron_log_flops(&m, 128),
+        6.0 * 512 * 8192 * (32.0 * 394264576 + 4096.0 * 32000) +
+            6.0 * 512 * 8192.0 * 8192 * 4096 * 32, 1e-12,
+        "Megatron-LM's FLOPs of a Mixtral step: routed and attention matrices, no router");
     /* the experts' GEMMs, no wave losses: 4096 tokens (mb 1, tp 1), 8192 copies over 8 GPUs
      * of one expert each: 8192 rows per expert; 2*8192*(28672*4096 + 4096*14336) + router
      * 2*4096*8*4096, forward once and the two backward products: x3 */
