@@ -203,11 +203,11 @@ double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int
                           double rate_attn, int sms, int nfwd, int attn_again)
 {
     double h = m->hidden, s = m->seq_len, T = mb * s_loc, t = tp > 0 ? tp : 1;
-    double kv = (double)m->kv_heads * (h / m->heads), dh = h / m->heads;
+    double dh = cc_model_head_dim(m), kv = m->kv_heads * dh, q = cc_model_q_dim(m);
     double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->ffn; /* gate and up fused */
     double heads = mb * m->heads / t;                            /* attention batch */
-    double w = cc_gemm_time(T, (h + 2.0 * kv) / t, h, 1, rate, sms, nfwd, 1) + /* QKV */
-               cc_gemm_time(T, h, h / t, 1, rate, sms, nfwd, 1) +              /* proj */
+    double w = cc_gemm_time(T, (q + 2.0 * kv) / t, h, 1, rate, sms, nfwd, 1) + /* QKV */
+               cc_gemm_time(T, h, q / t, 1, rate, sms, nfwd, 1) +              /* proj */
                cc_gemm_time(T, up / t, h, 1, rate, sms, nfwd, 1) +             /* MLP in */
                cc_gemm_time(T, h, m->ffn / t, 1, rate, sms, nfwd, 1);          /* MLP out */
     int na = nfwd + (attn_again ? 1 : 0);
@@ -723,7 +723,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (cp > 1) {
         /* K and V of this rank's heads (its tp share; replicated heads count once each) */
-        double kv = mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * (h / m->heads)) * 2.0;
+        double kv = mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * cc_model_head_dim(m)) * 2.0;
         int pn = per_node(c, cp, tp);
         /* gathered in the forward pass, again in the backward (only this rank's K/V are
          * saved) and once more in a recomputed forward; their gradients reduce-scattered */

@@ -82,7 +82,7 @@ long long cc_model_key_max(const char *key)
     static const struct { const char *key; long long max; } caps[] = {
         {"layers", 100000},     {"hidden", 1000000},  {"heads", 1000000},
         {"kv_heads", 1000000},  {"ffn", 100000000},   {"vocab", 100000000},
-        {"seq_len", 100000000}, {"global_batch", 1000000000000LL}, {"experts", 100000},
+        {"seq_len", 100000000}, {"global_batch", 1000000000000LL}, {"experts", 100000}, {"head_dim", 100000},
         {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
@@ -104,9 +104,14 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
             return CC_EINVAL;
         }
     }
-    if (m->hidden % m->heads) {
-        cc_errbuf(err, errlen, "model '%s': heads '%d' do not divide hidden size %d", m->name,
-                  m->heads, m->hidden);
+    if (m->head_dim < 0 || m->head_dim > cc_model_key_max("head_dim")) {
+        cc_errbuf(err, errlen, "model '%s': head_dim must be from 1 to %lld, got '%d'", m->name,
+                  cc_model_key_max("head_dim"), m->head_dim);
+        return CC_EINVAL;
+    }
+    if (!m->head_dim && m->hidden % m->heads) {
+        cc_errbuf(err, errlen, "model '%s': heads '%d' do not divide hidden size %d (give "
+                  "head_dim for attention of another width)", m->name, m->heads, m->hidden);
         return CC_EINVAL;
     }
     if (m->heads % m->kv_heads) {
@@ -267,16 +272,22 @@ static cc_status hf_int(json_t *o, const char *const *keys, long long *v, const 
 
 /* Families whose MLP is gated (gate and up projections: SwiGLU, or GeGLU, which costs the
  * same) and families whose is not, whatever their activation is called. */
-static const char *const hf_gated[] = {"llama", "mistral", "qwen", "qwen2", "qwen3", "gemma",
+static const char *const hf_gated[] = {"llama", "mistral", "mixtral", "qwen", "qwen2", "qwen3",
+                                       "qwen2_moe", "qwen3_moe", "olmoe", "gemma",
                                        "gemma2", "gemma3_text", "phi3", "phi3small", "olmo",
                                        "olmo2", "cohere", "internlm2", "granite", "deepseek",
                                        "chatglm", "yi", NULL};
 static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "gpt_neo", "opt", "falcon",
                                        "bloom", "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
+/* Families that normalise queries and keys per head, and families whose alternating
+ * sliding-window layers (and soft-capped logits) the estimate has no form for. */
+static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "olmo2", "olmoe", NULL};
+static const char *const hf_window[] = {"gemma2", "gemma3", "gemma3_text", NULL};
 static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "gegelu", NULL};
 /* Families whose transformers config class leaves the embeddings untied when the config
  * does not say (the base class, and so every other family, ties them). */
-static const char *const hf_untied[] = {"llama", "mistral", "qwen2", "qwen3", "phi", "phi3",
+static const char *const hf_untied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen3",
+                                        "qwen2_moe", "qwen3_moe", "olmoe", "phi", "phi3",
                                         "gpt_neox", "gptj", "olmo", "olmo2", "internlm2",
                                         "deepseek", "chatglm", "yi", NULL};
 
@@ -438,10 +449,14 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         }
     if (json_is_true(json_object_get(root, "multi_query")) && !kv)
         kv = 1;
-    if (hd && hd * heads != hidden) {
-        cc_errbuf(err, errlen, "model spec '%s': head_dim %lld x %lld heads is not hidden_size "
-                  "%lld; attention wider or narrower than the model is not modelled", path, hd,
-                  heads, hidden);
+    if (type && list_index(type, hf_window) >= 0) {
+        cc_errbuf(err, errlen, "model spec '%s': model_type \"%s\": its sliding-window layers "
+                  "and logit soft-capping are not modelled", path, type);
+        return CC_EINVAL;
+    }
+    if (hd > cc_model_key_max("head_dim")) {
+        cc_errbuf(err, errlen, "model spec '%s': head_dim %lld is more than %lld", path, hd,
+                  cc_model_key_max("head_dim"));
         return CC_EINVAL;
     }
     int gated = list_index(type, hf_gated) >= 0 || list_index(act, hf_gated_act) >= 0;
@@ -475,6 +490,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->layers = (int)layers, m->hidden = (int)hidden, m->heads = (int)heads;
     m->kv_heads = (int)(kv ? kv : heads), m->ffn = (int)(ffn ? ffn : 4 * hidden);
     m->vocab = (int)vocab;
+    if (hd && hd * heads != hidden)
+        m->head_dim = (int)hd; /* queries of another width than the model (Qwen3) */
+    m->qk_norm = list_index(type, hf_qk_norm) >= 0;
     if (moe > 1) {
         m->experts = (int)moe, m->topk = (int)topk, m->shared_ffn = (int)shared;
         m->moe_ffn = moe_ffn ? (int)moe_ffn : m->ffn; /* Mixtral: intermediate_size */
@@ -516,16 +534,18 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
 {
     static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
                                         "mlp", "tied_embeddings", "experts", "topk",
-                                        "moe_ffn", "shared_ffn", NULL};
+                                        "moe_ffn", "shared_ffn", "head_dim", "qk_norm", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
     if (cc_model_preset(json_string_value(pre), &p) != CC_OK)
         return;
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
-                       m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn};
+                       m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn,
+                       m->head_dim, m->qk_norm};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
-                       p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn};
+                       p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn, p.head_dim,
+                       p.qk_norm};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -550,7 +570,7 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "precision", "optimizer", "recompute", "mlp",
                                         "flash_attention", "tied_embeddings", "rope_theta",
                                         "dropout", "experts", "topk", "moe_ffn", "shared_ffn",
-                                        NULL};
+                                        "head_dim", "qk_norm", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -704,6 +724,19 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
+    long long hdv = m->head_dim;
+    if ((st = get_int(root, "head_dim", &hdv, path, err, errlen)) != CC_OK)
+        goto done;
+    if (json_object_get(root, "head_dim") &&
+        (hdv < 1 || hdv > cc_model_key_max("head_dim"))) {
+        cc_errbuf(err, errlen, "model spec '%s': \"head_dim\" '%lld' is out of range (1 to "
+                  "%lld)", path, hdv, cc_model_key_max("head_dim"));
+        st = CC_EINVAL;
+        goto done;
+    }
+    m->head_dim = (int)hdv;
+    if ((st = get_bool(root, "qk_norm", &m->qk_norm, path, err, errlen)))
+        goto done;
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
 done:
@@ -717,9 +750,19 @@ done:
 
 /* ---- counts ------------------------------------------------------------------------------ */
 
+double cc_model_head_dim(const struct cc_model *m)
+{
+    return m->head_dim > 0 ? (double)m->head_dim : (double)(m->hidden / m->heads);
+}
+
+double cc_model_q_dim(const struct cc_model *m)
+{
+    return m->heads * cc_model_head_dim(m);
+}
+
 static double kv_dim(const struct cc_model *m)
 {
-    return (double)m->kv_heads * (m->hidden / m->heads);
+    return m->kv_heads * cc_model_head_dim(m);
 }
 
 int cc_model_moe(const struct cc_model *m)
@@ -742,7 +785,7 @@ double cc_model_layer_expert_params(const struct cc_model *m)
 static double layer_fixed_matmul(const struct cc_model *m)
 {
     double h = m->hidden;
-    double attn = 2.0 * h * h + 2.0 * h * kv_dim(m); /* Q, O; K, V */
+    double attn = 2.0 * h * cc_model_q_dim(m) + 2.0 * h * kv_dim(m); /* Q, O; K, V */
     if (!cc_model_moe(m))
         return attn + mlp_mats(m) * h * m->ffn;
     return attn + mlp_mats(m) * h * m->shared_ffn + h * m->experts;
@@ -758,9 +801,12 @@ double cc_model_layer_matmul_params(const struct cc_model *m)
 double cc_model_layer_params(const struct cc_model *m)
 {
     double h = m->hidden, f = cc_model_moe(m) ? 0.0 : m->ffn; /* experts: no MLP biases */
+    double q = cc_model_q_dim(m);
     double small = m->mlp == CC_MLP_GELU
-                       ? (h + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
-                       : 2.0 * h + (m->qkv_bias ? h + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
+                       ? (q + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
+                       : 2.0 * h + (m->qkv_bias ? q + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
+    if (m->qk_norm)
+        small += 2.0 * cc_model_head_dim(m) * (m->mlp == CC_MLP_GELU ? 2.0 : 1.0);
     return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small;
 }
 
@@ -788,7 +834,7 @@ double cc_model_active_params(const struct cc_model *m)
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
 {
     double s = m->seq_len;
-    return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * m->hidden;
+    return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * cc_model_q_dim(m);
 }
 
 double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
@@ -817,7 +863,7 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
     /* Megatron-LM's count leaves out the router (h x experts per layer) */
     double router = cc_model_moe(m) ? h * m->experts : 0.0;
     return 6.0 * B * s * (m->layers * (cc_model_layer_matmul_params(m) - router) + h * Vp) +
-           6.0 * B * s * s * h * m->layers;
+           6.0 * B * s * s * cc_model_q_dim(m) * m->layers;
 }
 
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
@@ -827,7 +873,7 @@ double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
     if (rc == CC_RC_FULL)
         f += m->layers * cc_model_layer_fwd_flops(m, B);
     else if (rc == CC_RC_SELECTIVE)
-        f += m->layers * 4.0 * B * s * s * m->hidden;
+        f += m->layers * 4.0 * B * s * s * cc_model_q_dim(m);
     return f;
 }
 
@@ -852,11 +898,12 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
      * attention scores only the softmax output (2as^2b, not 5as^2b). */
     int dropout = cc_model_dropout(m);
     double per_f = m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0;
-    double par = 4.0 * h + 4.0 * kv_dim(m) + per_f * m->ffn;
+    double q = cc_model_q_dim(m);
+    double par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->ffn;
     if (cc_model_moe(m)) /* topk routed copies of each token: the experts' inner activations,
                             their permuted inputs and outputs (2h each); the shared expert's;
                             the router's fp32 probabilities */
-        par = 4.0 * h + 4.0 * kv_dim(m) + per_f * ((double)m->topk * m->moe_ffn + m->shared_ffn) +
+        par = 4.0 * q + 4.0 * kv_dim(m) + per_f * ((double)m->topk * m->moe_ffn + m->shared_ffn) +
               4.0 * m->topk * h + 4.0 * m->experts;
     double out = dropout ? 10.0 : 8.0;
     if (fp8) {
@@ -864,7 +911,7 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
          * copy: 1 byte instead of 2 for the QKV and MLP inputs (outside the tensor-parallel
          * region) and for the projection and MLP-out inputs (inside it) */
         out -= 2.0;
-        par -= h + (cc_model_moe(m) ? (double)m->topk * m->moe_ffn + m->shared_ffn : m->ffn);
+        par -= q + (cc_model_moe(m) ? (double)m->topk * m->moe_ffn + m->shared_ffn : m->ffn);
     }
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
                                                          : 0.0;

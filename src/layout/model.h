@@ -61,7 +61,16 @@ struct cc_model {
     int topk;
     int moe_ffn;
     int shared_ffn;
+    int head_dim;         /* width of one attention head; 0: hidden / heads. Qwen3 and others
+                             set it apart: the queries are then heads x head_dim wide */
+    int qk_norm;          /* 1: queries and keys normalised per head (Qwen3, OLMo 2;
+                             Megatron-LM --qk-layernorm): 2 x head_dim parameters a layer */
 };
+
+/* Width of one attention head (head_dim, else hidden / heads) and of the queries (heads x
+ * that); K and V are kv_heads x head_dim wide. */
+double cc_model_head_dim(const struct cc_model *m);
+double cc_model_q_dim(const struct cc_model *m);
 
 /* Whether the model is a mixture of experts (experts >= 2). */
 int cc_model_moe(const struct cc_model *m);

@@ -68,16 +68,20 @@ static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
-    char moe[128] = "", shared[32] = "";
+    char moe[128] = "", shared[32] = "", hd[48] = "";
+    if (m->head_dim > 0)
+        snprintf(hd, sizeof hd, " hd=%d", m->head_dim);
+    if (m->qk_norm)
+        snprintf(hd + strlen(hd), sizeof hd - strlen(hd), " qk-norm");
     if (cc_model_moe(m)) {
         if (m->shared_ffn > 0)
             snprintf(shared, sizeof shared, ", shared %d", m->shared_ffn);
         snprintf(moe, sizeof moe, " (%.1fB active), %d experts of ffn %d%s, top %d",
                  cc_model_active_params(m) / 1e9, m->experts, m->moe_ffn, shared, m->topk);
     }
-    fprintf(out, "# model   %s: %.1fB parameters%s, l=%d h=%d a=%d kv=%d ffn=%d V=%d s=%d, "
+    fprintf(out, "# model   %s: %.1fB parameters%s, l=%d h=%d a=%d kv=%d%s ffn=%d V=%d s=%d, "
                  "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, moe, m->layers,
-            m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len, m->global_batch,
+            m->hidden, m->heads, m->kv_heads, hd, m->ffn, m->vocab, m->seq_len, m->global_batch,
             cc_prec_names[m->prec], cc_optim_names[m->optim]);
     if (m->source[0])
         fprintf(out, "#         source: %s\n", m->source);
@@ -478,6 +482,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         m->layers, m->hidden, m->ffn, m->heads);
     if (m->kv_heads != m->heads)
         PUT(" --group-query-attention --num-query-groups %d", m->kv_heads);
+    if (m->head_dim > 0) /* Megatron-LM's default is hidden / heads */
+        PUT(" --kv-channels %d", m->head_dim);
+    if (m->qk_norm)
+        PUT(" --qk-layernorm");
     if (cc_model_moe(m)) { /* the experts as costed: whole on each GPU, tokens all-to-all */
         PUT(" --num-experts %d --moe-router-topk %d --moe-ffn-hidden-size %d", m->experts,
             m->topk, m->moe_ffn);
@@ -789,6 +797,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
                                               ? jnum(m->rope_base > 0 ? m->rope_base : 10000)
                                               : json_null());
     json_object_set_new(mo, "qkv_bias", json_boolean(m->qkv_bias));
+    json_object_set_new(mo, "head_dim", json_integer((json_int_t)cc_model_head_dim(m)));
+    json_object_set_new(mo, "qk_norm", json_boolean(m->qk_norm));
     json_object_set_new(co, "name", json_string(c->name));
     json_object_set_new(co, "gpu", json_string(c->gpu_name));
     json_object_set_new(co, "gpus", json_integer(c->gpus));

@@ -554,6 +554,29 @@ printf '{"preset":"llama3-8b","experts":8,"topk":2,"moe_ffn":4096}\n' >"$out/spe
     grep -q "^# model   llama3-8b (changed): .*8 experts of ffn 4096, top 2" "$out/sm" &&
     grep -q "experts, topk, moe_ffn changed" "$out/sm"
 ok $? "a spec adds experts to a preset: named as changed" "$(head -2 "$out/sm" | tr '\n' ' ')"
+# attention of another width than the model (head_dim), QK norm: read, shown, passed on
+"$CCBENCH" layout -m "$T/hf-qwen3-moe.json" --gpus 64 --gpu-model h100-sxm -k 1 --json >"$out/q3j" 2>&1 &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+assert m["head_dim"] == 128 and m["qk_norm"] is True and m["experts"] == 128, m
+a = d["top"][0]["megatron_args"]
+assert "--kv-channels 128 --qk-layernorm" in a and "--num-experts 128 --moe-router-topk 8" in a, a
+' "$out/q3j"
+ok $? "Qwen3-MoE config: head_dim and QK norm in the JSON and Megatron-LM's arguments" "$(head -c 300 "$out/q3j")"
+"$CCBENCH" layout -m "$T/hf-qwen3-moe.json" --gpus 64 --gpu-model h100-sxm -k 1 >"$out/q3" 2>&1 &&
+    grep -q "^# model   qwen3_moe: 30.5B parameters (3.4B active), 128 experts of ffn 768, top 8, l=48 h=2048 a=32 kv=4 hd=128 qk-norm ffn=6144" "$out/q3"
+ok $? "... and in the header" "$(head -1 "$out/q3")"
+printf '{"preset":"llama3-8b","head_dim":64,"qk_norm":true}\n' >"$out/hd.json"
+"$CCBENCH" layout -m "$out/hd.json" -g 8 -k 1 >"$out/hd" 2>&1 &&
+    grep -q "^# model   llama3-8b (changed): 7.4B parameters, .*kv=8 hd=64 qk-norm" "$out/hd" &&
+    grep -q "head_dim, qk_norm changed" "$out/hd"
+ok $? "a spec's head_dim narrows the attention (4096 -> 2048 wide queries)" "$(head -2 "$out/hd" | tr '\n' ' ')"
+printf '{"preset":"llama3-8b","head_dim":0}\n' >"$out/hd0.json"
+refuse "spec head_dim 0" '"head_dim" '"'"'0'"'"' is out of range (1 to 100000)' -m "$out/hd0.json" -g 8
+printf '{"model_type":"gemma2","hidden_size":3584,"num_hidden_layers":42,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"intermediate_size":14336,"vocab_size":256000}\n' >"$out/g2.json"
+refuse "Gemma 2 config (sliding-window layers)" 'model_type "gemma2": its sliding-window layers and logit soft-capping are not modelled' -m "$out/g2.json" -g 8
 
 # the 16-bit efficiency was fitted on A100: elsewhere the header says so, once, unless it is set
 "$CCBENCH" layout -m llama3-8b --gpus 8 --gpu-model h100-sxm -k 1 >"$out/c1" 2>&1
