@@ -21,5 +21,5 @@ EXTRA_DIST += tests/layout/cli.sh tests/layout/paper.sh tests/layout/dgx-a100x4.
 	tests/layout/hf-llama3-8b.json tests/layout/hf-gpt2.json tests/layout/hf-moe.json tests/layout/hf-qwen3-moe.json \
 	tests/layout/hf-headdim.json tests/layout/hf-llama2-7b.json tests/layout/hf-falcon-40b.json \
 	tests/layout/hf-mpt-7b.json tests/layout/hf-llava.json tests/layout/hf-badtype.json \
-	results/layout-heldout.sh results/layout-fig13-162b.json
+	results/layout-heldout.sh results/layout-moe.sh results/layout-fig13-162b.json
 dist_doc_DATA += docs/layout.md

@@ -1434,6 +1434,18 @@ static void test_moe(void)
     /* matmul parameters a token meets: 41,943,040 + 2 x 176,160,768 + 32,768 = 394,297,344 */
     is_near(cc_model_layer_matmul_params(&m), 394297344.0, 0, "matmul parameters per token "
             "and layer: attention, two experts, router");
+    /* saved activations per token of a layer (no dropout, flash attention, no recompute):
+     * 8h outside the tensor-parallel region; inside Q and the projection input 4h, K/V
+     * 4*1024, two experts' inner activations 6*2*14336, their permuted inputs 2*2*4096, the
+     * router's fp32 probabilities 4*8: 241,696 bytes, x4096 tokens */
+    is_near(cc_model_layer_act_bytes(&m, 1, 4096, 1, 0, CC_RC_NONE), 241696.0 * 4096, 0,
+            "Mixtral layer activations: 241,696 bytes a token");
+    /* fp8: the QKV input, the projection input, the experts' permuted inputs and their second
+     * GEMM's inputs as 1-byte copies; the router keeps the 16-bit MLP input: 196,640 */
+    d = m;
+    d.prec = CC_PREC_FP8;
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 196640.0 * 4096, 0,
+            "... in fp8: 196,640 bytes a token");
     /* Megatron-LM's log count leaves the router out: 6 x 512 x 8192 x (32 x 394,264,576 +
      * 4096 x 32000) + 6 x 512 x 8192^2 x 4096 x 32 */
     REL(cc_model_megatron_log_flops(&m, 128),
