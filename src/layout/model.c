@@ -22,6 +22,8 @@ const char *const cc_mlp_names[] = {"gelu", "swiglu", NULL};
      CC_MLP_GELU, 0, 1}
 #define MEGATRON_SRC "Narayanan et al., SC'21, arXiv 2104.04473, Table 1 (s=2048, V=51200)"
 #define LLAMA2_SRC "Touvron et al. 2023, arXiv 2307.09288 (Llama 2), Table 1 and Sec. 2.2: s=4096, 4M-token batches"
+#define MIXTRAL_SRC "Jiang et al. 2024, arXiv 2401.04088 (Mixtral of Experts), Table 1; s=4096 and a 4M-token batch assumed"
+#define QWEN3_SRC "Qwen Team 2025, arXiv 2505.09388 (Qwen3), Table 2, and the config.json; s=4096 (stage 1) and a 4M-token batch assumed"
 #define LLAMA3_SRC "Llama Team 2024, arXiv 2407.21783 (The Llama 3 Herd of Models), Table 3; s=8192"
 
 /* The Llama batches are given in tokens: --seq-len keeps the tokens, not the sequences. */
@@ -44,6 +46,28 @@ static const struct cc_model presets[] = {
     {"llama3-405b", LLAMA3_SRC "; 16M-token batches (Sec. 3.4)", 126, 16384, 128, 8, 53248,
      128256, 8192, 2048, CC_PREC_BF16, CC_OPTIM_ADAM, CC_RC_SELECTIVE, CC_MLP_SWIGLU, 1, 0, 16LL << 20,
      500000},
+    /* mixtures of experts: batches not published, assumed 4M tokens at s=4096 */
+    {.name = "mixtral-8x7b", .source = MIXTRAL_SRC, .layers = 32, .hidden = 4096, .heads = 32,
+     .kv_heads = 8, .ffn = 14336, .vocab = 32000, .seq_len = 4096, .global_batch = 1024,
+     .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM, .recompute = CC_RC_SELECTIVE,
+     .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .batch_tokens = 4LL << 20, .rope_base = 1e6,
+     .experts = 8, .topk = 2, .moe_ffn = 14336},
+    {.name = "mixtral-8x22b", .source = "Mistral AI, Mixtral-8x22B-v0.1 config.json (141B, "
+     "39B active); s=4096 and a 4M-token batch assumed", .layers = 56, .hidden = 6144,
+     .heads = 48, .kv_heads = 8, .ffn = 16384, .vocab = 32768, .seq_len = 4096,
+     .global_batch = 1024, .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM,
+     .recompute = CC_RC_SELECTIVE, .mlp = CC_MLP_SWIGLU, .flash_attn = 1,
+     .batch_tokens = 4LL << 20, .rope_base = 1e6, .experts = 8, .topk = 2, .moe_ffn = 16384},
+    {.name = "qwen3-30b-a3b", .source = QWEN3_SRC, .layers = 48, .hidden = 2048, .heads = 32,
+     .kv_heads = 4, .ffn = 6144, .vocab = 151936, .seq_len = 4096, .global_batch = 1024,
+     .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM, .recompute = CC_RC_SELECTIVE,
+     .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .batch_tokens = 4LL << 20, .rope_base = 1e6,
+     .experts = 128, .topk = 8, .moe_ffn = 768, .head_dim = 128, .qk_norm = 1},
+    {.name = "qwen3-235b-a22b", .source = QWEN3_SRC, .layers = 94, .hidden = 4096, .heads = 64,
+     .kv_heads = 4, .ffn = 12288, .vocab = 151936, .seq_len = 4096, .global_batch = 1024,
+     .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM, .recompute = CC_RC_SELECTIVE,
+     .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .batch_tokens = 4LL << 20, .rope_base = 1e6,
+     .experts = 128, .topk = 8, .moe_ffn = 1536, .head_dim = 128, .qk_norm = 1},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),

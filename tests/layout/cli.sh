@@ -554,6 +554,14 @@ printf '{"preset":"llama3-8b","experts":8,"topk":2,"moe_ffn":4096}\n' >"$out/spe
     grep -q "^# model   llama3-8b (changed): .*8 experts of ffn 4096, top 2" "$out/sm" &&
     grep -q "experts, topk, moe_ffn changed" "$out/sm"
 ok $? "a spec adds experts to a preset: named as changed" "$(head -2 "$out/sm" | tr '\n' ' ')"
+# the MoE presets: listed with their experts, searched with ep
+"$CCBENCH" layout --list-models >"$out/lm" 2>&1 &&
+    grep -q "^mixtral-8x7b .* 8 experts of ffn 14336, top 2, 12.9B active$" "$out/lm" &&
+    grep -q "^qwen3-235b-a22b .* 128 experts of ffn 1536, top 8, 22.2B active, head_dim 128, QK norm$" "$out/lm"
+ok $? "--list-models: the MoE presets with experts, active parameters, head_dim" "$(grep -E 'mixtral|qwen3' "$out/lm")"
+"$CCBENCH" layout -m qwen3-30b-a3b -g 16 --gpu-model h100-sxm --precision fp8 -k 1 >"$out/qp" 2>&1 &&
+    grep -q "^  1  .*,ep=[0-9]* " "$out/qp" && grep -q -- "--kv-channels 128 --qk-layernorm --num-experts 128" "$out/qp"
+ok $? "preset qwen3-30b-a3b searched with expert parallelism" "$(grep -E '^  1 ' "$out/qp")"
 # attention of another width than the model (head_dim), QK norm: read, shown, passed on
 "$CCBENCH" layout -m "$T/hf-qwen3-moe.json" --gpus 64 --gpu-model h100-sxm -k 1 --json >"$out/q3j" 2>&1 &&
     python3 -c '

@@ -1446,6 +1446,19 @@ static void test_moe(void)
     d.prec = CC_PREC_FP8;
     is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 196640.0 * 4096, 0,
             "... in fp8: 196,640 bytes a token");
+    /* the MoE presets: Qwen3-235B-A22B per layer: attention 2*4096*8192 + 2*4096*512 =
+     * 71,303,168; experts 128*3*4096*1536 = 2,415,919,104; router 524,288; norms 2*4096 +
+     * 2*128: 2,487,755,008; x94 + 2 x 151936 x 4096 + 4096 = 235,093,634,560, of which
+     * 22,190,763,520 active (Qwen: 235B, 22B). Mixtral 8x22B: 2,504,060,928 a layer, x56 +
+     * 2 x 32768 x 6144 + 6144 = 140,630,071,296, 39,161,468,928 active (Mistral: 141B, 39B) */
+    struct cc_model pr;
+    ok(cc_model_preset("qwen3-235b-a22b", &pr) == CC_OK && pr.head_dim == 128 && pr.qk_norm,
+       "preset qwen3-235b-a22b");
+    is_near(cc_model_params(&pr), 235093634560.0, 0, "... 235,093,634,560 parameters");
+    is_near(cc_model_active_params(&pr), 22190763520.0, 0, "... 22,190,763,520 active");
+    ok(cc_model_preset("mixtral-8x22b", &pr) == CC_OK, "preset mixtral-8x22b");
+    is_near(cc_model_params(&pr), 140630071296.0, 0, "... 140,630,071,296 parameters");
+    is_near(cc_model_active_params(&pr), 39161468928.0, 0, "... 39,161,468,928 active");
     /* Megatron-LM's log count leaves the router out: 6 x 512 x 8192 x (32 x 394,264,576 +
      * 4096 x 32000) + 6 x 512 x 8192^2 x 4096 x 32 */
     REL(cc_model_megatron_log_flops(&m, 128),
