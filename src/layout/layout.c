@@ -695,8 +695,12 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
                               cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
                         : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
-        tp_layer[0] = 4.0 * one; /* 2 forward, 2 backward */
-        tp_layer[1] = 6.0 * one; /* and 2 in the recomputed forward */
+        /* per pass, a pair around the attention and one around the MLP; with experts (expert
+         * tensor parallelism 1) the router and the experts work on the rank's own tokens and
+         * only a shared expert, split over tp, gathers and scatters */
+        double pairs = cc_model_moe(m) && m->shared_ffn == 0 ? 1.0 : 2.0;
+        tp_layer[0] = 2.0 * pairs * one; /* forward and backward */
+        tp_layer[1] = 3.0 * pairs * one; /* and the recomputed forward */
         /* outside the layers (not recomputed): the vocabulary-parallel embedding sums the tp
          * ranks' lookups (an all-reduce; with sequence parallelism a reduce-scatter, and an
          * all-gather of its gradient; with learned positions Megatron-Core all-reduces before
@@ -716,7 +720,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
             for (int k = 0; k < 2; k++) {
                 if (!use[k])
                     continue;
-                double lin = cc_layer_gemm_time(mr, mb, s_loc, tp, rate, INFINITY, sms, k + 1, 0);
+                double lin = cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, INFINITY, sms, k + 1,
+                                                0); /* the tensor-parallel GEMMs only */
                 tp_layer[k] = fmax(tp_layer[k] - lin, tp_layer[k] / tp);
             }
         }

@@ -303,10 +303,14 @@ static const char *const hf_gated[] = {"llama", "mistral", "mixtral", "qwen", "q
                                        "chatglm", "yi", NULL};
 static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "gpt_neo", "opt", "falcon",
                                        "bloom", "mpt", "gpt_bigcode", "starcoder2", "phi", NULL};
-/* Families that normalise queries and keys per head, and families whose alternating
- * sliding-window layers (and soft-capped logits) the estimate has no form for. */
-static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "olmo2", "olmoe", NULL};
-static const char *const hf_window[] = {"gemma2", "gemma3", "gemma3_text", NULL};
+/* Families that normalise queries and keys per head (as Megatron-LM's --qk-layernorm does;
+ * OLMo 2's norms span the whole projection, a few parameters more, not passed on), and
+ * families whose alternating sliding-window or chunked layers the estimate has no form for:
+ * Gemma 2 and 3 (and their soft-capped logits), Llama 4 (chunked attention, layers without
+ * positions, a shared expert named otherwise). */
+static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", NULL};
+static const char *const hf_window[] = {"gemma2", "gemma3", "gemma3_text", "llama4",
+                                        "llama4_text", NULL};
 static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "gegelu", NULL};
 /* Families whose transformers config class leaves the embeddings untied when the config
  * does not say (the base class, and so every other family, ties them). */
@@ -377,7 +381,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     long long topk = 0, moe_ffn = 0, shared = 0;
     if (moe > 1) {
         static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
-                                             "moe_top_k", "top_k", NULL};
+                                             "moe_top_k", NULL};
         static const char *const k_moe_ffn[] = {"moe_intermediate_size", NULL};
         static const char *const k_shared[] = {"shared_expert_intermediate_size", NULL};
         /* what the estimate has no form for: latent attention, dense and expert layers
@@ -474,8 +478,10 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     if (json_is_true(json_object_get(root, "multi_query")) && !kv)
         kv = 1;
     if (type && list_index(type, hf_window) >= 0) {
-        cc_errbuf(err, errlen, "model spec '%s': model_type \"%s\": its sliding-window layers "
-                  "and logit soft-capping are not modelled", path, type);
+        cc_errbuf(err, errlen, "model spec '%s': model_type \"%s\": its %s are not "
+                  "modelled", path, type, strncmp(type, "llama4", 6) == 0
+                      ? "chunked-attention layers, layers without positions and shared expert"
+                      : "sliding-window layers and logit soft-capping");
         return CC_EINVAL;
     }
     if (hd > cc_model_key_max("head_dim")) {
@@ -527,7 +533,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->batch_tokens = 4LL << 20;
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
-    m->qkv_bias = type && strcmp(type, "qwen2") == 0; /* Qwen2 and 2.5 always bias Q, K, V */
+    m->qkv_bias = type && (strcmp(type, "qwen2") == 0 || /* Qwen2, 2.5 always bias Q, K, V */
+                           strcmp(type, "qwen2_moe") == 0);
     static const char *const hf_dropout[] = {"attention_dropout", "hidden_dropout",
                                              "resid_pdrop", "attn_pdrop", "hidden_dropout_prob",
                                              "attention_probs_dropout_prob", "dropout",
@@ -730,11 +737,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         long long mv = *moe_ptr[i];
         if ((st = get_int(root, moe_keys[i], &mv, path, err, errlen)) != CC_OK)
             goto done;
+        int lo = i == 0 || i == 3 ? 0 : 1; /* experts 0: dense; shared_ffn 0: none */
         if (json_object_get(root, moe_keys[i]) &&
-            (mv < (i == 3 ? 0 : 1) || mv > cc_model_key_max(moe_keys[i]))) {
+            (mv < lo || mv > cc_model_key_max(moe_keys[i]))) {
             cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range (%d to "
-                      "%lld)", path, moe_keys[i], mv, i == 3 ? 0 : 1,
-                      cc_model_key_max(moe_keys[i]));
+                      "%lld)", path, moe_keys[i], mv, lo, cc_model_key_max(moe_keys[i]));
             st = CC_EINVAL;
             goto done;
         }
@@ -748,6 +755,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
+    if (m->experts == 0) /* a dense model, whatever a preset's experts were */
+        m->topk = m->moe_ffn = m->shared_ffn = 0;
     long long hdv = m->head_dim;
     if ((st = get_int(root, "head_dim", &hdv, path, err, errlen)) != CC_OK)
         goto done;

@@ -524,7 +524,11 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --tp-comm-overlap");
     if (!hb->pp_overlap && l->vpp > 1)
         PUT(" --no-overlap-p2p-communication");
-    if (cc_habits_dp_overlaps(hb, l->pp) && l->dp * l->cp > 1) {
+    /* gradients to reduce: over dp*cp, or with experts over the ranks holding the same ones */
+    int ep = l->ep > 1 ? l->ep : 1;
+    int reduced = l->dp * l->cp > 1 ||
+                  (cc_model_moe(m) && (long long)l->tp * l->cp * l->dp / ep > 1);
+    if (cc_habits_dp_overlaps(hb, l->pp) && reduced) {
         PUT(" --overlap-grad-reduce%s", l->zero >= 1 ? " --overlap-param-gather" : "");
         /* Megatron's DDP buckets count parameters, and exist only with the overlap */
         if (l->zero <= 1)
@@ -618,6 +622,9 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
                 "parallel rank, and with it the step, slower");
+    if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
+        NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
+                "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
     if (cc_model_moe(m))
         NOTE(1, "experts in DeepSpeed: deepspeed.moe.layer.MoE(num_experts=%d, ep_size=%d, "
                 "k=%d) in the model code; the config has no expert settings", m->experts,
@@ -642,7 +649,8 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "is Megatron-LM's; with DeepSpeed the bubble is v times larger (--explain the "
                 "layout with v=1 for its step)", l->vpp);
     char bk[32];
-    int ddp = l->zero <= 1 && l->dp * l->cp > 1; /* Megatron's own DDP reduces gradients */
+    /* Megatron's own DDP reduces gradients (with experts, theirs over e->edp ranks) */
+    int ddp = l->zero <= 1 && (l->dp * l->cp > 1 || (cc_model_moe(m) && e->edp > 1));
     if (ddp && cc_habits_dp_overlaps(hb, l->pp))
         NOTE(0, "--ddp-bucket-size is the estimate's --bucket (%s bytes of %d-byte gradients; "
                 "Megatron-LM never splits a tensor across buckets, and buckets only the first "

@@ -1540,6 +1540,22 @@ static void test_moe(void)
     l.sp = 1;
     cc_layout_eval(&m, &c, &hb, &l, &e);
     ok(e.feasible, "... and fit with it: %s", e.why);
+    /* with expert tensor parallelism 1 only the attention's all-gather and reduce-scatter
+     * run per pass (3 passes with full recomputation); outside the layers the embedding's
+     * pair, the output layer's pair and the loss's three fp32 all-reduces */
+    {
+        double S = 4096.0 * 4096 * 2, one = cc_comm_time(&c, CC_ALLGATHER, 2, 2, S) +
+                                             cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, S);
+        double outside = 2.0 * one + 3.0 * cc_comm_time(&c, CC_ALLREDUCE, 2, 2, 4096.0 * 4);
+        REL(e.t_tp, e.m * (32 * 3.0 * one + outside), 1e-12,
+            "tp=2 with experts: one pair per layer and pass, none around the experts");
+        struct cc_model sh = m;
+        struct cc_eval es;
+        sh.shared_ffn = 4096;
+        cc_layout_eval(&sh, &c, &hb, &l, &es);
+        REL(es.t_tp, es.m * (32 * 6.0 * one + outside), 1e-12,
+            "... a shared expert, split over tp, adds its pair");
+    }
     l = (struct cc_layout){1, 1, 64, 1, 1, 1, 0, 3, CC_RC_FULL};
     l.ep = 8;
     cc_layout_eval(&m, &c, &hb, &l, &e);
