@@ -82,6 +82,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->mb_max = 16;
     hb->recompute = CC_RC_AUTO;
     hb->offload = 2; /* auto */
+    hb->moe_imbalance = 1.0;
 }
 
 int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_cluster *c)
@@ -223,7 +224,8 @@ double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, in
         return 0.0;
     double h = m->hidden, t = tp > 0 ? tp : 1, e = ep > 0 ? ep : 1;
     double tokens = mb * s_loc / t;                     /* this GPU's, sequence-parallel */
-    double rows = e * tokens * m->topk / m->experts;    /* per expert, routing balanced */
+    double skew = m->route_skew > 1.0 ? m->route_skew : 1.0;
+    double rows = e * tokens * m->topk / m->experts * skew; /* per expert of the busiest rank */
     double local = m->experts / e;
     double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->moe_ffn;
     return cc_gemm_time(rows, up, h, local, rate, sms, nfwd, 1) +          /* experts in */
@@ -235,7 +237,8 @@ double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, in
 {
     if (!cc_model_moe(m))
         return 0.0;
-    return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0;
+    double skew = m->route_skew > 1.0 ? m->route_skew : 1.0; /* the busiest rank's */
+    return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0 * skew;
 }
 
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
@@ -671,10 +674,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     double t_layer[2] = {
         use[0] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 1,
                                     x->rc == CC_RC_SELECTIVE) +
-                     cc_expert_gemm_time(m, mb, s_loc, tp, x->ep, rate, sms, 1) + 3.0 * traffic
+                     cc_expert_gemm_time(mr, mb, s_loc, tp, x->ep, rate, sms, 1) + 3.0 * traffic
                : 0.0,
         use[1] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
-                     cc_expert_gemm_time(m, mb, s_loc, tp, x->ep, rate, sms, 2) + 4.0 * traffic
+                     cc_expert_gemm_time(mr, mb, s_loc, tp, x->ep, rate, sms, 2) + 4.0 * traffic
                : 0.0};
     double t_logit = cc_logit_gemm_time(mr, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
@@ -685,7 +688,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
          * all-to-all over the ep group), in the forward pass, the backward pass and a
          * recomputed forward */
         double a2a = cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, 1),
-                                  cc_expert_a2a_bytes(m, mb, s_loc, tp));
+                                  cc_expert_a2a_bytes(mr, mb, s_loc, tp));
         ep_layer[0] = 4.0 * a2a, ep_layer[1] = 6.0 * a2a;
     }
     double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
@@ -915,6 +918,11 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     x.N = (long long)n;
     x.shard = l->dp * l->cp;
     x.ep = l->ep > 1 ? l->ep : 1;
+    /* a skewed router loads one expert-parallel rank more than the rest; at ep 1 every GPU
+     * holds every expert and its own tokens' copies, whatever their spread */
+    x.mr.route_skew = cc_model_moe(m) && x.ep > 1 && hb->moe_imbalance > 1.0 ? hb->moe_imbalance
+                                                                             : 0.0;
+    e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
     if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to

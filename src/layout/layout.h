@@ -78,6 +78,10 @@ struct cc_habits {
     int vpp_max;           /* largest interleaving degree (1: off) */
     int mb_max;            /* largest micro-batch */
     enum cc_recompute recompute; /* CC_RC_AUTO searches none, selective, full and block */
+    double moe_imbalance;  /* experts with ep > 1: the busiest expert-parallel rank's routed
+                              tokens over its balanced share (1: balanced, as forced-balance
+                              benchmarks run); its expert GEMMs, all-to-all bytes and expert
+                              activations grow by this factor, and every rank waits for it */
 };
 
 /* Host links from which --offload auto searches activation offloading: NVLink-C2C, not PCIe
@@ -160,6 +164,8 @@ struct cc_eval {
     double t_compute, t_tp, t_cp, t_ep, t_pp, t_bubble, t_dp, t_opt, t_step;
     int edp;               /* with experts: the ranks that hold the same experts (tp*cp*dp /
                               ep), over which their gradients are reduced; 0 otherwise */
+    double skew;           /* experts with ep > 1: the busiest rank's routed tokens over its
+                              balanced share as costed (habits' moe_imbalance); 0: balanced */
     double t_offload;      /* of t_compute: offload transfers not hidden behind compute */
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */

@@ -932,14 +932,16 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
     int dropout = cc_model_dropout(m);
     double per_f = m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0;
     double q = cc_model_q_dim(m);
-    double par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->ffn;
-    if (cc_model_moe(m)) /* topk routed copies of each token: the experts' inner activations
-                            and their permuted inputs (2h each: the experts' first GEMM keeps
-                            them; the routing weights are applied inside the activation, so
-                            the outputs are summed back unsaved); the shared expert's; the
-                            router's fp32 probabilities */
-        par = 4.0 * q + 4.0 * kv_dim(m) + per_f * ((double)m->topk * m->moe_ffn + m->shared_ffn) +
-              2.0 * m->topk * h + 4.0 * m->experts;
+    double par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->ffn, routed = 0.0;
+    if (cc_model_moe(m)) {
+        /* topk routed copies of each token: the experts' inner activations and their permuted
+         * inputs (2h each: the experts' first GEMM keeps them; the routing weights are applied
+         * inside the activation, so the outputs are summed back unsaved), as many more on the
+         * busiest rank as routing is skewed; the shared expert's; the router's fp32
+         * probabilities */
+        par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->shared_ffn + 4.0 * m->experts;
+        routed = (double)m->topk * (per_f * m->moe_ffn + 2.0 * h);
+    }
     double out = dropout ? 10.0 : 8.0;
     if (fp8) {
         /* Transformer Engine keeps a linear layer's input for the backward pass as its fp8
@@ -948,8 +950,10 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
          * router keeps the MLP input at 16 bits (a shared expert adds its own fp8 copy), and
          * the experts' permuted inputs are fp8 */
         out -= cc_model_moe(m) ? (m->shared_ffn > 0 ? 0.0 : 1.0) : 2.0;
-        par -= q + (cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) + m->shared_ffn : m->ffn);
+        par -= q + (cc_model_moe(m) ? m->shared_ffn : m->ffn);
+        routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) : 0.0;
     }
+    par += routed * (m->route_skew > 1.0 ? m->route_skew : 1.0);
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
                                                          : 0.0;
     if (sp)

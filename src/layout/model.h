@@ -63,8 +63,12 @@ struct cc_model {
     int shared_ffn;
     int head_dim;         /* width of one attention head; 0: hidden / heads. Qwen3 and others
                              set it apart: the queries are then heads x head_dim wide */
-    int qk_norm;          /* 1: queries and keys normalised per head (Qwen3, OLMo 2;
-                             Megatron-LM --qk-layernorm): 2 x head_dim parameters a layer */
+    int qk_norm;          /* 1: queries and keys normalised per head (Qwen3; Megatron-LM
+                             --qk-layernorm): 2 x head_dim parameters a layer */
+    double route_skew;    /* costing only, not the model: the routed tokens of the busiest
+                             expert-parallel rank over its balanced share (habits'
+                             moe_imbalance where ep > 1); 0 or 1: balanced. Scales the routed
+                             experts' activations, expert GEMM rows and all-to-all bytes */
 };
 
 /* Width of one attention head (head_dim, else hidden / heads) and of the queries (heads x

@@ -138,8 +138,13 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     char copy[32] = "";
     if (hb->main_grad_bytes > 0)
         snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
+    char skew[64] = "";
+    if (cc_model_moe(m))
+        snprintf(skew, sizeof skew, hb->moe_imbalance > 1.0 ? ", expert routing skewed %.2fx"
+                                                             : ", expert routing balanced",
+                 hb->moe_imbalance);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
@@ -153,7 +158,8 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->fp8_cache && m->prec == CC_PREC_FP8 ? ", fp8 weight cache" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
-                           : ", GEMM waves off");
+                           : ", GEMM waves off",
+            skew);
     char cb[384];
     const char *caution = cc_layout_caution(m, c, hb, cb, sizeof cb);
     if (caution)
@@ -325,10 +331,16 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "ZeRO 3: per micro-batch %d units (a layer each; the embedding, the output "
                      "layer) gathered twice and their gradients scattered once\n", e->z3_units);
     if (cc_model_moe(m))
+    {
+        char rt[96] = "routing assumed balanced";
+        if (e->skew > 1.0)
+            snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share "
+                     "(--moe-imbalance)", e->skew);
         fprintf(out, "experts: %d of the %d experts of every layer per GPU (ep %d), their "
-                     "gradients reduced over %d GPUs; each token to %d of them, routing assumed "
-                     "balanced\n", m->experts / (l->ep > 1 ? l->ep : 1), m->experts,
-                l->ep > 1 ? l->ep : 1, e->edp, m->topk);
+                     "gradients reduced over %d GPUs; each token to %d of them, %s\n",
+                m->experts / (l->ep > 1 ? l->ep : 1), m->experts, l->ep > 1 ? l->ep : 1, e->edp,
+                m->topk, rt);
+    }
     parts(e, p);
     fprintf(out, "time per step %.4f s:\n", e->t_step);
     for (int j = 0; j < NPARTS; j++)
@@ -618,10 +630,15 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
                 "choose the layers: the model code checkpoints those and no others",
              l->rcl, l->rcl == 1 ? "" : "s");
-    if (cc_model_moe(m))
+    if (cc_model_moe(m) && hb->moe_imbalance > 1.0)
+        NOTE(0, "experts: routing is costed with the busiest expert-parallel rank getting "
+                "%.2fx its balanced share of the tokens (--moe-imbalance), no token dropped; "
+                "a router that is worse makes the step slower and needs more memory",
+             hb->moe_imbalance);
+    else if (cc_model_moe(m))
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
-                "parallel rank, and with it the step, slower");
+                "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
     if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
         NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
@@ -859,6 +876,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "hint", hint ? json_string(hint) : json_null());
     json_object_set_new(ho, "efficiency", jnum(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", jnum(hb->efficiency_fp8));
+    json_object_set_new(ho, "moe_imbalance", jnum(hb->moe_imbalance));
     json_object_set_new(ho, "efficiency_attn",
                         jnum(cc_habits_attn_efficiency(hb)));
     json_object_set_new(ho, "mem_margin", jnum(hb->mem_margin));

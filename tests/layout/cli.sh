@@ -560,6 +560,15 @@ printf '{"preset":"llama3-8b","experts":8,"topk":2,"moe_ffn":4096}\n' >"$out/spe
     grep -q "^# model   llama3-8b (changed): .*8 experts of ffn 4096, top 2" "$out/sm" &&
     grep -q "experts, topk, moe_ffn changed" "$out/sm"
 ok $? "a spec adds experts to a preset: named as changed" "$(head -2 "$out/sm" | tr '\n' ' ')"
+# a skewed router: the habits line, the explain line, the JSON; a factor below 1 refused
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full >"$out/sk" 2>&1 &&
+    grep -q "^# habits .*, expert routing skewed 1.50x" "$out/sk" &&
+    grep -q "^experts: 1 of the 8 experts .*the busiest GPU's experts get 1.50x their balanced share (--moe-imbalance)" "$out/sk"
+ok $? "--moe-imbalance 1.5: said in the habits and the experts line" "$(grep -E '^(# habits|experts)' "$out/sk")"
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -k 1 --json >"$out/skj" 2>&1 &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["habits"]["moe_imbalance"] == 1.5, d["habits"]' "$out/skj"
+ok $? "... and in the JSON habits"
+refuse "--moe-imbalance 0.5" "moe-imbalance" -m mixtral-8x7b -g 64 --moe-imbalance 0.5
 # the MoE presets: listed with their experts, searched with ep
 "$CCBENCH" layout --list-models >"$out/lm" 2>&1 &&
     grep -q "^mixtral-8x7b .* 8 experts of ffn 14336, top 2, 12.9B active$" "$out/lm" &&

@@ -1521,6 +1521,28 @@ static void test_moe(void)
     double a2a = cc_comm_time(&c, CC_ALLTOALL, 8, 8, cc_expert_a2a_bytes(&m, 1, 4096, 1));
     REL(e.t_ep, 6.0 * 32 * a2a * e.m, 1e-12, "expert all-to-all: 6 per layer and "
         "micro-batch, %lld micro-batches", e.m);
+    /* a router skewed 1.5x: the busiest rank's all-to-all bytes, expert rows and expert
+     * activations grow by half; every rank waits for it */
+    {
+        struct cc_habits hs = hb;
+        struct cc_eval es;
+        hs.moe_imbalance = 1.5;
+        cc_layout_eval(&m, &c, &hs, &l, &es);
+        double a2s = cc_comm_time(&c, CC_ALLTOALL, 8, 8, 1.5 * cc_expert_a2a_bytes(&m, 1, 4096, 1));
+        REL(es.t_ep, 6.0 * 32 * a2s * es.m, 1e-12, "--moe-imbalance 1.5: all-to-alls of 1.5x "
+            "the bytes");
+        ok(es.t_compute > e.t_compute * 1.2 && es.mem_act > e.mem_act, "... more expert GEMM "
+           "time (%.2f s against %.2f) and activations (%.1f GB against %.1f)", es.t_compute,
+           e.t_compute, es.mem_act / 1e9, e.mem_act / 1e9);
+        ok(es.skew == 1.5 && e.skew == 0, "... the skew costed is reported");
+        struct cc_layout l1 = l;
+        struct cc_eval e11, e12;
+        l1.ep = 1;
+        cc_layout_eval(&m, &c, &hb, &l1, &e11);
+        cc_layout_eval(&m, &c, &hs, &l1, &e12);
+        ok(e11.t_step == e12.t_step && e11.mem_total == e12.mem_total,
+           "... and nothing at ep=1, where every GPU holds every expert");
+    }
     l.ep = 1;
     struct cc_eval e1;
     cc_layout_eval(&m, &c, &hb, &l, &e1);
