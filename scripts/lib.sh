@@ -3,7 +3,7 @@
 
 CC_DEBIAN_PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
 libhwloc-dev hwloc libjansson-dev libibverbs-dev ibverbs-providers iproute2 procps jq bc
-util-linux"
+util-linux python3"
 
 cc_say() { printf '==> %s\n' "$*" >&2; }
 cc_die() { printf 'error: %s\n' "$*" >&2; exit 2; }
