@@ -1499,6 +1499,32 @@ static void test_moe(void)
         B * 7.0 / 8.0 / c.intra_busbw_Bps, 1e-9, "all-to-all in a node: 7/8 of the bytes at its "
         "bus bandwidth");
 
+    /* a measured all-to-all across 2 nodes of 8 (40 us + bytes x 15/16 at 20 GB/s bus
+     * bandwidth): the same group is costed as measured; 4 nodes of 8 send 24/32 of their
+     * bytes off the node over the share of the NIC the measurement implies, 20 GB/s x 8/15 */
+    {
+        char tmp[] = "/tmp/ccbench-test-XXXXXX";
+        int fd = mkstemp(tmp);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) {
+            fprintf(f, "{\"type\": \"header\", \"nranks\": 16, \"nnodes\": 2}\n");
+            for (double b = 1024; b <= 1 << 30; b *= 4)
+                fprintf(f, "{\"type\": \"result\", \"collective\": \"alltoall\", "
+                           "\"nranks\": 16, \"bytes\": %.0f, \"time_us\": %.6f}\n",
+                        b, 40 + b * 15.0 / 16 / 20e9 * 1e6);
+            fclose(f);
+        }
+        struct cc_cluster ca;
+        cc_cluster_quick(&ca, 32, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+        is_int(cc_cluster_load_results(&ca, tmp, err, sizeof err), CC_OK, "all-to-all fit %s",
+               err);
+        REL(cc_comm_time(&ca, CC_ALLTOALL, 16, 8, B), 40e-6 + B * 15.0 / 16 / 20e9, 1e-4,
+            "all-to-all fit: the group measured, as measured");
+        REL(cc_comm_time(&ca, CC_ALLTOALL, 32, 8, B), 40e-6 + B * 24.0 / 32 / (20e9 * 8 / 15),
+            1e-4, "... 32 ranks on 4 nodes: 3/4 of the bytes over the NIC share measured");
+        unlink(tmp);
+    }
+
     /* one layout on 64 H100: tp 1, dp 64, ep 8; 4 nodes' worth of expert-parallel groups */
     cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
     cc_habits_default(&hb);
