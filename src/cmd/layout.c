@@ -125,17 +125,17 @@ static int list_models(void)
 {
     for (int i = 0; i < cc_model_preset_count(); i++) {
         const struct cc_model *m = cc_model_preset_at(i);
-        char moe[96] = "";
+        char extra[96] = ""; /* experts, attention width */
         if (cc_model_moe(m))
-            snprintf(moe, sizeof moe, "  %d experts of ffn %d, top %d, %.1fB active",
+            snprintf(extra, sizeof extra, "  %d experts of ffn %d, top %d, %.1fB active",
                      m->experts, m->moe_ffn, m->topk, cc_model_active_params(m) / 1e9);
         if (m->head_dim)
-            snprintf(moe + strlen(moe), sizeof moe - strlen(moe), ", head_dim %d%s",
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", head_dim %d%s",
                      m->head_dim, m->qk_norm ? ", QK norm" : "");
         printf("%-16s %7.1fB  l=%-3d h=%-5d a=%-3d kv=%-3d ffn=%-5d V=%-6d s=%-5d batch=%-5lld %s%s\n"
                "%18s%s\n", m->name, cc_model_params(m) / 1e9, m->layers, m->hidden, m->heads,
                m->kv_heads, m->ffn, m->vocab, m->seq_len, m->global_batch,
-               cc_prec_names[m->prec], moe, "", m->source);
+               cc_prec_names[m->prec], extra, "", m->source);
     }
     return 0;
 }

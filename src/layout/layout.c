@@ -224,8 +224,8 @@ double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, in
         return 0.0;
     double h = m->hidden, t = tp > 0 ? tp : 1, e = ep > 0 ? ep : 1;
     double tokens = mb * s_loc / t;                     /* this GPU's, sequence-parallel */
-    double skew = m->route_skew > 1.0 ? m->route_skew : 1.0;
-    double rows = e * tokens * m->topk / m->experts * skew; /* per expert of the busiest rank */
+    /* rows per expert of the busiest rank */
+    double rows = e * tokens * m->topk / m->experts * cc_model_route_skew(m);
     double local = m->experts / e;
     double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->moe_ffn;
     return cc_gemm_time(rows, up, h, local, rate, sms, nfwd, 1) +          /* experts in */
@@ -237,8 +237,8 @@ double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, in
 {
     if (!cc_model_moe(m))
         return 0.0;
-    double skew = m->route_skew > 1.0 ? m->route_skew : 1.0; /* the busiest rank's */
-    return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0 * skew;
+    return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0 *
+           cc_model_route_skew(m); /* the busiest rank's */
 }
 
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,
@@ -1081,11 +1081,11 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                             for (int z = hb->zero_min; z <= hb->zero_max; z++) {
                                 if ((z >= 2 && pp > 1) || (sp && (m->seq_len / cp) % tp))
                                     continue;
+                                if (cc_model_moe(m) && ((tp > 1 && !sp) || z == 3))
+                                    continue; /* check_structure's rules for experts */
                                 for (int sv = 0; sv < 2 * hb->vpp_max * neps; sv++) {
                                     int ep = eps[sv / (2 * hb->vpp_max)];
                                     int split = sv % 2, v = sv % (2 * hb->vpp_max) / 2 + 1;
-                                    if (cc_model_moe(m) && ((tp > 1 && !sp) || z == 3))
-                                        continue; /* check_structure's rules for experts */
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (split ? !uneven : !uniform)
                                         continue;

@@ -803,6 +803,11 @@ int cc_model_moe(const struct cc_model *m)
     return m->experts >= 2;
 }
 
+double cc_model_route_skew(const struct cc_model *m)
+{
+    return m->route_skew > 1.0 ? m->route_skew : 1.0;
+}
+
 static double mlp_mats(const struct cc_model *m)
 {
     return m->mlp == CC_MLP_SWIGLU ? 3.0 : 2.0;
@@ -953,7 +958,7 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         par -= q + (cc_model_moe(m) ? m->shared_ffn : m->ffn);
         routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) : 0.0;
     }
-    par += routed * (m->route_skew > 1.0 ? m->route_skew : 1.0);
+    par += routed * cc_model_route_skew(m);
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
                                                          : 0.0;
     if (sp)

@@ -78,6 +78,9 @@ double cc_model_q_dim(const struct cc_model *m);
 
 /* Whether the model is a mixture of experts (experts >= 2). */
 int cc_model_moe(const struct cc_model *m);
+/* The factor the busiest expert-parallel rank's routed work is costed at: route_skew, at
+ * least 1 (balanced). */
+double cc_model_route_skew(const struct cc_model *m);
 /* Parameters of one layer's routed experts (all of them: what expert parallelism divides):
  * experts x (3 or 2 matrices) x h x moe_ffn. 0 for a dense model. */
 double cc_model_layer_expert_params(const struct cc_model *m);
