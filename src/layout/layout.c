@@ -917,7 +917,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     }
     x.N = (long long)n;
     x.shard = l->dp * l->cp;
-    x.ep = l->ep > 1 ? l->ep : 1;
+    x.ep = cc_layout_ep(l);
     /* a skewed router loads one expert-parallel rank more than the rest; at ep 1 every GPU
      * holds every expert and its own tokens' copies, whatever their spread */
     x.mr.route_skew = cc_model_moe(m) && x.ep > 1 && hb->moe_imbalance > 1.0 ? hb->moe_imbalance

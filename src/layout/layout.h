@@ -123,6 +123,12 @@ struct cc_layout {
                     ranks of a stage exchanging tokens all-to-all; 0 or 1: none */
 };
 
+/* The expert-parallel degree of l as a count of ranks: l->ep, or 1 for none (0 or 1). */
+static inline int cc_layout_ep(const struct cc_layout *l)
+{
+    return l->ep > 1 ? l->ep : 1;
+}
+
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
  * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",ep=N" when
  * ep > 1). */

@@ -336,9 +336,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         if (e->skew > 1.0)
             snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share "
                      "(--moe-imbalance)", e->skew);
+        else if (cc_layout_ep(l) == 1)
+            snprintf(rt, sizeof rt, "the routing's balance irrelevant at ep 1");
         fprintf(out, "experts: %d of the %d experts of every layer per GPU (ep %d), their "
                      "gradients reduced over %d GPUs; each token to %d of them, %s\n",
-                m->experts / (l->ep > 1 ? l->ep : 1), m->experts, l->ep > 1 ? l->ep : 1, e->edp,
+                m->experts / cc_layout_ep(l), m->experts, cc_layout_ep(l), e->edp,
                 m->topk, rt);
     }
     parts(e, p);
@@ -505,7 +507,7 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             PUT(" --moe-shared-expert-intermediate-size %d", m->shared_ffn);
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size 1 "
             "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
-            l->ep > 1 ? l->ep : 1);
+            cc_layout_ep(l));
     }
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
@@ -537,7 +539,7 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     if (!hb->pp_overlap && l->vpp > 1)
         PUT(" --no-overlap-p2p-communication");
     /* gradients to reduce: over dp*cp, or with experts over the ranks holding the same ones */
-    int ep = l->ep > 1 ? l->ep : 1;
+    int ep = cc_layout_ep(l);
     int reduced = l->dp * l->cp > 1 ||
                   (cc_model_moe(m) && (long long)l->tp * l->cp * l->dp / ep > 1);
     if (cc_habits_dp_overlaps(hb, l->pp) && reduced) {
@@ -630,10 +632,15 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
                 "choose the layers: the model code checkpoints those and no others",
              l->rcl, l->rcl == 1 ? "" : "s");
-    if (cc_model_moe(m) && hb->moe_imbalance > 1.0)
+    if (cc_model_moe(m) && e->skew > 1.0)
         NOTE(0, "experts: routing is costed with the busiest expert-parallel rank getting "
                 "%.2fx its balanced share of the tokens (--moe-imbalance), no token dropped; "
                 "a router that is worse makes the step slower and needs more memory",
+             e->skew);
+    else if (cc_model_moe(m) && hb->moe_imbalance > 1.0)
+        NOTE(0, "experts: without expert parallelism every GPU holds every expert and computes "
+                "all its tokens' routed work however the router spreads them, so "
+                "--moe-imbalance %.2f changes nothing at ep = 1",
              hb->moe_imbalance);
     else if (cc_model_moe(m))
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
@@ -645,7 +652,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (cc_model_moe(m))
         NOTE(1, "experts in DeepSpeed: deepspeed.moe.layer.MoE(num_experts=%d, ep_size=%d, "
                 "k=%d) in the model code; the config has no expert settings", m->experts,
-             l->ep > 1 ? l->ep : 1, m->topk);
+             cc_layout_ep(l), m->topk);
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
@@ -738,7 +745,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "recompute_layers",
                         l->rc == CC_RC_BLOCK ? json_integer(l->rcl) : json_null());
     json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
-    json_object_set_new(lay, "ep", json_integer(l->ep > 1 ? l->ep : 1));
+    json_object_set_new(lay, "ep", json_integer(cc_layout_ep(l)));
     json_object_set_new(lay, "expert_dp", json_integer(e->edp));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",

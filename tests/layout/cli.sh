@@ -569,6 +569,13 @@ ok $? "--moe-imbalance 1.5: said in the habits and the experts line" "$(grep -E 
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["habits"]["moe_imbalance"] == 1.5, d["habits"]' "$out/skj"
 ok $? "... and in the JSON habits"
 refuse "--moe-imbalance 0.5" "moe-imbalance" -m mixtral-8x7b -g 64 --moe-imbalance 0.5
+# at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
+"$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
+    "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&
+    grep -q "^experts: 128 of the 128 experts .*the routing's balance irrelevant at ep 1$" "$out/sk1" &&
+    grep "^time per step" "$out/sk0" >"$out/sk0.t" && grep "^time per step" "$out/sk1" >"$out/sk1.t" &&
+    cmp -s "$out/sk0.t" "$out/sk1.t"
+ok $? "--moe-imbalance 1.5 at ep 1: the same step time, and said so" "$(grep -E '^(experts|time per step)' "$out/sk1" "$out/sk0")"
 # the MoE presets: listed with their experts, searched with ep
 "$CCBENCH" layout --list-models >"$out/lm" 2>&1 &&
     grep -q "^mixtral-8x7b .* 8 experts of ffn 14336, top 2, 12.9B active$" "$out/lm" &&
