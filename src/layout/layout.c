@@ -502,21 +502,26 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double Pl = cc_model_layer_params(m);
     double Pe = cc_model_layer_expert_params(m); /* of Pl: the routed experts, split by ep */
     double embed = cc_model_embed_params(m), outp = V * m->hidden;
-    double norm = cc_model_params(m) - m->layers * Pl - embed - (m->tied_embed ? 0 : outp);
-    /* learned positions are a plain embedding that every tp rank holds whole (Megatron's
-     * LanguageModelEmbedding); the vocabulary is split by tp */
+    double norm = cc_model_final_norm_params(m);
+    /* held whole by every tp rank (Megatron-LM): learned positions, a plain embedding
+     * (LanguageModelEmbedding), and each layer's norms, row-parallel biases and router; the
+     * vocabulary and the layers' matrices are split by tp */
     double pos = m->mlp == CC_MLP_GELU ? (double)m->seq_len * m->hidden : 0.0;
+    double Pw = cc_model_layer_tp_whole_params(m);
+    double Ps = Pl - Pe - Pw; /* split by tp */
+    double wf, wm, wl;        /* held whole */
     if (pp == 1) {
-        x->p_first = x->p_mid = x->p_last = cc_model_params(m) - m->layers * Pe - pos;
+        x->p_first = cc_model_params(m) - m->layers * (Pe + Pw) - pos - norm;
+        wf = pos + m->layers * Pw + norm;
+        x->p_mid = x->p_last = x->p_first, wm = wl = wf;
     } else {
-        x->p_first = x->Lf * (Pl - Pe) + embed - pos;
-        x->p_mid = x->Lm * (Pl - Pe);
-        x->p_last = x->Ll * (Pl - Pe) + outp + norm; /* tied: the last stage keeps its own copy */
+        x->p_first = x->Lf * Ps + embed - pos, wf = x->Lf * Pw + pos;
+        x->p_mid = x->Lm * Ps, wm = x->Lm * Pw;
+        x->p_last = x->Ll * Ps + outp, wl = x->Ll * Pw + norm; /* tied: the last stage
+                                                                  keeps its own copy */
     }
-    x->p_first /= tp, x->p_mid /= tp, x->p_last /= tp;
-    x->p_first += pos;
-    if (pp == 1)
-        x->p_mid += pos, x->p_last += pos;
+    x->p_first = x->p_first / tp + wf, x->p_mid = x->p_mid / tp + wm;
+    x->p_last = x->p_last / tp + wl;
     x->pe_first = x->Lf * Pe / x->ep, x->pe_mid = x->Lm * Pe / x->ep;
     x->pe_last = x->Ll * Pe / x->ep;
     x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
@@ -870,8 +875,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                 e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
     e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
-    struct cc_model mv = *m; /* the padded rows are executed too */
-    mv.vocab = x->mr.vocab;
+    /* the padded vocabulary rows and the K/V heads replicated over tp are executed too */
+    const struct cc_model mv = x->mr;
     double hw = cc_model_step_hw_flops(&mv, x->rc);
     if (x->rc == CC_RC_BLOCK) { /* a full recompute of the layers recomputed */
         double R = recomputed_layers(x, x->Lf) +

@@ -378,12 +378,17 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     json_t *ffc = json_object_get(root, "ffn_config"); /* DBRX keeps its experts there */
     if (!moe && json_is_object(ffc) && (st = hf_int(ffc, k_moe, &moe, path, err, errlen)) != CC_OK)
         return st;
-    long long topk = 0, moe_ffn = 0, shared = 0;
+    long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0;
     if (moe > 1) {
         static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
                                              "moe_top_k", NULL};
         static const char *const k_moe_ffn[] = {"moe_intermediate_size", NULL};
-        static const char *const k_shared[] = {"shared_expert_intermediate_size", NULL};
+        /* a shared expert by its size (Qwen2-MoE, Granite-MoE-shared), or by a count of
+         * experts of the routed ones' size (DeepSeek-MoE) */
+        static const char *const k_shared[] = {"shared_expert_intermediate_size",
+                                               "shared_intermediate_size", NULL};
+        static const char *const k_nshared[] = {"n_shared_experts", "num_shared_experts",
+                                                "num_shared_expert", NULL};
         /* what the estimate has no form for: latent attention, dense and expert layers
          * mixed, experts kept in a block of their own */
         static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", NULL};
@@ -418,6 +423,18 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
             (st = hf_int(root, k_moe_ffn, &moe_ffn, path, err, errlen)) ||
             (st = hf_int(root, k_shared, &shared, path, err, errlen)))
             return st;
+        for (int i = 0; !shared && k_nshared[i]; i++) {
+            json_t *x = json_object_get(root, k_nshared[i]);
+            if (!x || json_is_null(x) || (json_is_integer(x) && json_integer_value(x) == 0))
+                continue; /* none */
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > 1000) {
+                cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a whole number from 0 "
+                          "to 1000", path, k_nshared[i]);
+                return CC_EINVAL;
+            }
+            nshared = json_integer_value(x);
+        }
         if (!topk) {
             cc_errbuf(err, errlen, "model spec '%s': a mixture-of-experts config (%lld experts) "
                       "without num_experts_per_tok", path, moe);
@@ -433,16 +450,34 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                 return CC_EINVAL;
             }
     }
-    /* state-space (Mamba) layers, alone or beside attention: not a transformer's cost */
+    /* state-space (Mamba) or linear-attention layers (Qwen3-Next's gated DeltaNet), alone
+     * or beside attention: not a transformer's cost */
     static const char *const hybrid[] = {"hybrid_override_pattern", "layers_block_type",
                                          "ssm_state_size", "mamba_d_state", "mamba_n_heads",
-                                         "state_size", "attn_layer_indices", NULL};
+                                         "state_size", "attn_layer_indices",
+                                         "full_attention_interval", "linear_num_key_heads",
+                                         NULL};
     for (int i = 0; hybrid[i]; i++)
         if (json_object_get(root, hybrid[i])) {
-            cc_errbuf(err, errlen, "model spec '%s': a state-space (Mamba) or hybrid config "
-                      "(\"%s\"); only transformer layers are modelled", path, hybrid[i]);
+            cc_errbuf(err, errlen, "model spec '%s': a state-space (Mamba), linear-attention "
+                      "or hybrid config (\"%s\"); only transformer layers are modelled", path,
+                      hybrid[i]);
             return CC_EINVAL;
         }
+    /* layers of more than one kind (sliding-window or linear attention beside full
+     * attention: GPT-OSS, Qwen3-Next): the estimate has one kind of layer */
+    json_t *lt = json_object_get(root, "layer_types"), *ltv;
+    size_t lti;
+    json_array_foreach(lt, lti, ltv) {
+        if (!json_is_string(ltv) || strcmp(json_string_value(ltv), "full_attention") != 0) {
+            char shown[48];
+            cc_text_copy(shown, sizeof shown,
+                         json_is_string(ltv) ? json_string_value(ltv) : "(not a string)");
+            cc_errbuf(err, errlen, "model spec '%s': \"layer_types\" has \"%s\" layers; only "
+                      "full-attention transformer layers are modelled", path, shown);
+            return CC_EINVAL;
+        }
+    }
     if (json_is_true(json_object_get(root, "is_encoder_decoder"))) {
         cc_errbuf(err, errlen, "model spec '%s': an encoder-decoder config (T5, BART: "
                   "\"is_encoder_decoder\"); only decoder-only transformers are modelled", path);
@@ -508,6 +543,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         {"layers", "layers", layers}, {"hidden", "hidden size", hidden},
         {"heads", "attention heads", heads}, {"kv_heads", "KV heads", kv},
         {"ffn", "MLP size", ffn ? ffn : exp ? exp * hidden : 4 * hidden},
+        {"shared_ffn", "shared expert size", nshared * (moe_ffn ? moe_ffn : ffn)},
         {"vocab", "vocabulary", vocab}};
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
         if (sz[i].v > cc_model_key_max(sz[i].key)) {
@@ -524,8 +560,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         m->head_dim = (int)hd; /* queries of another width than the model (Qwen3) */
     m->qk_norm = list_index(type, hf_qk_norm) >= 0;
     if (moe > 1) {
-        m->experts = (int)moe, m->topk = (int)topk, m->shared_ffn = (int)shared;
         m->moe_ffn = moe_ffn ? (int)moe_ffn : m->ffn; /* Mixtral: intermediate_size */
+        m->experts = (int)moe, m->topk = (int)topk;
+        m->shared_ffn = (int)(shared ? shared : nshared * m->moe_ffn);
     }
     long long win = opos ? opos : pos;
     m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
@@ -836,6 +873,11 @@ double cc_model_layer_matmul_params(const struct cc_model *m)
     return layer_fixed_matmul(m) + routed;
 }
 
+static double qk_norm_params(const struct cc_model *m)
+{
+    return m->qk_norm ? 2.0 * cc_model_head_dim(m) * (m->mlp == CC_MLP_GELU ? 2.0 : 1.0) : 0.0;
+}
+
 double cc_model_layer_params(const struct cc_model *m)
 {
     double h = m->hidden, f = cc_model_moe(m) ? 0.0 : m->ffn; /* experts: no MLP biases */
@@ -843,9 +885,20 @@ double cc_model_layer_params(const struct cc_model *m)
     double small = m->mlp == CC_MLP_GELU
                        ? (q + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
                        : 2.0 * h + (m->qkv_bias ? q + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
-    if (m->qk_norm)
-        small += 2.0 * cc_model_head_dim(m) * (m->mlp == CC_MLP_GELU ? 2.0 : 1.0);
-    return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small;
+    return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small + qk_norm_params(m);
+}
+
+double cc_model_layer_tp_whole_params(const struct cc_model *m)
+{
+    double h = m->hidden;
+    double whole = m->mlp == CC_MLP_GELU ? 2.0 * h + 4.0 * h /* row biases, 2 LayerNorms */
+                                         : 2.0 * h;          /* 2 RMSNorms */
+    return whole + qk_norm_params(m) + (cc_model_moe(m) ? h * m->experts : 0.0);
+}
+
+double cc_model_final_norm_params(const struct cc_model *m)
+{
+    return (m->mlp == CC_MLP_GELU ? 2.0 : 1.0) * m->hidden;
 }
 
 double cc_model_embed_params(const struct cc_model *m)
@@ -859,8 +912,7 @@ double cc_model_embed_params(const struct cc_model *m)
 double cc_model_params(const struct cc_model *m)
 {
     return m->layers * cc_model_layer_params(m) + cc_model_embed_params(m) +
-           (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) +
-           (m->mlp == CC_MLP_GELU ? 2.0 : 1.0) * m->hidden;
+           (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) + cc_model_final_norm_params(m);
 }
 
 double cc_model_active_params(const struct cc_model *m)

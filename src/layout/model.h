@@ -110,6 +110,12 @@ long long cc_model_key_max(const char *key);
 
 /* Parameters of one transformer layer (weights, biases, norms; with experts all of them). */
 double cc_model_layer_params(const struct cc_model *m);
+/* Of cc_model_layer_params: those every tensor-parallel rank holds whole (Megatron-LM): the
+ * norms (and QK norms), the biases of the row-parallel output projection and MLP out, and
+ * with experts the router. */
+double cc_model_layer_tp_whole_params(const struct cc_model *m);
+/* The final norm's parameters (held whole by every tensor-parallel rank of the last stage). */
+double cc_model_final_norm_params(const struct cc_model *m);
 /* Parameters in the layer matrices that one token meets (what the matmul FLOPs see): with
  * experts the attention, topk routed experts, the shared expert and the router. */
 double cc_model_layer_matmul_params(const struct cc_model *m);
@@ -121,7 +127,8 @@ double cc_model_params(const struct cc_model *m);
 /* Parameters one token meets: the whole model less the routed experts it does not go to
  * (cc_model_params for a dense model). */
 double cc_model_active_params(const struct cc_model *m);
-/* Forward FLOPs of one layer for b sequences: 2*b*s*P_matmul + 4*b*s^2*h. */
+/* Forward FLOPs of one layer for b sequences: 2*b*s*P_matmul + 4*b*s^2*q, q = heads x
+ * head_dim (h unless head_dim says otherwise). */
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b);
 /* Forward FLOPs of the output layer (logits) for b sequences: 2*b*s*h*V. */
 double cc_model_logit_fwd_flops(const struct cc_model *m, double b);
@@ -131,7 +138,7 @@ double cc_model_step_flops(const struct cc_model *m);
 /* FLOPs per optimizer step as Megatron-LM counts them for the "throughput per GPU (TFLOP/s/GPU)"
  * of its training log (megatron/training/training.py, num_floating_point_operations): 6 x
  * tokens x (the layers' matrices, a mixture of experts' router left out, + h x the vocabulary padded to a multiple of vocab_unit: its
- * --make-vocab-size-divisible-by times tp, 128 x tp by default) + 6 x B x s^2 x h per layer (the two attention
+ * --make-vocab-size-divisible-by times tp, 128 x tp by default) + 6 x B x s^2 x q per layer (the two attention
  * products at half size, for the causal mask); no recomputation. That is Megatron-LM's count
  * since March 2025 (commit 8873b55d6a); before, it counted the attention products whole, as
  * the MFU numerator above does (with the vocabulary unpadded). */

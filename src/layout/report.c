@@ -338,10 +338,19 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "(--moe-imbalance)", e->skew);
         else if (cc_layout_ep(l) == 1)
             snprintf(rt, sizeof rt, "the routing's balance irrelevant at ep 1");
-        fprintf(out, "experts: %d of the %d experts of every layer per GPU (ep %d), their "
-                     "gradients reduced over %d GPUs; each token to %d of them, %s\n",
-                m->experts / cc_layout_ep(l), m->experts, cc_layout_ep(l), e->edp,
-                m->topk, rt);
+        int ep = cc_layout_ep(l);
+        char held[48], red[48];
+        if (m->experts % ep == 0)
+            snprintf(held, sizeof held, "%d", m->experts / ep);
+        else /* an infeasible layout explained */
+            snprintf(held, sizeof held, "%d/%d (not a whole number)", m->experts, ep);
+        if (e->edp > 1)
+            snprintf(red, sizeof red, "reduced over %d GPUs", e->edp);
+        else
+            snprintf(red, sizeof red, "not reduced (one copy)");
+        fprintf(out, "experts: %s of the %d experts of every layer per GPU (ep %d), their "
+                     "gradients %s; each token to %d of them, %s\n",
+                held, m->experts, ep, red, m->topk, rt);
     }
     parts(e, p);
     fprintf(out, "time per step %.4f s:\n", e->t_step);

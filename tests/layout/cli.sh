@@ -455,7 +455,7 @@ ok $? "Qwen2: the QKV bias it always has is in the Megatron-LM arguments" "$(gre
     python3 -c 'import json,sys; p=json.load(sys.stdin)["model"]["params"]; assert p == 7615616512, p'
 ok $? "Qwen2-7B: 7,615,616,512 parameters with its QKV bias"
 printf '{"model_type": "nemotron_h", "num_hidden_layers": 52, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 131072, "intermediate_size": 21504, "hybrid_override_pattern": "M-M-M*-"}\n' >"$out/nh.json"
-refuse "a hybrid Mamba config" "a state-space (Mamba) or hybrid config (\"hybrid_override_pattern\")" -m "$out/nh.json" -g 8
+refuse "a hybrid Mamba config" "a state-space (Mamba), linear-attention or hybrid config (\"hybrid_override_pattern\")" -m "$out/nh.json" -g 8
 printf '{"preset": "llama3-8b", "rope_theta": "big"}\n' >"$out/rbad.json"
 refuse "rope_theta not a number" '"rope_theta" must be a number from 1 to 1e12' -m "$out/rbad.json" -g 8
 "$CCBENCH" layout -m llama3-70b --gpus 64 --gpu-model h100-sxm --pp-overlap 0 \
@@ -543,6 +543,30 @@ sed 's/"decoder_sparse_step":2/"decoder_sparse_step":1/' "$out/mixed.json" >"$ou
     grep -q "60 experts of ffn 1408, shared 5632, top 4" "$out/q2" &&
     grep -q -- "--moe-shared-expert-intermediate-size 5632" "$out/q2" && grep -q -- "--add-qkv-bias" "$out/q2"
 ok $? "Qwen2-MoE config: a shared expert and the QKV bias read and passed on" "$(head -1 "$out/q2")"
+# a shared expert given as a count of routed-size experts (DeepSeek-MoE) or by its own size
+printf '{"model_type":"deepseek","hidden_size":2048,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":102400,"n_routed_experts":64,"num_experts_per_tok":6,"moe_intermediate_size":1408,"n_shared_experts":2,"intermediate_size":10944,"first_k_dense_replace":0}\n' >"$out/dsmoe.json"
+"$CCBENCH" layout -m "$out/dsmoe.json" -g 16 -k 1 >"$out/dsm" 2>&1 &&
+    grep -q "64 experts of ffn 1408, shared 2816, top 6" "$out/dsm" &&
+    grep -q -- "--moe-shared-expert-intermediate-size 2816" "$out/dsm"
+ok $? "DeepSeek-MoE config: n_shared_experts 2 x moe_intermediate_size 1408 read as a 2816 shared expert" "$(head -1 "$out/dsm")"
+sed 's/"n_shared_experts":2/"n_shared_experts":0/' "$out/dsmoe.json" >"$out/dsmoe0.json"
+"$CCBENCH" layout -m "$out/dsmoe0.json" -g 16 -k 1 >"$out/dsm0" 2>&1 &&
+    grep -q "64 experts of ffn 1408, top 6" "$out/dsm0"
+ok $? "... n_shared_experts 0: none" "$(head -1 "$out/dsm0")"
+sed 's/"n_shared_experts":2/"n_shared_experts":-1/' "$out/dsmoe.json" >"$out/dsmoe-1.json"
+refuse "n_shared_experts -1" '"n_shared_experts" must be a whole number from 0 to 1000' -m "$out/dsmoe-1.json" -g 16
+sed 's/"n_shared_experts":2/"shared_intermediate_size":1024/' "$out/dsmoe.json" >"$out/gms.json"
+"$CCBENCH" layout -m "$out/gms.json" -g 16 -k 1 >"$out/gms" 2>&1 &&
+    grep -q "64 experts of ffn 1408, shared 1024, top 6" "$out/gms"
+ok $? "shared_intermediate_size (Granite-MoE-shared) read" "$(head -1 "$out/gms")"
+# layers of more than one kind are refused by name
+printf '{"model_type":"gpt_oss","hidden_size":2880,"num_hidden_layers":2,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"vocab_size":201088,"num_local_experts":32,"num_experts_per_tok":4,"intermediate_size":2880,"layer_types":["sliding_attention","full_attention"]}\n' >"$out/oss.json"
+refuse "GPT-OSS config (sliding-window layers)" '"layer_types" has "sliding_attention" layers' -m "$out/oss.json" -g 64
+sed 's/"sliding_attention"/"full_attention"/' "$out/oss.json" >"$out/ossfull.json"
+"$CCBENCH" layout -m "$out/ossfull.json" -g 64 -k 1 >"$out/ossf" 2>&1
+ok $? "layer_types all full_attention: read" "$(head -1 "$out/ossf")"
+printf '{"model_type":"qwen3_next","hidden_size":2048,"num_hidden_layers":48,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"vocab_size":151936,"num_experts":512,"num_experts_per_tok":10,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,"intermediate_size":5120,"full_attention_interval":4}\n' >"$out/q3n.json"
+refuse "Qwen3-Next config (linear attention)" 'linear-attention or hybrid config ("full_attention_interval")' -m "$out/q3n.json" -g 64
 printf '{"model_type":"llama4_text","hidden_size":5120,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"vocab_size":202048,"num_local_experts":16,"num_experts_per_tok":1,"intermediate_size":8192,"interleave_moe_layer_step":1}\n' >"$out/l4.json"
 refuse "Llama 4 config" 'model_type "llama4_text": its chunked-attention layers' -m "$out/l4.json" -g 64
 printf '{"preset":"qwen3-30b-a3b","experts":0}\n' >"$out/dense0.json"

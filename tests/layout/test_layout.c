@@ -909,14 +909,16 @@ static void test_eval(void)
     REL(e.mem_act, 1519386624.0, 1e-12, "activations 1.52 GB");
     is_int(e.m, 16, "512 / (32 * 1) = 16 micro-batches");
     {
-        /* tp = 2: every weight split in two but the learned positions (s x h), which each
-         * tp rank holds whole */
+        /* tp = 2: every weight split in two but what each tp rank holds whole: the learned
+         * positions (s x h), and per layer the two LayerNorms (4h) and the biases of the
+         * output projection and the MLP out (2h), and the final LayerNorm (2h) */
         struct cc_eval e2;
         struct cc_layout l2 = {2, 1, 16, 1, 1, 1, 0, 0, CC_RC_FULL};
-        double P = cc_model_params(&m), pos = 2048.0 * 2304;
+        double P = cc_model_params(&m), whole = 2048.0 * 2304 + 24 * 6.0 * 2304 + 2.0 * 2304;
         cc_layout_eval(&m, &c, &hb, &l2, &e2);
-        REL(e2.mem_weights, 2 * ((P - pos) / 2 + pos), 1e-12,
-            "tp=2 weights: 16-bit, positions replicated, the rest halved");
+        REL(e2.mem_weights, 2 * ((P - whole) / 2 + whole), 1e-12,
+            "tp=2 weights: 16-bit, positions, norms and row-parallel biases whole, the rest "
+            "halved");
     }
     /* 16 x (24 layers x (4 x 2s(12h^2) + 4s^2h FLOPs / (312e12 * 0.64) + 2*4*sbh(34+5as/h)
      * / 2039 GB/s) + logits 6shV / rate + 2*3*6sV / HBM) = 3.4502039945653 s, plus
@@ -1155,13 +1157,16 @@ static void test_vocab_pad(void)
     is_near(e.vocab, 32768, 0, "tp=8: 32000 padded to 32768 (128 x 8 x 32)");
     mp = m;
     mp.vocab = 32768;
-    /* ZeRO 0, pp=1: every rank holds 1/8 of all the weights, padded rows included */
-    REL(e.mem_weights, 2 * cc_model_params(&mp) / 8, 1e-12,
+    /* ZeRO 0, pp=1: every rank holds 1/8 of all the weights, padded rows included, but the
+     * RMSNorms (2h per layer, h at the end), which it holds whole */
+    double whole = 32 * 2.0 * 4096 + 4096;
+    REL(e.mem_weights, 2 * ((cc_model_params(&mp) - whole) / 8 + whole), 1e-12,
         "weights with the 768 padded rows of the embedding and the output layer");
     hb.vocab_pad = 1;
     cc_layout_eval(&m, &c, &hb, &l, &e1);
     is_near(e1.vocab, 32000, 0, "--vocab-pad 1: not padded");
-    REL(e1.mem_weights, 2 * cc_model_params(&m) / 8, 1e-12, "weights of the model's own V");
+    REL(e1.mem_weights, 2 * ((cc_model_params(&m) - whole) / 8 + whole), 1e-12,
+        "weights of the model's own V");
     ok(e.t_compute > e1.t_compute, "the padded logits take longer (%.4f s against %.4f s)",
        e.t_compute, e1.t_compute);
     REL(e.mfu * e.t_step, e1.mfu * e1.t_step, 1e-12, "MFU counts the model's own V");
@@ -1538,6 +1543,18 @@ static void test_moe(void)
     double own = 46702792704.0 - 32.0 * 1409286144.0 * 7.0 / 8.0;
     REL(e.mem_weights, 2.0 * own, 1e-12, "weights: each GPU holds one of the 8 experts "
         "(%.1f GB)", e.mem_weights / 1e9);
+    {
+        /* tp 2, ep 8: the routed experts split by ep alone; the rest halved but what every
+         * tp rank holds whole: per layer the router (4096 x 8) and two RMSNorms (2 x 4096),
+         * and the final RMSNorm (4096) */
+        struct cc_layout l2 = {2, 1, 32, 1, 1, 1, 1, 1, CC_RC_FULL};
+        struct cc_eval e2;
+        l2.ep = 8;
+        cc_layout_eval(&m, &c, &hb, &l2, &e2);
+        double xp = 32.0 * 1409286144.0, whole = 32.0 * (4096 * 8 + 2 * 4096) + 4096;
+        REL(e2.mem_weights, 2.0 * ((46702792704.0 - xp - whole) / 2 + whole + xp / 8), 1e-12,
+            "tp=2,ep=8 weights: the router and the norms whole on every tp rank");
+    }
     /* ZeRO 1: the fp32 state of the non-expert part over 64, the experts' over 8 */
     double rest = 46702792704.0 - 32.0 * 1409286144.0, ex = 32.0 * 1409286144.0 / 8.0;
     REL(e.mem_optim, 12.0 * (rest / 64 + ex / 8), 1e-12, "optimizer state sharded: the rest "
@@ -2229,9 +2246,10 @@ static void test_gqa_replicated(void)
     cc_layout_eval(&m8, &c, &hb, &l, &e8);
     ok(!strstr(e.why, "KV heads"), "tp=8 over 2 KV heads is a valid layout (%s)",
        e.feasible ? "feasible" : e.why);
-    /* per rank: (80 x (2h^2 + 2h x 8 x 128 + 3h x 28672 + 2h) + 2Vh + h) / 8 parameters, V
-     * padded to 32768 = (80 x 855654400 + 536870912 + 8192) / 8 = 8623653888, 2 bytes each */
-    is_near(e.mem_weights, 17247307776.0, 0, "weights per rank: one K/V head each (17.25 GB)");
+    /* per rank: (80 x (2h^2 + 2h x 8 x 128 + 3h x 28672) + 2Vh) / 8 + 80 x 2h + h parameters
+     * (the RMSNorms whole), V padded to 32768 = (80 x 855638016 + 536870912) / 8 + 1310720 +
+     * 8192 = 8624807936, 2 bytes each */
+    is_near(e.mem_weights, 17249615872.0, 0, "weights per rank: one K/V head each (17.25 GB)");
     is_near(e.mem_act, e8.mem_act, 0, "activations as with 8 KV heads");
     is_near(e.t_compute, e8.t_compute, 0, "QKV GEMMs as with 8 KV heads");
     /* 2 KV heads at tp=2: 1 each, fewer K/V weights than 8 heads would have */
