@@ -78,7 +78,7 @@ static const struct cc_opt layout_opts[] = {
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
-    {"moe-imbalance", 0, CC_OPT_DOUBLE, F(moe_imbalance), "1", "F", "experts: the busiest expert-parallel rank's routed tokens over its balanced share (1: balanced; its expert GEMMs, all-to-alls and expert activations grow by F)", NULL, CC_OPT_RANGE, 1, 64},
+    {"moe-imbalance", 0, CC_OPT_DOUBLE, F(moe_imbalance), "1", "F", "experts: the busiest expert-parallel rank's routed tokens over its balanced share (1: balanced; its expert GEMMs, all-to-alls and expert activations grow by F, up to what one rank can take)", NULL, CC_OPT_RANGE, 1, 64},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free (and of host memory for offloaded activations)", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1125899906842624.0},
     {"grad-reduce", 0, CC_OPT_CHOICE, F(grad_reduce), "auto", NULL, "gradient reduction precision (auto: fp16 for fp16, else fp32)", grad_names},

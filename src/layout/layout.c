@@ -924,9 +924,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     x.shard = l->dp * l->cp;
     x.ep = cc_layout_ep(l);
     /* a skewed router loads one expert-parallel rank more than the rest; at ep 1 every GPU
-     * holds every expert and its own tokens' copies, whatever their spread */
-    x.mr.route_skew = cc_model_moe(m) && x.ep > 1 && hb->moe_imbalance > 1.0 ? hb->moe_imbalance
-                                                                             : 0.0;
+     * holds every expert and its own tokens' copies, whatever their spread. A rank gets at
+     * most min(k, E/ep) copies of a token, ep x min(k, E/ep) / k times its balanced share
+     * of k/ep: a factor beyond that is costed at that. */
+    x.mr.route_skew = 0.0;
+    e->skew_max = 0.0;
+    if (cc_model_moe(m) && x.ep > 1 && hb->moe_imbalance > 1.0 && m->experts % x.ep == 0) {
+        int held = m->experts / x.ep;
+        e->skew_max = (double)x.ep * (m->topk < held ? m->topk : held) / m->topk;
+        x.mr.route_skew = fmin(hb->moe_imbalance, e->skew_max);
+    }
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
     e->edp = cc_model_moe(m) ? x.eshard : 0;

@@ -171,7 +171,10 @@ struct cc_eval {
     int edp;               /* with experts: the ranks that hold the same experts (tp*cp*dp /
                               ep), over which their gradients are reduced; 0 otherwise */
     double skew;           /* experts with ep > 1: the busiest rank's routed tokens over its
-                              balanced share as costed (habits' moe_imbalance); 0: balanced */
+                              balanced share as costed (habits' moe_imbalance, at most
+                              skew_max); 0: balanced */
+    double skew_max;       /* the most that share can be: every token's copies that the rank
+                              could take (ep x min(topk, experts/ep) / topk); 0: not skewed */
     double t_offload;      /* of t_compute: offload transfers not hidden behind compute */
     double tokens_per_s;
     double mfu;            /* model FLOPs / (GPUs * peak * step) */

@@ -332,8 +332,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "layer) gathered twice and their gradients scattered once\n", e->z3_units);
     if (cc_model_moe(m))
     {
-        char rt[96] = "routing assumed balanced";
-        if (e->skew > 1.0)
+        char rt[160] = "routing assumed balanced";
+        if (e->skew > 1.0 && e->skew >= e->skew_max)
+            snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share, "
+                     "all the copies of tokens they can take (--moe-imbalance at its most here, %.2f)",
+                     e->skew, e->skew_max);
+        else if (e->skew > 1.0)
             snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share "
                      "(--moe-imbalance)", e->skew);
         else if (cc_layout_ep(l) == 1)
@@ -756,6 +760,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
     json_object_set_new(lay, "ep", json_integer(cc_layout_ep(l)));
     json_object_set_new(lay, "expert_dp", json_integer(e->edp));
+    /* the busiest expert-parallel rank's routed tokens over its share, as costed */
+    json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));

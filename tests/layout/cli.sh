@@ -593,6 +593,20 @@ ok $? "--moe-imbalance 1.5: said in the habits and the experts line" "$(grep -E 
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["habits"]["moe_imbalance"] == 1.5, d["habits"]' "$out/skj"
 ok $? "... and in the JSON habits"
 refuse "--moe-imbalance 0.5" "moe-imbalance" -m mixtral-8x7b -g 64 --moe-imbalance 0.5
+# a factor beyond what one rank can take (Mixtral at ep 8: one expert per GPU, at most
+# every token once: 8 x 1 / 2 = 4 times its share) is costed at that, and said so
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 8 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full --json >"$out/sk8" 2>&1 &&
+    "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 4 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full --json >"$out/sk4" 2>&1 &&
+    "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 3 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full --json >"$out/sk3" 2>&1 &&
+    python3 -c '
+import json, sys
+d8, d4, d3 = (json.load(open(f))["explain"] for f in sys.argv[1:4])
+assert d8["layout"]["expert_skew"] == 4 and d3["layout"]["expert_skew"] == 3, (d8["layout"], d3["layout"])
+assert d8["time_s"]["step"] == d4["time_s"]["step"] > d3["time_s"]["step"], (d8["time_s"], d3["time_s"])
+' "$out/sk8" "$out/sk4" "$out/sk3" &&
+    "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 8 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full 2>&1 |
+    grep -q "^experts: .* get 4.00x their balanced share, all the copies of tokens they can take (--moe-imbalance at its most here, 4.00)$"
+ok $? "--moe-imbalance 8 on Mixtral at ep 8: costed as 4, the most one GPU can take, and said so"
 # at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
 "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
     "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&
