@@ -528,6 +528,25 @@ int cc_cmd_layout(int argc, char **argv)
                                                                                   : "--list-gpus");
         return 2;
     }
+    /* the listings take nothing else, the Table 1 check only its three model habits */
+    if (cfg.validate || cfg.list_models || cfg.list_gpus) {
+        const char *mode = cfg.list_models ? "list-models"
+                           : cfg.list_gpus ? "list-gpus"
+                                           : "validate-megatron";
+        static const char *const validate_takes[] = {"efficiency", "interleave", "gemm-waves",
+                                                     NULL};
+        for (int i = 0; layout_opts[i].name; i++) {
+            const char *name = layout_opts[i].name;
+            if (!given[i] || strcmp(name, mode) == 0 ||
+                (cfg.validate && !cfg.list_models && !cfg.list_gpus &&
+                 cc_choice_index(validate_takes, name) >= 0))
+                continue;
+            cc_err("--%s does not apply to --%s%s", name, mode,
+                   strcmp(mode, "validate-megatron") == 0
+                       ? " (it takes only --efficiency, --interleave and --gemm-waves)" : "");
+            return 2;
+        }
+    }
     if (cfg.list_models)
         return list_models();
     if (cfg.list_gpus)

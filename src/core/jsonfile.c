@@ -25,8 +25,12 @@ cc_status cc_json_read_file(const char *path, const char *what, json_t **out, ch
     *out = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
     fclose(f);
     if (!*out) {
+        /* jansson names its own flag for a \u0000; say what is wrong instead */
+        const char *why = strstr(je.text, "JSON_ALLOW_NUL") ? "a NUL character (\\u0000) in a "
+                                                              "string"
+                                                            : je.text;
         cc_errbuf(err, errlen, "cannot read %s '%s': line %d column %d: %s", what, path, je.line,
-                  je.column, je.text);
+                  je.column, why);
         return CC_EPARSE;
     }
     return CC_OK;

@@ -556,19 +556,21 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
         if (!line[sp] || line[sp] == '#')
             continue; /* blank (CRLF too) or a comment */
         json_error_t je;
-        json_t *o = json_loads(line, 0, &je);
+        json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
         if (!json_is_object(o)) {
             cc_errbuf(err, errlen, "cannot read results '%s': line %ld: %s (neither ccbench "
                       "bench JSON Lines nor nccl-tests output)", path, lineno,
-                      o ? "not a JSON object" : je.text);
+                      o                                      ? "not a JSON object"
+                      : strstr(je.text, "JSON_ALLOW_NUL") ? "a NUL character (\\u0000) in a string"
+                                                             : je.text);
             json_decref(o);
             st = CC_EPARSE;
             break;
         }
         const char *type = json_string_value(json_object_get(o, "type"));
         const char *be = json_string_value(json_object_get(o, "backend"));
-        if (be && !backend[0])
-            snprintf(backend, sizeof backend, "%s", be);
+        if (be && (!backend[0] || strcmp(backend, "nccl") == 0))
+            snprintf(backend, sizeof backend, "%s", be); /* the first that is not nccl */
         if (type && strcmp(type, "header") == 0) {
             json_int_t nn = json_integer_value(json_object_get(o, "nnodes"));
             if (nn < 1 || nn > 16777216) {
@@ -592,6 +594,18 @@ static cc_status read_jsonl(FILE *f, const char *path, struct pts *v, char *err,
                 cc_errbuf(err, errlen, "cannot read results '%s': line %ld: nranks %lld is more "
                           "than 16777216",
                           path, lineno, (long long)n);
+                st = CC_EPARSE;
+            } else if (n > 0 && n < nnodes) {
+                cc_errbuf(err, errlen, "cannot read results '%s': line %ld: nranks %lld is "
+                          "fewer than the header's %d nodes", path, lineno, (long long)n, nnodes);
+                st = CC_EPARSE;
+            } else if (json_object_get(o, "wrong") &&
+                       !json_is_null(json_object_get(o, "wrong")) &&
+                       (!json_is_integer(json_object_get(o, "wrong")) ||
+                        json_integer_value(json_object_get(o, "wrong")) < 0)) {
+                cc_errbuf(err, errlen, "cannot read results '%s': line %ld: \"wrong\" must be "
+                          "a count of wrong elements (a whole number from 0) or null", path,
+                          lineno);
                 st = CC_EPARSE;
             } else if (json_integer_value(json_object_get(o, "wrong")) > 0) {
                 wrong++; /* a run whose check failed times nothing worth fitting */
@@ -827,6 +841,11 @@ cc_status cc_cluster_load_results(struct cc_cluster *c, const char *path, char *
     if (ranks < 0) {
         cc_errbuf(err, errlen, "results '%s': after '@' give the ranks as NODESxPER_NODE (2x8: "
                   "2 nodes of 8 ranks)", path);
+        return CC_EINVAL;
+    }
+    if (ranks > 0 && nodes * per_node < 2) {
+        cc_errbuf(err, errlen, "results '%s': @%dx%d is one rank; a collective or a "
+                  "point-to-point test needs at least 2", path, nodes, per_node);
         return CC_EINVAL;
     }
     /* read it whole first: the format is told by content, and a pipe cannot be rewound */

@@ -151,9 +151,13 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         /* sp, zero and split may be 0; the degrees and sizes start at 1 */
         int lo = strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 && strcmp(key, "split") != 0 &&
                  strcmp(key, "off") != 0;
-        if (*val < '0' || *val > '9' || *end || v > 1000000 || v < lo) {
-            cc_errbuf(err, errlen, "layout '%s': %s needs an integer from %d to 1000000, got "
-                      "'%s'", text, key, lo, val);
+        /* sp and split are switches, zero a stage */
+        long hi = strcmp(key, "sp") == 0 || strcmp(key, "split") == 0 ? 1
+                  : strcmp(key, "zero") == 0                           ? 3
+                                                                       : 1000000;
+        if (*val < '0' || *val > '9' || *end || v > hi || v < lo) {
+            cc_errbuf(err, errlen, "layout '%s': %s needs an integer from %d to %ld, got '%s'",
+                      text, key, lo, hi, val);
             return CC_EUSAGE;
         }
         int iv = (int)v;
@@ -183,14 +187,6 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         l->rcl = 0; /* block without a count: the fewest layers that fit */
     if (off_given && l->off > 0 && !rc_given && !rcl_given)
         l->rc = CC_RC_NONE; /* offloading runs without recomputation */
-    if (l->zero > 3) {
-        cc_errbuf(err, errlen, "layout '%s': zero '%d' is not a ZeRO stage (0-3)", text, l->zero);
-        return CC_EUSAGE;
-    }
-    if (l->sp > 1 || l->split > 1) {
-        cc_errbuf(err, errlen, "layout '%s': sp and split are 0 or 1", text);
-        return CC_EUSAGE;
-    }
     if (l->sp == 1 && l->tp == 1) {
         cc_errbuf(err, errlen, "layout '%s': sp=1 (sequence parallelism) needs tp > 1", text);
         return CC_EUSAGE;
@@ -959,9 +955,10 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     int long_step = eval_time(&x, e);
     if (long_step && structure_ok) {
         e->feasible = 1; /* no memory would make it run: the step time is the reason */
-        why(e, "a step would last %s: the batch of %lld sequences x %d tokens is too large "
-            "for these GPUs (or a rate given is 0)",
-            isfinite(e->t_step) ? "over 30 years" : "for ever", m->global_batch, m->seq_len);
+        why(e, "a step would last %s: %.3g parameters trained on a batch of %lld sequences "
+            "x %d tokens is too much for these GPUs (or a rate given is 0)",
+            isfinite(e->t_step) ? "over 30 years" : "for ever", cc_model_params(m),
+            m->global_batch, m->seq_len);
     }
     e->mem_only = mem_fail && !long_step;
     e->too_long = structure_ok && long_step;

@@ -367,6 +367,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     cc_status st;
     /* "num_experts": 0 (a dense model's config that names the key) is no mixture */
     moe = 0;
+    const char *moe_key = "num_experts";
     for (int i = 0; k_moe[i] && !moe; i++) {
         json_t *x = json_object_get(root, k_moe[i]);
         if (json_is_integer(x) && json_integer_value(x) == 0)
@@ -374,10 +375,27 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         const char *one[2] = {k_moe[i], NULL};
         if ((st = hf_int(root, one, &moe, path, err, errlen)) != CC_OK)
             return st;
+        moe_key = k_moe[i];
     }
     json_t *ffc = json_object_get(root, "ffn_config"); /* DBRX keeps its experts there */
     if (!moe && json_is_object(ffc) && (st = hf_int(ffc, k_moe, &moe, path, err, errlen)) != CC_OK)
         return st;
+    if (moe == 1) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" 1: 0 or absent for a dense model, "
+                  "else at least 2 experts", path, moe_key);
+        return CC_EINVAL;
+    }
+    /* latent attention (DeepSeek V2/V3, MiniCPM3), with or without experts: the estimate
+     * has no form for its compressed K/V and queries */
+    static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", NULL};
+    for (int i = 0; mla[i]; i++) {
+        json_t *x = json_object_get(root, mla[i]);
+        if (x && !json_is_null(x)) {
+            cc_errbuf(err, errlen, "model spec '%s': multi-head latent attention (\"%s\", "
+                      "DeepSeek, MiniCPM3) is not modelled", path, mla[i]);
+            return CC_EINVAL;
+        }
+    }
     long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0;
     if (moe > 1) {
         static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
@@ -389,18 +407,11 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                                                "shared_intermediate_size", NULL};
         static const char *const k_nshared[] = {"n_shared_experts", "num_shared_experts",
                                                 "num_shared_expert", NULL};
-        /* what the estimate has no form for: latent attention, dense and expert layers
-         * mixed, experts kept in a block of their own */
-        static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", NULL};
+        /* what the estimate has no form for: dense and expert layers mixed, experts kept
+         * in a block of their own */
         static const char *const mixed[] = {"first_k_dense_replace", "decoder_sparse_step",
                                             "moe_layer_freq", "interleave_moe_layer_step",
                                             "mlp_only_layers", NULL};
-        for (int i = 0; mla[i]; i++)
-            if (json_object_get(root, mla[i])) {
-                cc_errbuf(err, errlen, "model spec '%s': multi-head latent attention (\"%s\", "
-                          "DeepSeek) is not modelled", path, mla[i]);
-                return CC_EINVAL;
-            }
         for (int i = 0; mixed[i]; i++) {
             json_t *x = json_object_get(root, mixed[i]);
             int dense_only = !x || json_is_null(x) ||
@@ -687,6 +698,12 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
             st = CC_EINVAL;
             goto done;
         }
+        if (json_is_null(val)) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" is null (leave a key out for its "
+                      "default)", path, key);
+            st = CC_EINVAL;
+            goto done;
+        }
     }
     json_t *nm = json_object_get(root, "name");
     const char *tk = nm && !json_is_string(nm) ? "name"
@@ -696,6 +713,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
                          : NULL;
     if (tk) {
         cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a string", path, tk);
+        st = CC_EINVAL;
+        goto done;
+    }
+    if (json_is_string(nm) && !json_string_value(nm)[0]) {
+        cc_errbuf(err, errlen, "model spec '%s': \"name\" is empty", path);
         st = CC_EINVAL;
         goto done;
     }
@@ -792,6 +814,13 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
+    for (int i = 1; i < 4 && m->experts == 0; i++)
+        if (json_object_get(root, moe_keys[i])) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" without experts (\"experts\" "
+                      "0 or absent: a dense model)", path, moe_keys[i]);
+            st = CC_EINVAL;
+            goto done;
+        }
     if (m->experts == 0) /* a dense model, whatever a preset's experts were */
         m->topk = m->moe_ffn = m->shared_ffn = 0;
     long long hdv = m->head_dim;

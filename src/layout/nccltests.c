@@ -249,10 +249,12 @@ static int is_uint(const char *t)
     return 1;
 }
 
-/* A number >= 0 filling the whole token. */
+/* A decimal number >= 0 filling the whole token (not hex, inf or nan, which strtod takes). */
 static int number(const char *t, double *v)
 {
     char *end;
+    if (strpbrk(t, "xXnN"))
+        return 0;
     *v = strtod(t, &end);
     return end != t && *end == '\0' && *v >= 0 && *v < 1e300;
 }
@@ -271,12 +273,13 @@ static int verdict(const char *t, int old_error)
 }
 
 /* "#  Rank N Group G Pid P on HOST device D ..." (nccl-tests 2.13 on) or "#   Rank N Pid P on
- * HOST device D ..." (before). 1 parsed, 0 not a Rank line, -1 a rank out of range. */
+ * HOST device D ..." (before). 1 parsed, 0 not a Rank line, -1 a rank out of range, -2 a
+ * "# Rank N" line without the rest (no group, pid or host where they belong). */
 static int rank_line(char *line, long *rank, long *group, char *host)
 {
     char *tok[TOK_MAX];
     int nt = split(line, tok), i = 3;
-    if (nt < 7 || strcmp(tok[0], "#") || strcmp(tok[1], "Rank"))
+    if (nt < 3 || strcmp(tok[0], "#") || strcmp(tok[1], "Rank"))
         return 0;
     char *end;
     errno = 0;
@@ -284,12 +287,14 @@ static int rank_line(char *line, long *rank, long *group, char *host)
     if (*end || errno)
         return *end ? 0 : -1;
     *group = 0;
-    if (strcmp(tok[3], "Group") == 0) {
+    if (nt > 4 && strcmp(tok[3], "Group") == 0) {
         *group = strtol(tok[4], &end, 10);
+        if (*end || end == tok[4])
+            return -2;
         i = 5;
     }
     if (i + 3 >= nt || strcmp(tok[i], "Pid") || strcmp(tok[i + 2], "on"))
-        return 0;
+        return -2;
     snprintf(host, HOST_MAX, "%s", tok[i + 3]);
     return *rank < 0 || *rank >= RANK_MAX ? -1 : 1;
 }
@@ -365,7 +370,12 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
         if (line[0] == '#') {
             char copy[1024];
             snprintf(copy, sizeof copy, "%s", line);
-            if ((r = rank_line(copy, &rank, &group, host)) < 0) {
+            if ((r = rank_line(copy, &rank, &group, host)) == -2) {
+                cc_errbuf(err, errlen, "results '%s': line %ld: a Rank line without its group, "
+                          "pid and host (\"#  Rank N Group G Pid P on HOST ...\")", path,
+                          lineno);
+                st = CC_EPARSE;
+            } else if (r < 0) {
                 cc_errbuf(err, errlen, "results '%s': line %ld: a Rank line's rank is out of "
                           "range (0 to %ld)", path, lineno, RANK_MAX - 1);
                 st = CC_EPARSE;

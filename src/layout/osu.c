@@ -92,6 +92,8 @@ static int row(char *line, double *bytes, double *us, int *fail)
     if (nt < 2 || strspn(tok[0], "0123456789") != strlen(tok[0]))
         return 0;
     *bytes = strtod(tok[0], NULL);
+    if (strpbrk(tok[1], "xXnN")) /* hex, inf, nan: not OSU's */
+        return 0;
     *us = strtod(tok[1], &end);
     if (end == tok[1] || *end || !(*us >= 0 && *us < 1e300))
         return 0;

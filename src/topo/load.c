@@ -180,6 +180,10 @@ static void check_node(struct vctx *v, const json_t *n, size_t ni)
         opt_member(v, x, sub, "model", JSON_STRING);
         opt_member(v, x, sub, "pci_bus_id", JSON_STRING);
         nonneg(v, x, sub, "memory_bytes", 1);
+        json_t *gm = json_object_get(x, "memory_bytes");
+        if (json_is_integer(gm) && json_integer_value(gm) > (json_int_t)1e15)
+            fail(v, sub, "'memory_bytes' %lld is more than a GPU has (1e15)",
+                 (long long)json_integer_value(gm));
         nonneg(v, x, sub, "numa", 1);
         nonneg(v, x, sub, "sm", 1);
         check_gpu_links(v, x, sub);
@@ -262,7 +266,10 @@ cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size
     }
     json_t *fab = opt_member(&v, topo, "top level", "fabric", JSON_OBJECT);
     if (fab) {
-        opt_member(&v, fab, "fabric", "kind", JSON_STRING);
+        const char *fk = json_string_value(opt_member(&v, fab, "fabric", "kind", JSON_STRING));
+        if (fk && strcmp(fk, "infiniband") && strcmp(fk, "roce") && strcmp(fk, "ethernet") &&
+            strcmp(fk, "none"))
+            fail(&v, "fabric", "'kind' must be infiniband, roce, ethernet or none, not '%s'", fk);
         nonneg(&v, fab, "fabric", "nics_per_node", 1);
         nonneg(&v, fab, "fabric", "rate_gbps_per_nic", 0);
         nonneg(&v, fab, "fabric", "inter_allreduce_busbw_GBps", 0);

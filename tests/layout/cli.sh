@@ -147,7 +147,7 @@ rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
 grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
 [ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
 
-refuse "a batch of 1e12 sequences" "no valid layout: a step would last over 30 years: the batch of 1000000000000 sequences x 4096 tokens is too large" \
+refuse "a batch of 1e12 sequences" "no valid layout: a step would last over 30 years: 6.74e+09 parameters trained on a batch of 1000000000000 sequences x 4096 tokens is too much" \
     -m llama2-7b --gpus 8 --global-batch 1000000000000
 "$CCBENCH" layout -m "$T/model-badheads.json" --gpus 8 >"$out/h" 2>"$out/herr"
 rc=$?; [ $rc -eq 2 ] && grep -q "do not divide hidden size" "$out/herr"; ok $? "heads not dividing hidden: exit 2 ($rc)"
@@ -248,6 +248,39 @@ refuse "reduce rows under a broadcast file name; not misread" "a row with a redu
 grep -v '^# *size\|^# *(B)' "$T/all_gather_perf-8gpu.txt" >"$out/all_gather_nohdr.txt"
 refuse "rows without their column header" "without result rows (lines that look like rows come before any" -m llama2-7b --gpus 8 --results "$out/all_gather_nohdr.txt"
 # ccbench results whose check failed are not fitted
+# inputs read as something they are not: refused by name
+sed -e '/"type": "result"/s/}$/, "wrong": 0.5}/' "$T/bench-intra.jsonl" >"$out/wrongf.jsonl"
+refuse "results: a wrong count that is not a whole number" 'line 2: "wrong" must be a count of wrong elements' \
+    -m llama3-8b -g 16 -r "$out/wrongf.jsonl"
+sed -e '1s/"nnodes": 1/"nnodes": 16/' "$T/bench-intra.jsonl" >"$out/nn16.jsonl"
+refuse "results: more nodes than ranks" "line 2: nranks 8 is fewer than the header's 16 nodes" \
+    -m llama3-8b -g 16 -r "$out/nn16.jsonl"
+sed -e '2s/"nranks": 8/"nranks": 8, "nranks": 9/' "$T/bench-intra.jsonl" >"$out/dupk.jsonl"
+refuse "results: a key twice in a line" "line 2: duplicate object key" -m llama3-8b -g 16 -r "$out/dupk.jsonl"
+sed 's/^\(#  Rank  3 Group  0 Pid   4003 on\) .*/\1/' "$T/nccl-tests-inter.txt" >"$out/rank3.txt"
+refuse "nccl-tests: a Rank line cut short" "line 9: a Rank line without its group, pid and host" \
+    -m llama3-8b -g 16 -r "$out/rank3.txt"
+refuse "OSU log @1x1" "@1x1 is one rank" -m llama3-8b -g 16 -r "$T/osu-nccl-2x8.txt@1x1"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t.setdefault("fabric", {})["kind"] = "pigeon"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/pigeon.json"
+refuse "topology: an unknown fabric kind" "fabric: 'kind' must be infiniband, roce, ethernet or none, not 'pigeon'" -m llama3-8b -t "$out/pigeon.json"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/bigmem.json"
+refuse "topology: a GPU of 2^62 bytes" "'memory_bytes' 4611686018427387904 is more than a GPU has" -m llama3-8b -t "$out/bigmem.json"
+printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768,"kv_lora_rank":256}\n' >"$out/mc3.json"
+refuse "a dense config with latent attention (MiniCPM3)" "multi-head latent attention" -m "$out/mc3.json" -g 8
+sed 's/"num_local_experts": *8/"num_local_experts": 1/' "$T/hf-moe.json" >"$out/hf1.json"
+refuse "a config with one expert" '"num_local_experts" 1: 0 or absent for a dense model' -m "$out/hf1.json" -g 8
+printf '{"preset":"llama3-8b","dropout":null}\n' >"$out/dnull.json"
+refuse "spec: a key set to null" '"dropout" is null' -m "$out/dnull.json" -g 8
+printf '{"preset":"llama3-8b","topk":2}\n' >"$out/tk.json"
+refuse "spec: topk without experts" '"topk" without experts' -m "$out/tk.json" -g 8
+printf '{"preset":"llama3-8b","name":""}\n' >"$out/noname.json"
+refuse "spec: an empty name" '"name" is empty' -m "$out/noname.json" -g 8
+printf '{"preset":"llama3-8b","name":"a\\u0000b"}\n' >"$out/nul.json"
+refuse "spec: a NUL in a string" 'a NUL character (\\u0000) in a string' -m "$out/nul.json" -g 8
+refuse "-x sp=on" "sp needs an integer from 0 to 1, got 'on'" -m llama3-8b -g 8 -x tp=2,pp=1,dp=4,sp=on
+refuse "-x zero=4" "zero needs an integer from 0 to 3, got '4'" -m llama3-8b -g 8 -x tp=2,pp=1,dp=4,zero=4
+refuse "--validate-megatron with -x" "--explain does not apply to --validate-megatron" --validate-megatron -x tp=8
+refuse "--list-models with --gpus" "--gpus does not apply to --list-models" --list-models -g 8
 sed -e '/"type": "result"/s/}$/, "wrong": 7}/' "$T/bench-intra.jsonl" >"$out/wrong.jsonl"
 refuse "bench results all with wrong elements" "every measured one reported wrong elements" -m llama2-7b --gpus 8 --results "$out/wrong.jsonl"
 # a file saved with CRLF line ends and blank lines between the results
@@ -784,7 +817,7 @@ refuse "-x tp=3 on 8 GPUs: the heads, not the floored dp" "is infeasible: tp 3 d
 refuse "-x with nothing in it" "names nothing" -m llama3-8b -g 64 -x ""
 refuse "-x ," "invalid layout list ',' (an empty item)" -m llama3-8b -g 64 -x ,
 refuse "-x 'tp= 8'" "tp needs an integer from 1 to 1000000" -m llama3-8b -g 64 -x "tp= 8"
-refuse "-x sp=5" "sp and split are 0 or 1" -m llama3-8b -g 64 -x sp=5
+refuse "-x sp=5" "sp needs an integer from 0 to 1, got '5'" -m llama3-8b -g 64 -x sp=5
 refuse "-x tp=1,sp=1" "sp=1 (sequence parallelism) needs tp > 1" -m llama3-8b -g 64 -x tp=1,sp=1
 printf '{"layers": 4194304, "hidden": 1024, "heads": 1024, "vocab": 1000, "seq_len": 1024, "global_batch": 1024}\n' >"$out/deep.json"
 refuse "4,194,304 layers" '"layers" .4194304. is out of range (1 to 100000)' -m "$out/deep.json" -g 1024 --gpus-per-node 1024
