@@ -41,7 +41,7 @@ row() {
     "$CC" layout -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --precision "$prec" \
         --global-batch "$b" --seq-len "$s" --grad-reduce bf16 $EXTRA "$@" \
         -x "$lay,zero=1,rc=none" --json >"$tmp/out.json" 2>"$tmp/err"
-    python3 - "$tmp/out.json" "$tmp/err" "$rel" "$m" "$gpu" "$n" "$prec" "$b" "$s" "$lay" "$pub" <<'PY'
+    python3 - "$tmp/out.json" "$tmp/err" "${TAG:-}$rel" "$m" "$gpu" "$n" "$prec" "$b" "$s" "$lay" "$pub" <<'PY'
 import json, sys
 o, err, rel, m, gpu, n, prec, b, s, lay, pub = sys.argv[1:]
 try:
@@ -81,3 +81,10 @@ row 26.04.01 qwen3-235b-a22b gb200 256 fp8 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep
 row 25.02 mixtral-8x7b b200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 15457
 row 25.04 mixtral-8x7b gb200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 19275 --gpus-per-node 64 --gpus-per-host 4
 row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1,ep=8 2232 --tp-overlap 1 --cp-max 8
+# the same two H100 runs with the expert all-to-all overlap their recipes turn on
+# (--overlap-moe-expert-parallel-comm), costed at best: a table of its own
+echo
+echo "| with --ep-overlap 1 | model | GPUs | precision | batch x seq | layout | published tokens/s/GPU | ccbench | error | ccbench memory per GPU | rank of its tp,pp,dp,cp in the search |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+TAG="overlap, " row 25.11 qwen3-235b-a22b h100-sxm 256 fp8 2048 4096 tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,split=1 1575 --ep-overlap 1
+TAG="overlap, " row 26.04.01 qwen3-235b-a22b h100-sxm 256 fp8 8192 4096 tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,split=1 1712 --ep-overlap 1

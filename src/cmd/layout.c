@@ -28,7 +28,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -95,6 +95,7 @@ static const struct cc_opt layout_opts[] = {
     {"fp8-weight-cache", 0, CC_OPT_INT, F(fp8_cache), "0", "0|1", "fp8: count Transformer Engine's cached fp8 weights and transposes, 2 bytes per linear parameter (Megatron-Core's default unless --disable-parameter-transpose-cache; 0: left to the memory margin)", NULL, CC_OPT_RANGE, 0, 1},
     {"offload", 0, CC_OPT_CHOICE, F(offload), "auto", NULL, "also search offloading the activations of the fewest layers that fit to host memory where Megatron-Core can (pp = 1, no recomputation: --cpu-offloading-num-layers); auto: only over a Grace superchip's NVLink-C2C (GH200, GB200), as NVIDIA's recipes do", sp_names},
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
+    {"ep-overlap", 0, CC_OPT_INT, F(ep_overlap), "0", "0|1", "experts: one micro-batch's all-to-alls beside another's compute, at best (Megatron-Core --overlap-moe-expert-parallel-comm; pp = 1 or interleaved, no full recomputation)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also split layers + 2 over the pipeline stages, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split)", NULL, CC_OPT_RANGE, 0, 1},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
@@ -384,6 +385,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->pp_scatter = cfg->pp_scatter;
     hb->vocab_pad = cfg->vocab_pad;
     hb->tp_overlap = cfg->tp_overlap;
+    hb->ep_overlap = cfg->ep_overlap;
     hb->fp8_cache = cfg->fp8_cache;
     hb->offload = cfg->offload == 0 ? 2 : cfg->offload - 1; /* auto, off, on */
     hb->tp_max = cfg->tp_max;

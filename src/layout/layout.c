@@ -58,6 +58,13 @@ int cc_habits_dp_overlaps(const struct cc_habits *hb, int pp)
     return hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
 }
 
+int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
+                          const struct cc_layout *l)
+{
+    return hb->ep_overlap && cc_model_moe(m) && l->ep > 1 &&
+           (l->rc == CC_RC_NONE || l->rc == CC_RC_SELECTIVE) && (l->pp == 1 || l->vpp > 1);
+}
+
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
@@ -811,6 +818,21 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */
         pp_mb = fmax(0.0, pp_mb - comp);
+    /* combined 1F1B: the forward of one micro-batch and the backward of another run as pairs,
+     * module by module, each one's all-to-alls beside the other's compute (the forward's two
+     * per layer behind the backward's compute, the backward's two behind the forward's), at
+     * best; the first stage's warm-up forwards (all of them at pp = 1 but one: the
+     * first forward and the last backward run alone) have no partner */
+    e->t_ep_hidden = 0.0;
+    if (ep_mb > 0 && cc_layout_ep_overlaps(m, hb, &(struct cc_layout){.ep = x->ep, .rc = x->rc,
+                                                                      .pp = pp, .vpp = v})) {
+        double chunks = mm * v, warm = pp == 1 ? 1.0 : 2.0 * (pp - 1) + (double)(v - 1) * pp;
+        double paired = fmax(0.0, chunks - warm) / chunks;
+        double hide = paired * (fmin(ep_mb / 2.0, comp * (passes - 1.0) / passes) +
+                                fmin(ep_mb / 2.0, comp / passes));
+        ep_mb -= hide;
+        e->t_ep_hidden = mm * hide;
+    }
     double t_mb = comp + tp_mb + cp_mb + ep_mb + pp_mb + z3_mb;
 
     e->t_compute = mm * comp;

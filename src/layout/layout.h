@@ -82,6 +82,9 @@ struct cc_habits {
                               tokens over its balanced share (1: balanced, as forced-balance
                               benchmarks run); its expert GEMMs, all-to-all bytes and expert
                               activations grow by this factor, and every rank waits for it */
+    int ep_overlap;        /* 1: one micro-batch's expert all-to-alls run beside another's
+                              compute where Megatron-Core allows it (combined 1F1B,
+                              --overlap-moe-expert-parallel-comm; cc_layout_ep_overlaps) */
 };
 
 /* Host links from which --offload auto searches activation offloading: NVLink-C2C, not PCIe
@@ -129,6 +132,14 @@ static inline int cc_layout_ep(const struct cc_layout *l)
     return l->ep > 1 ? l->ep : 1;
 }
 
+/* Whether the expert all-to-alls of layout l overlap another micro-batch's compute: the
+ * habit is on, the model has experts, ep > 1, no full or block recomputation (Megatron-Core
+ * pairs modules of a forward and a backward pass, which recomputing whole layers breaks),
+ * and pp = 1 or an interleaved pipeline (v > 1), as --overlap-moe-expert-parallel-comm
+ * requires. */
+int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
+                          const struct cc_layout *l);
+
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
  * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",ep=N" when
  * ep > 1). */
@@ -168,6 +179,8 @@ struct cc_eval {
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_ep, t_pp, t_bubble, t_dp, t_opt, t_step;
+    double t_ep_hidden;    /* expert all-to-all time hidden behind other micro-batches'
+                              compute (cc_layout_ep_overlaps), not in t_ep */
     int edp;               /* with experts: the ranks that hold the same experts (tp*cp*dp /
                               ep), over which their gradients are reduced; 0 otherwise */
     double skew;           /* experts with ep > 1: the busiest rank's routed tokens over its

@@ -144,7 +144,7 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
                                                              : ", expert routing balanced",
                  hb->moe_imbalance);
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
@@ -156,6 +156,7 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             hb->pp_scatter ? ", pipeline scatter/gather" : "",
             vpad,
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
+            hb->ep_overlap && cc_model_moe(m) ? ", expert all-to-all overlap" : "",
             hb->fp8_cache && m->prec == CC_PREC_FP8 ? ", fp8 weight cache" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
                            : ", GEMM waves off",
@@ -355,6 +356,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "experts: %s of the %d experts of every layer per GPU (ep %d), their "
                      "gradients %s; each token to %d of them, %s\n",
                 held, m->experts, ep, red, m->topk, rt);
+        if (e->t_ep_hidden > 0)
+            fprintf(out, "experts: %.4f s of all-to-all hidden behind other micro-batches' "
+                         "compute (--ep-overlap 1: combined 1F1B, at best), %.4f s left\n",
+                    e->t_ep_hidden, e->t_ep);
     }
     parts(e, p);
     fprintf(out, "time per step %.4f s:\n", e->t_step);
@@ -549,6 +554,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --grad-reduce-in-bf16");
     if (hb->tp_overlap && l->sp && l->tp > 1)
         PUT(" --tp-comm-overlap");
+    if (cc_layout_ep_overlaps(m, hb, l))
+        PUT(" --overlap-moe-expert-parallel-comm");
     if (!hb->pp_overlap && l->vpp > 1)
         PUT(" --no-overlap-p2p-communication");
     /* gradients to reduce: over dp*cp, or with experts over the ranks holding the same ones */
@@ -659,6 +666,12 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
                 "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
+    if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && !cc_layout_ep_overlaps(m, hb, l))
+        NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
+                "Core's --overlap-moe-expert-parallel-comm needs %s",
+             l->rc == CC_RC_FULL || l->rc == CC_RC_BLOCK
+                 ? "no full or block recomputation (selective at most)"
+                 : "an interleaved pipeline when pp > 1 (v > 1)");
     if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
         NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
@@ -787,6 +800,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "memory_bytes", mem);
     json_object_set_new(t, "compute", jnum(e->t_compute));
     json_object_set_new(t, "offload_exposed", jnum(e->t_offload));
+    json_object_set_new(t, "ep_comm_hidden", jnum(e->t_ep_hidden));
     json_object_set_new(t, "tp_comm", jnum(e->t_tp));
     json_object_set_new(t, "cp_comm", jnum(e->t_cp));
     json_object_set_new(t, "ep_comm", jnum(e->t_ep));
@@ -915,6 +929,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "pp_scatter", json_boolean(hb->pp_scatter));
     json_object_set_new(ho, "vocab_pad", json_integer(hb->vocab_pad));
     json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
+    json_object_set_new(ho, "ep_overlap", json_boolean(hb->ep_overlap));
     json_object_set_new(ho, "fp8_weight_cache", json_boolean(hb->fp8_cache));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
     json_object_set_new(ho, "offload", json_string(hb->offload == 1 ? "on"

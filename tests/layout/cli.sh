@@ -640,6 +640,16 @@ assert d8["time_s"]["step"] == d4["time_s"]["step"] > d3["time_s"]["step"], (d8[
     "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-imbalance 8 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full 2>&1 |
     grep -q "^experts: .* get 4.00x their balanced share, all the copies of tokens they can take (--moe-imbalance at its most here, 4.00)$"
 ok $? "--moe-imbalance 8 on Mixtral at ep 8: costed as 4, the most one GPU can take, and said so"
+# the expert all-to-all overlap: in the habits, the explain text, the JSON and the arguments
+"$CCBENCH" layout -m qwen3-30b-a3b -g 16 --gpu-model h100-sxm --ep-overlap 1 -x tp=1,pp=1,dp=16,ep=16,zero=1,rc=none >"$out/epo" 2>&1 &&
+    grep -q "^# habits .*, expert all-to-all overlap" "$out/epo" &&
+    grep -q "^experts: [0-9.]* s of all-to-all hidden behind other micro-batches' compute (--ep-overlap 1" "$out/epo" &&
+    grep -q -- "--overlap-moe-expert-parallel-comm" "$out/epo" &&
+    "$CCBENCH" layout -m qwen3-30b-a3b -g 16 --gpu-model h100-sxm --ep-overlap 1 -x tp=1,pp=1,dp=16,ep=16,zero=1,rc=full >"$out/epf" 2>&1 &&
+    ! grep -- "--tensor-model-parallel-size" "$out/epf" | grep -q -- "--overlap-moe-expert-parallel-comm" &&
+    ! grep -q "s of all-to-all hidden" "$out/epf" &&
+    grep -q "experts: --ep-overlap 1 is not costed or passed on for this layout: .* needs no full or block recomputation" "$out/epf"
+ok $? "--ep-overlap 1: said, costed and passed on; not with full recomputation" "$(grep -E '^experts' "$out/epo")"
 # at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
 "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
     "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&

@@ -1565,6 +1565,38 @@ static void test_moe(void)
     double a2a = cc_comm_time(&c, CC_ALLTOALL, 8, 8, cc_expert_a2a_bytes(&m, 1, 4096, 1));
     REL(e.t_ep, 6.0 * 32 * a2a * e.m, 1e-12, "expert all-to-all: 6 per layer and "
         "micro-batch, %lld micro-batches", e.m);
+    {
+        /* --ep-overlap 1 (combined 1F1B) at pp = 1 without recomputation: all micro-batches
+         * but one pair their forward with another's backward; per pair the forward's two
+         * all-to-alls per layer hide behind the backward's compute (2/3 of it), the
+         * backward's behind the forward's (1/3) */
+        struct cc_layout ln = l;
+        struct cc_habits ho = hb;
+        struct cc_eval e0, e1;
+        ln.rc = CC_RC_NONE;
+        ho.ep_overlap = 1;
+        cc_layout_eval(&m, &c, &hb, &ln, &e0);
+        cc_layout_eval(&m, &c, &ho, &ln, &e1);
+        double mm = (double)e0.m, comp = e0.t_compute / mm, a = e0.t_ep / mm;
+        double hid = (mm - 1) * (fmin(a / 2, comp * 2 / 3) + fmin(a / 2, comp / 3));
+        ok(hid > 0, "--ep-overlap: something to hide (%g s)", hid);
+        REL(e1.t_ep_hidden, hid, 1e-9, "--ep-overlap 1: the pairs' all-to-alls hidden");
+        REL(e1.t_ep + e1.t_ep_hidden, e0.t_ep, 1e-9, "... and taken from the all-to-all time");
+        ok(e1.t_step < e0.t_step, "... so the step is shorter");
+        is_near(e0.t_ep_hidden, 0, 0, "--ep-overlap 0: nothing hidden");
+        /* Megatron-Core runs it without full recomputation only, and with a pipeline only
+         * when it is interleaved */
+        struct cc_layout lf = ln, lp = ln;
+        lf.rc = CC_RC_FULL;
+        lp.pp = 2, lp.dp = 32;
+        cc_layout_eval(&m, &c, &ho, &lf, &e1);
+        is_near(e1.t_ep_hidden, 0, 0, "--ep-overlap 1 with full recomputation: not applied");
+        cc_layout_eval(&m, &c, &ho, &lp, &e1);
+        is_near(e1.t_ep_hidden, 0, 0, "--ep-overlap 1 at pp=2, v=1: not applied");
+        lp.vpp = 2;
+        cc_layout_eval(&m, &c, &ho, &lp, &e1);
+        ok(e1.t_ep_hidden > 0, "--ep-overlap 1 at pp=2, v=2: applied");
+    }
     /* a router skewed 1.5x: the busiest rank's all-to-all bytes, expert rows and expert
      * activations grow by half; every rank waits for it */
     {
