@@ -96,6 +96,15 @@ CASES = [
      "-x", "tp=4,pp=2,mb=1,zero=1,sp=1"], 9),
     ("Hugging Face config (Qwen2.5 7B shape): QKV bias, untied embeddings, rotary base 1e6",
      ["-m", "QWEN2", "-g", "16", "-x", "tp=4,pp=1,mb=1,zero=1,sp=1"], 9),
+    ("mixture of experts, search's first: Mixtral 8x7B with expert parallelism",
+     ["-m", "mixtral-8x7b", "-g", "64"], 9),
+    ("Hugging Face Qwen3-MoE config: head_dim, QK norm, 128 experts over 16 GPUs",
+     ["-m", "tests/layout/hf-qwen3-moe.json", "-g", "16", "--seq-len", "4096",
+      "-x", "tp=1,pp=1,mb=1,ep=16,zero=1,rc=selective"], 9),
+    ("experts across nodes, all-to-all overlap, interleaved, tp=2 (NVIDIA's Qwen3 235B H100 recipe)",
+     ["-m", "qwen3-235b-a22b", "-g", "256", "--precision", "fp8", "--global-batch", "2048",
+      "--grad-reduce", "bf16", "--ep-overlap", "1",
+      "-x", "tp=2,pp=8,mb=1,v=4,ep=32,zero=1,sp=1,rc=none,split=1"], 9),
 ]
 
 # a Qwen2 config.json (Qwen2.5-7B's shape and keys), written for the case above
@@ -154,6 +163,7 @@ def run_case(name, cl, arch):
     m = d["model"]
     print(f"- {name}: `ccbench layout {' '.join(shown)}`")
     print(f"  layout tp={lay['tp']} pp={lay['pp']} dp={lay['dp']} cp={lay['cp']} "
+          + (f"ep={lay['ep']} " if m["experts"] else "") +
           f"mb={lay['micro_batch']} v={lay['interleave']} sp={int(lay['sequence_parallel'])} "
           f"zero={lay['zero']} rc={lay['recompute']}"
           + (f" rcl={lay['recompute_layers']}" if lay["recompute_layers"] else "")
@@ -202,6 +212,22 @@ def run_case(name, cl, arch):
     check(name, "query groups", a.num_query_groups if a.group_query_attention else a.num_attention_heads,
           m["kv_heads"])
     check(name, "FFN", a.ffn_hidden_size, m["ffn"])
+    if m["head_dim"]:
+        check(name, "kv channels (head_dim)", a.kv_channels, m["head_dim"])
+    check(name, "QK norm", bool(a.qk_layernorm), m["qk_norm"])
+    if m["experts"]:  # experts whole on each GPU (expert tensor parallelism 1)
+        check(name, "experts", a.num_experts, m["experts"])
+        check(name, "experts per token", a.moe_router_topk, m["topk"])
+        check(name, "expert FFN", a.moe_ffn_hidden_size, m["moe_ffn"])
+        check(name, "shared expert", a.moe_shared_expert_intermediate_size or 0, m["shared_ffn"])
+        check(name, "expert-parallel size", a.expert_model_parallel_size, lay["ep"])
+        check(name, "expert tensor-parallel size", a.expert_tensor_parallel_size, 1)
+        check(name, "token dispatcher", a.moe_token_dispatcher_type, "alltoall")
+        check(name, "grouped GEMM", bool(a.moe_grouped_gemm), True)
+        check(name, "expert all-to-all overlap", bool(a.overlap_moe_expert_parallel_comm),
+              e["time_s"]["ep_comm_hidden"] > 0)
+    else:
+        check(name, "experts", a.num_experts, None)
     check(name, "sequence", a.seq_length, m["seq_len"])
     prec = m["precision"]
     check(name, "fp16", bool(a.fp16), prec == "fp16")

@@ -471,11 +471,22 @@ static const char *const fsdp_strategy[] = {"no_shard", "optim", "optim_grads",
 /* What goes before torchrun: Megatron-LM refuses tensor or context parallelism on GPUs before
  * Blackwell unless the device runs one connection (work queued in launch order), and
  * Megatron-FSDP refuses exactly that setting, so an inherited one is cleared. */
-static const char *connection_prefix(const struct cc_cluster *c, const struct cc_layout *l)
+/* Whether Megatron-LM wants CUDA_DEVICE_MAX_CONNECTIONS=1: tensor or context parallelism
+ * before Blackwell (with the expert all-to-all overlap it only warns, and 1 is kept). */
+static int one_connection(const struct cc_cluster *c, const struct cc_layout *l)
+{
+    return (l->tp > 1 || l->cp > 1) && !c->blackwell;
+}
+
+static const char *connection_prefix(const struct cc_model *m, const struct cc_habits *hb,
+                                     const struct cc_cluster *c, const struct cc_layout *l)
 {
     if (l->zero >= 2)
         return "env -u CUDA_DEVICE_MAX_CONNECTIONS ";
-    return (l->tp > 1 || l->cp > 1) && !c->blackwell ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
+    if (one_connection(c, l))
+        return "CUDA_DEVICE_MAX_CONNECTIONS=1 ";
+    /* the overlapped all-to-alls run on streams of their own */
+    return cc_layout_ep_overlaps(m, hb, l) ? "CUDA_DEVICE_MAX_CONNECTIONS=32 " : "";
 }
 
 const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_habits *hb,
@@ -573,11 +584,13 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     return buf;
 }
 
-const char *cc_layout_torchrun(const struct cc_cluster *c, const struct cc_layout *l,
+const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_habits *hb,
+                               const struct cc_cluster *c, const struct cc_layout *l,
                                const char *args, char *buf, size_t len)
 {
     snprintf(buf, len, "%storchrun --nnodes %d --nproc-per-node %d --rdzv-backend c10d "
-             "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s", connection_prefix(c, l),
+             "--rdzv-endpoint $MASTER_ADDR:29500 pretrain_gpt.py %s",
+             connection_prefix(m, hb, c, l),
              cc_cluster_hosts(c), cc_cluster_per_host(c), args);
     return buf;
 }
@@ -666,6 +679,11 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
                 "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
+    if (cc_layout_ep_overlaps(m, hb, l) && (l->tp > 1 || l->cp > 1))
+        NOTE(0, "experts: before Blackwell, tensor or context parallelism wants "
+                "CUDA_DEVICE_MAX_CONNECTIONS=1 (the torchrun line sets it) and the all-to-all "
+                "overlap a larger value (32); Megatron-LM warns and leaves the choice, and this "
+                "estimate costs the overlap at best either way");
     if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && !cc_layout_ep_overlaps(m, hb, l))
         NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
                 "Core's --overlap-moe-expert-parallel-comm needs %s",
@@ -730,7 +748,7 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
     int hosts = cc_cluster_hosts(c);
     fprintf(out, "\ntorchrun (run on %s%d %s%s):\n  %s\n", hosts > 1 ? "each of the " : "the ",
             hosts, cc_cluster_per_host(c) < c->gpus_per_node ? "host" : "node",
-            hosts > 1 ? "s" : "", cc_layout_torchrun(c, l, args, run, sizeof run));
+            hosts > 1 ? "s" : "", cc_layout_torchrun(m, hb, c, l, args, run, sizeof run));
     json_t *ds = cc_layout_deepspeed_json(m, hb, l, e);
     char *txt = json_dumps(ds, JSON_INDENT(2));
     json_decref(ds);
@@ -816,8 +834,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "megatron_log_tflops_per_gpu", jnum(e->megatron_tflops));
     json_object_set_new(o, "megatron_args",
                         json_string(cc_layout_megatron_args(m, hb, l, args, sizeof args)));
-    json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(c, l, args, run,
-                                                                      sizeof run)));
+    json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(m, hb, c, l, args,
+                                                                      run, sizeof run)));
     json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
     struct cc_launch_note note[12];
     int nn = cc_layout_launch_notes(m, hb, l, e, note, (int)(sizeof note / sizeof note[0]));

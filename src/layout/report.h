@@ -52,8 +52,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
 /* The torchrun line for every host, around the Megatron-LM arguments `args`
  * (cc_layout_megatron_args): CUDA_DEVICE_MAX_CONNECTIONS=1 in front where Megatron-LM
  * requires it (tensor or context parallelism before Blackwell, without Megatron-FSDP), or
- * `env -u` of it under Megatron-FSDP. */
-const char *cc_layout_torchrun(const struct cc_cluster *c, const struct cc_layout *l,
+ * `env -u` of it under Megatron-FSDP; =32 for the expert all-to-all overlap
+ * (cc_layout_ep_overlaps) where nothing needs 1. */
+const char *cc_layout_torchrun(const struct cc_model *m, const struct cc_habits *hb,
+                               const struct cc_cluster *c, const struct cc_layout *l,
                                const char *args, char *buf, size_t len);
 /* The DeepSpeed config fragment (batch, micro-batch, accumulation, precision, ZeRO stage and
  * buckets in elements, activation partitioning with full recomputation). New reference. */
