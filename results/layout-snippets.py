@@ -346,6 +346,11 @@ MEMORY = [
     ["-m", "llama2-70b", "-g", "128", "-x", "tp=8,pp=4,mb=1,v=5,zero=1,sp=1,rc=selective"],
     ["-m", "llama2-7b", "-g", "16", "-x", "tp=2,pp=1,mb=1,zero=1,sp=0,rc=none"],
     ["-m", "llama2-7b", "-g", "16", "-x", "tp=1,pp=2,mb=1,zero=1,sp=0,rc=none"],
+    # experts: their state over the expert data-parallel ranks, the router and norms whole
+    # on every tp rank (the estimator's activations have no experts: not compared)
+    ["-m", "mixtral-8x7b", "-g", "64", "-x", "tp=4,pp=1,mb=1,ep=8,zero=1,sp=1,rc=selective"],
+    ["-m", "tests/layout/hf-qwen3-moe.json", "-g", "16", "-x",
+     "tp=1,pp=1,mb=1,ep=16,zero=1,rc=selective", "--seq-len", "4096"],
 ]
 GiB = float(1 << 30)
 print("\n| model, GPUs, layout | weights + gradients + optimizer: ccbench | Megatron-LM | "
@@ -372,9 +377,11 @@ for cl in MEMORY:
     if a.position_embedding_type == "learned_absolute":
         bpp = 6 + 12 / a.data_parallel_size if a.use_distributed_optimizer else 18
         wo += a.max_position_embeddings * a.hidden_size * bpp
+    moe = bool(m["experts"])
     print(f"| {cl[1]}, {cl[3]}, {cl[5]} | {cw / GiB:.2f} GiB | {wo / GiB:.2f} GiB | "
-          f"{cw / wo - 1:+.1%} | {mem['activations'] / GiB:.2f} GiB | {act / GiB:.2f} GiB | "
-          f"{mem['activations'] / act - 1:+.1%} |")
+          f"{cw / wo - 1:+.1%} | {mem['activations'] / GiB:.2f} GiB | "
+          + ("(no experts in its formula) | |" if moe else
+             f"{act / GiB:.2f} GiB | {mem['activations'] / act - 1:+.1%} |"))
     # the same bytes per parameter: weights, gradients and optimizer state must agree; so
     # must the activations of a GPT shape (the formula both take from the same paper)
     check("memory", f"{cl[1]} weights+gradients+optimizer within 0.25%",
