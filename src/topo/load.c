@@ -270,6 +270,10 @@ cc_status cc_topo_validate(const json_t *topo, const char *what, char *err, size
         if (fk && strcmp(fk, "infiniband") && strcmp(fk, "roce") && strcmp(fk, "ethernet") &&
             strcmp(fk, "none"))
             fail(&v, "fabric", "'kind' must be infiniband, roce, ethernet or none, not '%s'", fk);
+        json_t *fn = json_object_get(fab, "nics_per_node");
+        if (fk && strcmp(fk, "none") == 0 && json_is_integer(fn) && json_integer_value(fn) > 0)
+            fail(&v, "fabric", "'kind' none with %lld NICs per node",
+                 (long long)json_integer_value(fn));
         nonneg(&v, fab, "fabric", "nics_per_node", 1);
         nonneg(&v, fab, "fabric", "rate_gbps_per_nic", 0);
         nonneg(&v, fab, "fabric", "inter_allreduce_busbw_GBps", 0);

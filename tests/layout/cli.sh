@@ -263,6 +263,8 @@ refuse "nccl-tests: a Rank line cut short" "line 9: a Rank line without its grou
 refuse "OSU log @1x1" "@1x1 is one rank" -m llama3-8b -g 16 -r "$T/osu-nccl-2x8.txt@1x1"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t.setdefault("fabric", {})["kind"] = "pigeon"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/pigeon.json"
 refuse "topology: an unknown fabric kind" "fabric: 'kind' must be infiniband, roce, ethernet or none, not 'pigeon'" -m llama3-8b -t "$out/pigeon.json"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["fabric"]["kind"] = "none"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/none8.json"
+refuse "topology: fabric kind none with 8 NICs per node" "fabric: 'kind' none with 8 NICs per node" -m llama3-8b -t "$out/none8.json"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/bigmem.json"
 refuse "topology: a GPU of 2^62 bytes" "'memory_bytes' 4611686018427387904 is more than a GPU has" -m llama3-8b -t "$out/bigmem.json"
 printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768,"kv_lora_rank":256}\n' >"$out/mc3.json"
