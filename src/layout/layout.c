@@ -371,6 +371,13 @@ struct ctx {
     double logits;          /* logit bytes per micro-batch per GPU */
 };
 
+/* cc_layout_ep_overlaps for the layout being evaluated. */
+static int ep_overlaps(const struct ctx *x)
+{
+    struct cc_layout l = {.ep = x->ep, .rc = x->rc, .pp = x->pp, .vpp = x->v};
+    return cc_layout_ep_overlaps(x->m, x->hb, &l);
+}
+
 /* Divisibility and support rules; every failure is a reason (the first one is kept). */
 static void check_structure(struct ctx *x, struct cc_eval *e)
 {
@@ -564,6 +571,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
     int nst = stages_evaluated(pp);
+    /* the expert all-to-all overlap (combined 1F1B) runs one more warm-up chunk on every stage
+     * of an interleaved pipeline (Megatron-Core's schedule) */
+    if (pp > 1 && ep_overlaps(x))
+        for (int i = 0; i < nst; i++)
+            st[i].act += act_layer * x->Lm / v, st[i].w += 1.0;
     double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
         cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
@@ -775,8 +787,19 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     };
     int nst = stages_evaluated(pp);
     double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
-    double passes = 3.0;
+    double passes = 3.0, ep_hide = 0.0;
     const double pe[3] = {x->pe_first, x->pe_last, x->pe_mid};
+    /* combined 1F1B (--ep-overlap): the forward of one micro-batch and the backward of
+     * another run as pairs, module by module, each one's all-to-alls beside the other's
+     * compute (the forward's two per layer behind the backward's compute, the backward's
+     * behind the forward's), at best; the warm-up forwards have no partner: all micro-batches
+     * but one at pp = 1, else the first stage's 2(pp-1) + (v-1)pp chunks and the one more
+     * that Megatron-Core runs with the overlap, of m x v */
+    double paired = 0.0;
+    if (ep_overlaps(x)) {
+        double chunks = mm * v, warm = pp == 1 ? 1.0 : 2.0 * (pp - 1) + (double)(v - 1) * pp + 1;
+        paired = fmax(0.0, chunks - warm) / chunks;
+    }
     for (int i = 0; i < nst; i++) {
         double L = st[i].layers, R = recomputed_layers(x, L), K = L - R;
         double ci = K * t_layer[0] + R * t_layer[1] + st[i].extra +
@@ -784,10 +807,11 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double ti = K * tp_layer[0] + R * tp_layer[1] + st[i].tp;
         double ki = K * cp_layer[0] + R * cp_layer[1];
         double ei = K * ep_layer[0] + R * ep_layer[1];
-        if (ci + ti + ki + ei > slowest) {
-            slowest = ci + ti + ki + ei;
-            comp = ci, tp_mb = ti, cp_mb = ki, ep_mb = ei;
-            passes = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
+        double pi = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
+        double hi = paired * (fmin(ei / 2.0, ci * (pi - 1.0) / pi) + fmin(ei / 2.0, ci / pi));
+        if (ci + ti + ki + ei - hi > slowest) { /* each stage after what it hides */
+            slowest = ci + ti + ki + ei - hi;
+            comp = ci, tp_mb = ti, cp_mb = ki, ep_mb = ei, ep_hide = hi, passes = pi;
         }
         if (st[i].params > p_max)
             p_max = st[i].params, pe_max = pe[i];
@@ -818,21 +842,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */
         pp_mb = fmax(0.0, pp_mb - comp);
-    /* combined 1F1B: the forward of one micro-batch and the backward of another run as pairs,
-     * module by module, each one's all-to-alls beside the other's compute (the forward's two
-     * per layer behind the backward's compute, the backward's two behind the forward's), at
-     * best; the first stage's warm-up forwards (all of them at pp = 1 but one: the
-     * first forward and the last backward run alone) have no partner */
-    e->t_ep_hidden = 0.0;
-    if (ep_mb > 0 && cc_layout_ep_overlaps(m, hb, &(struct cc_layout){.ep = x->ep, .rc = x->rc,
-                                                                      .pp = pp, .vpp = v})) {
-        double chunks = mm * v, warm = pp == 1 ? 1.0 : 2.0 * (pp - 1) + (double)(v - 1) * pp;
-        double paired = fmax(0.0, chunks - warm) / chunks;
-        double hide = paired * (fmin(ep_mb / 2.0, comp * (passes - 1.0) / passes) +
-                                fmin(ep_mb / 2.0, comp / passes));
-        ep_mb -= hide;
-        e->t_ep_hidden = mm * hide;
-    }
+    ep_mb -= ep_hide;
+    e->t_ep_hidden = mm * ep_hide;
     double t_mb = comp + tp_mb + cp_mb + ep_mb + pp_mb + z3_mb;
 
     e->t_compute = mm * comp;
@@ -840,7 +851,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_cp = mm * cp_mb;
     e->t_ep = mm * ep_mb;
     e->t_pp = mm * pp_mb;
-    e->t_bubble = cc_bubble_time(pp, v, t_mb);
+    /* the warm-up and cool-down chunks that make the bubble run without a partner */
+    e->t_bubble = cc_bubble_time(pp, v, t_mb + ep_hide);
     e->t_dp = mm * z3_mb;
 
     /* gradient reduction once per step (ZeRO 0-2), in buckets; ZeRO 2 keeps only its shard

@@ -815,7 +815,7 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
     for (int i = 1; i < 4 && m->experts == 0; i++)
-        if (json_object_get(root, moe_keys[i])) {
+        if (json_integer_value(json_object_get(root, moe_keys[i])) > 0) {
             cc_errbuf(err, errlen, "model spec '%s': \"%s\" without experts (\"experts\" "
                       "0 or absent: a dense model)", path, moe_keys[i]);
             st = CC_EINVAL;

@@ -371,8 +371,8 @@ cc_status cc_nccltests_read(FILE *f, const char *path, cc_nt_point_fn fn, void *
             char copy[1024];
             snprintf(copy, sizeof copy, "%s", line);
             if ((r = rank_line(copy, &rank, &group, host)) == -2) {
-                cc_errbuf(err, errlen, "results '%s': line %ld: a Rank line without its group, "
-                          "pid and host (\"#  Rank N Group G Pid P on HOST ...\")", path,
+                cc_errbuf(err, errlen, "results '%s': line %ld: a Rank line without its pid and "
+                          "host (\"#  Rank N [Group G] Pid P on HOST ...\")", path,
                           lineno);
                 st = CC_EPARSE;
             } else if (r < 0) {

@@ -343,6 +343,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "(--moe-imbalance)", e->skew);
         else if (cc_layout_ep(l) == 1)
             snprintf(rt, sizeof rt, "the routing's balance irrelevant at ep 1");
+        else if (m->topk >= m->experts) /* every token to every expert */
+            snprintf(rt, sizeof rt, "every token to every expert: the routing's balance "
+                     "irrelevant");
         int ep = cc_layout_ep(l);
         char held[48], red[48];
         if (m->experts % ep == 0)
@@ -634,8 +637,8 @@ json_t *cc_layout_deepspeed_json(const struct cc_model *m, const struct cc_habit
 }
 
 int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
-                           const struct cc_layout *l, const struct cc_eval *e,
-                           struct cc_launch_note *note, int max)
+                           const struct cc_cluster *c, const struct cc_layout *l,
+                           const struct cc_eval *e, struct cc_launch_note *note, int max)
 {
     int n = 0;
 #define NOTE(ds, ...) do { if (n < max) { note[n].deepspeed = (ds); \
@@ -670,16 +673,20 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "%.2fx its balanced share of the tokens (--moe-imbalance), no token dropped; "
                 "a router that is worse makes the step slower and needs more memory",
              e->skew);
-    else if (cc_model_moe(m) && hb->moe_imbalance > 1.0)
+    else if (cc_model_moe(m) && hb->moe_imbalance > 1.0 && cc_layout_ep(l) == 1)
         NOTE(0, "experts: without expert parallelism every GPU holds every expert and computes "
                 "all its tokens' routed work however the router spreads them, so "
                 "--moe-imbalance %.2f changes nothing at ep = 1",
+             hb->moe_imbalance);
+    else if (cc_model_moe(m) && hb->moe_imbalance > 1.0 && m->topk >= m->experts)
+        NOTE(0, "experts: every token goes to all %d experts (top %d), so every GPU's share is "
+                "fixed and --moe-imbalance %.2f changes nothing", m->experts, m->topk,
              hb->moe_imbalance);
     else if (cc_model_moe(m))
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
                 "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
-    if (cc_layout_ep_overlaps(m, hb, l) && (l->tp > 1 || l->cp > 1))
+    if (cc_layout_ep_overlaps(m, hb, l) && one_connection(c, l) && l->zero < 2)
         NOTE(0, "experts: before Blackwell, tensor or context parallelism wants "
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 (the torchrun line sets it) and the all-to-all "
                 "overlap a larger value (32); Megatron-LM warns and leaves the choice, and this "
@@ -695,8 +702,10 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
     if (cc_model_moe(m))
         NOTE(1, "experts in DeepSpeed: deepspeed.moe.layer.MoE(num_experts=%d, ep_size=%d, "
-                "k=%d) in the model code; the config has no expert settings", m->experts,
-             cc_layout_ep(l), m->topk);
+                "k=%d) in the model code; the config has no expert settings%s", m->experts,
+             cc_layout_ep(l), m->topk,
+             cc_layout_ep_overlaps(m, hb, l) ? ", and the all-to-all overlap this estimate "
+                                               "counts is Megatron-Core's" : "");
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
@@ -739,7 +748,7 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
 {
     char args[2048], run[2400];
     struct cc_launch_note note[12];
-    int nn = cc_layout_launch_notes(m, hb, l, e, note, (int)(sizeof note / sizeof note[0]));
+    int nn = cc_layout_launch_notes(m, hb, c, l, e, note, (int)(sizeof note / sizeof note[0]));
     fprintf(out, "\nMegatron-LM arguments:\n  %s\n",
             cc_layout_megatron_args(m, hb, l, args, sizeof args));
     for (int i = 0; i < nn; i++)
@@ -838,7 +847,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
                                                                       run, sizeof run)));
     json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
     struct cc_launch_note note[12];
-    int nn = cc_layout_launch_notes(m, hb, l, e, note, (int)(sizeof note / sizeof note[0]));
+    int nn = cc_layout_launch_notes(m, hb, c, l, e, note, (int)(sizeof note / sizeof note[0]));
     json_t *mn = json_array(), *dn = json_array();
     for (int i = 0; i < nn; i++)
         json_array_append_new(note[i].deepspeed ? dn : mn, json_string(note[i].text));

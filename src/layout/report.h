@@ -69,8 +69,8 @@ struct cc_launch_note {
 };
 /* The caveats of this layout's snippets, at most max; returns how many. */
 int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
-                           const struct cc_layout *l, const struct cc_eval *e,
-                           struct cc_launch_note *note, int max);
+                           const struct cc_cluster *c, const struct cc_layout *l,
+                           const struct cc_eval *e, struct cc_launch_note *note, int max);
 
 /* JSON object of one layout and its evaluation, with its launch snippets and their notes. */
 json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster *c,

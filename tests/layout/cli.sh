@@ -258,7 +258,7 @@ refuse "results: more nodes than ranks" "line 2: nranks 8 is fewer than the head
 sed -e '2s/"nranks": 8/"nranks": 8, "nranks": 9/' "$T/bench-intra.jsonl" >"$out/dupk.jsonl"
 refuse "results: a key twice in a line" "line 2: duplicate object key" -m llama3-8b -g 16 -r "$out/dupk.jsonl"
 sed 's/^\(#  Rank  3 Group  0 Pid   4003 on\) .*/\1/' "$T/nccl-tests-inter.txt" >"$out/rank3.txt"
-refuse "nccl-tests: a Rank line cut short" "line 9: a Rank line without its group, pid and host" \
+refuse "nccl-tests: a Rank line cut short" "line 9: a Rank line without its pid and host" \
     -m llama3-8b -g 16 -r "$out/rank3.txt"
 refuse "OSU log @1x1" "@1x1 is one rank" -m llama3-8b -g 16 -r "$T/osu-nccl-2x8.txt@1x1"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t.setdefault("fabric", {})["kind"] = "pigeon"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/pigeon.json"
@@ -652,6 +652,21 @@ ok $? "--moe-imbalance 8 on Mixtral at ep 8: costed as 4, the most one GPU can t
     ! grep -q "s of all-to-all hidden" "$out/epf" &&
     grep -q "experts: --ep-overlap 1 is not costed or passed on for this layout: .* needs no full or block recomputation" "$out/epf"
 ok $? "--ep-overlap 1: said, costed and passed on; not with full recomputation" "$(grep -E '^experts' "$out/epo")"
+# the overlap's connections: 32 where nothing needs 1; on Hopper with tp > 1 the line keeps 1
+# and a note says why; on Blackwell, where tp needs no 1, 32 and no such note
+"$CCBENCH" layout -m qwen3-235b-a22b -g 256 --gpu-model h100-sxm --ep-overlap 1 -x tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,zero=1,rc=none,split=1 >"$out/eph" 2>&1 &&
+    grep -q "^  CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun" "$out/eph" &&
+    grep -q "# experts: before Blackwell, tensor or context parallelism wants CUDA_DEVICE_MAX_CONNECTIONS=1" "$out/eph" &&
+    "$CCBENCH" layout -m qwen3-235b-a22b -g 256 --gpu-model b200 --ep-overlap 1 -x tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,zero=1,rc=none,split=1 >"$out/epb" 2>&1 &&
+    grep -q "^  CUDA_DEVICE_MAX_CONNECTIONS=32 torchrun" "$out/epb" && ! grep -q "before Blackwell" "$out/epb"
+ok $? "--ep-overlap 1: CUDA_DEVICE_MAX_CONNECTIONS 1 and a note on H100 with tp=2, 32 and none on B200" "$(grep -E 'torchrun|before Blackwell' "$out/eph" "$out/epb" | cut -c1-160)"
+# every token to every expert: the routing's balance cannot matter, and that is said
+printf '{"preset":"mixtral-8x7b","topk":8}\n' >"$out/top8.json"
+"$CCBENCH" layout -m "$out/top8.json" -g 64 --gpu-model h100-sxm --moe-imbalance 2 -x tp=1,pp=2,dp=32,ep=8,zero=1,rc=full >"$out/t8" 2>&1 &&
+    grep -q "^experts: .*every token to every expert: the routing's balance irrelevant$" "$out/t8" &&
+    grep -q "# experts: every token goes to all 8 experts (top 8), so every GPU's share is fixed and --moe-imbalance 2.00 changes nothing" "$out/t8" &&
+    ! grep -q "at ep = 1" "$out/t8"
+ok $? "--moe-imbalance with topk = experts: said to change nothing (not 'at ep = 1')" "$(grep -E 'experts' "$out/t8" | head -3)"
 # at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
 "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
     "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&

@@ -1167,6 +1167,22 @@ static void test_vocab_pad(void)
     is_near(e1.vocab, 32000, 0, "--vocab-pad 1: not padded");
     REL(e1.mem_weights, 2 * ((cc_model_params(&m) - whole) / 8 + whole), 1e-12,
         "weights of the model's own V");
+    {
+        /* pp = 2, tp = 2: a stage holds half its 16 layers' matrices and half the embedding
+         * (first) or the output layer (last), and whole their RMSNorms (2h a layer) and, on
+         * the last, the final norm (h) */
+        struct cc_layout l2 = {2, 2, 2, 1, 1, 1, 0, 0, CC_RC_FULL};
+        struct cc_eval e2;
+        cc_layout_eval(&m, &c, &hb, &l2, &e2);
+        double h = 4096, Pl = cc_model_layer_params(&m), Vh = 32000 * h;
+        double first = 16 * (Pl - 2 * h) / 2 + Vh / 2 + 16 * 2 * h;
+        double last = first + h;
+        ok(e2.mem_stage == 0 || e2.mem_stage == 1, "pp=2: the fullest stage is the first or "
+           "the last (%d)", e2.mem_stage);
+        REL(e2.mem_weights, 2 * (e2.mem_stage == 1 ? last : first), 1e-12,
+            "pp=2, tp=2 weights of the %s stage: norms whole, the rest halved",
+            cc_stage_name(e2.mem_stage));
+    }
     ok(e.t_compute > e1.t_compute, "the padded logits take longer (%.4f s against %.4f s)",
        e.t_compute, e1.t_compute);
     REL(e.mfu * e.t_step, e1.mfu * e1.t_step, 1e-12, "MFU counts the model's own V");
@@ -1594,8 +1610,21 @@ static void test_moe(void)
         cc_layout_eval(&m, &c, &ho, &lp, &e1);
         is_near(e1.t_ep_hidden, 0, 0, "--ep-overlap 1 at pp=2, v=1: not applied");
         lp.vpp = 2;
+        cc_layout_eval(&m, &c, &hb, &lp, &e0);
         cc_layout_eval(&m, &c, &ho, &lp, &e1);
-        ok(e1.t_ep_hidden > 0, "--ep-overlap 1 at pp=2, v=2: applied");
+        /* at pp=2, v=2 the first stage's warm-up is 2(pp-1) + (v-1)pp + 1 = 5 of the m x v
+         * chunks (one more with the overlap); the bubble, of chunks without a partner, stays */
+        mm = (double)e0.m, comp = e0.t_compute / mm, a = e0.t_ep / mm;
+        double paired = (mm * 2 - 5) / (mm * 2);
+        hid = mm * paired * (fmin(a / 2, comp * 2 / 3) + fmin(a / 2, comp / 3));
+        ok(hid > 0, "pp=2, v=2: something to hide (%g s)", hid);
+        REL(e1.t_ep_hidden, hid, 1e-9, "--ep-overlap 1 at pp=2, v=2: the pairs' all-to-alls "
+            "hidden, less the warm-up");
+        REL(e1.t_bubble, e0.t_bubble, 1e-12, "... the bubble as without the overlap");
+        /* the extra warm-up chunk holds one more chunk's activations: 16/2 layers */
+        double act = cc_model_layer_act_bytes(&m, 1, 4096, 1, 0, CC_RC_NONE);
+        REL(e1.mem_act - e0.mem_act, 8 * act, 1e-9, "... and one more chunk's activations "
+            "in flight (%.2f GB)", 8 * act / 1e9);
     }
     /* a router skewed 1.5x: the busiest rank's all-to-all bytes, expert rows and expert
      * activations grow by half; every rank waits for it */
