@@ -261,6 +261,14 @@ sed 's/^\(#  Rank  3 Group  0 Pid   4003 on\) .*/\1/' "$T/nccl-tests-inter.txt" 
 refuse "nccl-tests: a Rank line cut short" "line 9: a Rank line without its pid and host" \
     -m llama3-8b -g 16 -r "$out/rank3.txt"
 refuse "OSU log @1x1" "@1x1 is one rank" -m llama3-8b -g 16 -r "$T/osu-nccl-2x8.txt@1x1"
+# a hex or nan time is not a time: the row is passed over and said so
+for bad in 0x16 nan; do
+    sed "0,/    22.46 /s//$(printf '%9s' "$bad") /" "$T/nccl-tests-inter.txt" >"$out/t-$bad.txt"
+    "$CCBENCH" layout -m llama3-8b -g 16 -r "$out/t-$bad.txt" -k 1 >/dev/null 2>"$out/t-$bad.err"
+    ok $? "nccl-tests row with a $bad time: still fitted" "$(cat "$out/t-$bad.err")"
+    grep -q "passed over 1 line(s) that start like a result row but do not read as one (the first: line 30" "$out/t-$bad.err"
+    ok $? "... the $bad row passed over, with a warning naming line 30" "$(cat "$out/t-$bad.err")"
+done
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t.setdefault("fabric", {})["kind"] = "pigeon"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/pigeon.json"
 refuse "topology: an unknown fabric kind" "fabric: 'kind' must be infiniband, roce, ethernet or none, not 'pigeon'" -m llama3-8b -t "$out/pigeon.json"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["fabric"]["kind"] = "none"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/none8.json"
