@@ -675,6 +675,13 @@ printf '{"preset":"mixtral-8x7b","topk":8}\n' >"$out/top8.json"
     grep -q "# experts: every token goes to all 8 experts (top 8), so every GPU's share is fixed and --moe-imbalance 2.00 changes nothing" "$out/t8" &&
     ! grep -q "at ep = 1" "$out/t8"
 ok $? "--moe-imbalance with topk = experts: said to change nothing (not 'at ep = 1')" "$(grep -E 'experts' "$out/t8" | head -3)"
+# a large all-to-all share points at the overlap (and at what it needs)
+"$CCBENCH" layout -m qwen3-30b-a3b -g 16 --gpu-model h100-sxm -x tp=1,pp=1,dp=16,ep=16,zero=1,rc=full >"$out/eph0" 2>&1 &&
+    grep -q "# experts: the all-to-all is [0-9]*% of this step; Megatron-Core's --overlap-moe-expert-parallel-comm can hide part of it .*; it needs no full or block recomputation$" "$out/eph0" &&
+    "$CCBENCH" layout -m qwen3-30b-a3b -g 16 --gpu-model h100-sxm -x tp=1,pp=1,dp=16,ep=16,zero=1,rc=none >"$out/eph1" 2>&1 &&
+    grep -q "# experts: the all-to-all is [0-9]*% of this step; .*(--ep-overlap 1 costs that at best)$" "$out/eph1" &&
+    ! grep -q "the all-to-all is" "$out/epo"
+ok $? "a large all-to-all share: a note on the overlap and what it needs; none with --ep-overlap 1" "$(grep -h 'the all-to-all is' "$out/eph0" "$out/eph1")"
 # at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
 "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
     "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&
