@@ -77,10 +77,11 @@ row 25.11 qwen3-235b-a22b b200 64 fp8 1024 4096 tp=1,pp=8,dp=8,v=2,mb=1,ep=8,spl
 row 26.04.01 qwen3-235b-a22b b200 256 fp8 8192 4096 tp=1,pp=8,dp=32,mb=1,ep=8,split=1 3776
 row 25.11 qwen3-235b-a22b gb200 256 bf16 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep=32,split=1 4916 --gpus-per-node 64 --gpus-per-host 4
 row 26.04.01 qwen3-235b-a22b gb200 256 fp8 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep=32,split=1 5680 --gpus-per-node 64 --gpus-per-host 4
-# Mixtral, NeMo 25.02 (B200) and 25.04 (GB200): token dropping at capacity factor 1.0
-row 25.02 mixtral-8x7b b200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 15457
-row 25.04 mixtral-8x7b gb200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 19275 --gpus-per-node 64 --gpus-per-host 4
-row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1,ep=8 2232 --tp-overlap 1 --cp-max 8
+# Mixtral, NeMo 25.02 (B200) and 25.04 (GB200): token dropping at capacity factor 1.0,
+# padded (--moe-capacity 1 --moe-pad 1: with balanced routing the same rows as dropless)
+row 25.02 mixtral-8x7b b200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 15457 --moe-capacity 1 --moe-pad 1
+row 25.04 mixtral-8x7b gb200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 19275 --gpus-per-node 64 --gpus-per-host 4 --moe-capacity 1 --moe-pad 1
+row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1,ep=8 2232 --tp-overlap 1 --cp-max 8 --moe-capacity 1 --moe-pad 1
 # the same two H100 runs with the expert all-to-all overlap their recipes turn on
 # (--overlap-moe-expert-parallel-comm), costed at best: a table of its own
 echo

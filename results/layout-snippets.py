@@ -105,6 +105,10 @@ CASES = [
      ["-m", "qwen3-235b-a22b", "-g", "256", "--precision", "fp8", "--global-batch", "2048",
       "--grad-reduce", "bf16", "--ep-overlap", "1",
       "-x", "tp=2,pp=8,mb=1,v=4,ep=32,zero=1,sp=1,rc=none,split=1"], 9),
+    ("experts with token dropping: capacity factor 1, padded (NeMo's Mixtral 8x7B on B200)",
+     ["-m", "mixtral-8x7b", "-g", "64", "--gpu-model", "b200", "--precision", "fp8",
+      "--global-batch", "256", "--seq-len", "4096", "--grad-reduce", "bf16",
+      "--moe-capacity", "1", "--moe-pad", "1", "-x", "tp=1,pp=1,mb=2,ep=8,zero=1,rc=none"], 10),
 ]
 
 # a Qwen2 config.json (Qwen2.5-7B's shape and keys), written for the case above
@@ -226,6 +230,11 @@ def run_case(name, cl, arch):
         check(name, "grouped GEMM", bool(a.moe_grouped_gemm), True)
         check(name, "expert all-to-all overlap", bool(a.overlap_moe_expert_parallel_comm),
               e["time_s"]["ep_comm_hidden"] > 0)
+        hb0 = d["habits"]
+        check(name, "expert capacity factor", a.moe_expert_capacity_factor,
+              hb0["moe_capacity"] if hb0["moe_capacity"] > 0 else None)
+        check(name, "expert input padded to capacity", bool(a.moe_pad_expert_input_to_capacity),
+              hb0["moe_pad"])
     else:
         check(name, "experts", a.num_experts, None)
     check(name, "sequence", a.seq_length, m["seq_len"])

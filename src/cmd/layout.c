@@ -26,9 +26,9 @@ struct layout_cfg {
     int seq_len;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
-    double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance;
+    double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance, moe_capacity;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, moe_pad, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -78,6 +78,8 @@ static const struct cc_opt layout_opts[] = {
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
+    {"moe-capacity", 0, CC_OPT_DOUBLE, F(moe_capacity), "0", "F", "experts: capacity factor, tokens beyond F times an expert's balanced share dropped (Megatron-Core --moe-expert-capacity-factor; 0: dropless)", NULL, CC_OPT_RANGE, 0, 64},
+    {"moe-pad", 0, CC_OPT_INT, F(moe_pad), "0", "0|1", "experts: every expert's input padded to the capacity (--moe-pad-expert-input-to-capacity; needs --moe-capacity)", NULL, CC_OPT_RANGE, 0, 1},
     {"moe-imbalance", 0, CC_OPT_DOUBLE, F(moe_imbalance), "1", "F", "experts: the busiest expert-parallel rank's routed tokens over its balanced share (1: balanced; its expert GEMMs, all-to-alls and expert activations grow by F, up to what one rank can take)", NULL, CC_OPT_RANGE, 1, 64},
     {"mem-margin", 0, CC_OPT_DOUBLE, F(mem_margin), "0.10", "F", "fraction of GPU memory kept free (and of host memory for offloaded activations)", NULL, CC_OPT_RANGE, 0, 0.9},
     {"bucket", 0, CC_OPT_SIZE, F(bucket), "25M", "SIZE", "gradient bucket size (PyTorch DDP default 25M)", NULL, CC_OPT_RANGE, 4096, 1125899906842624.0},
@@ -365,6 +367,8 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->efficiency_fp8 = cfg->efficiency_fp8;
     hb->efficiency_attn = cfg->efficiency_attn;
     hb->moe_imbalance = cfg->moe_imbalance;
+    hb->moe_capacity = cfg->moe_capacity;
+    hb->moe_pad = cfg->moe_pad;
     hb->mem_margin = cfg->mem_margin;
     hb->bucket_bytes = cfg->bucket;
     hb->grad_bytes = cfg->grad_reduce == 0 ? (m->prec == CC_PREC_FP16 ? 2 : 4)
@@ -558,6 +562,11 @@ int cc_cmd_layout(int argc, char **argv)
     if (cc_choice_index(cc_recompute_names, cfg.recompute) < 0 &&
         strcmp(cfg.recompute, "model") != 0) {
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
+        return 2;
+    }
+    if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {
+        cc_err("--moe-pad 1 pads every expert's input to the capacity: give --moe-capacity F "
+               "(a capacity factor above 0)");
         return 2;
     }
     cc_status st = build_model(&cfg, &m, err, sizeof err);

@@ -957,13 +957,20 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
      * holds every expert and its own tokens' copies, whatever their spread. A rank gets at
      * most min(k, E/ep) copies of a token, ep x min(k, E/ep) / k times its balanced share
      * of k/ep: a factor beyond that is costed at that. */
-    x.mr.route_skew = 0.0;
+    double load = 1.0; /* the busiest rank's routed tokens over its balanced share */
     e->skew_max = 0.0;
     if (cc_model_moe(m) && x.ep > 1 && hb->moe_imbalance > 1.0 && m->experts % x.ep == 0) {
         int held = m->experts / x.ep;
         e->skew_max = (double)x.ep * (m->topk < held ? m->topk : held) / m->topk;
-        x.mr.route_skew = fmin(hb->moe_imbalance, e->skew_max);
+        load = fmin(hb->moe_imbalance, e->skew_max);
     }
+    /* a capacity factor drops what an expert gets beyond it (a rank's experts each at most
+     * that share), or, padded, makes every expert compute exactly that share */
+    e->capacity = cc_model_moe(m) ? hb->moe_capacity : 0.0;
+    e->capacity_pad = e->capacity > 0 && hb->moe_pad;
+    if (e->capacity > 0)
+        load = e->capacity_pad ? e->capacity : fmin(load, e->capacity);
+    x.mr.route_skew = load != 1.0 ? load : 0.0;
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
     e->edp = cc_model_moe(m) ? x.eshard : 0;

@@ -82,6 +82,10 @@ struct cc_habits {
                               tokens over its balanced share (1: balanced, as forced-balance
                               benchmarks run); its expert GEMMs, all-to-all bytes and expert
                               activations grow by this factor, and every rank waits for it */
+    double moe_capacity;   /* experts: Megatron-Core's capacity factor (tokens beyond it times
+                              an expert's balanced share dropped); 0: dropless */
+    int moe_pad;           /* 1: every expert's input padded to that capacity
+                              (--moe-pad-expert-input-to-capacity) */
     int ep_overlap;        /* 1: one micro-batch's expert all-to-alls run beside another's
                               compute where Megatron-Core allows it (combined 1F1B,
                               --overlap-moe-expert-parallel-comm; cc_layout_ep_overlaps) */
@@ -183,9 +187,12 @@ struct cc_eval {
                               compute (cc_layout_ep_overlaps), not in t_ep */
     int edp;               /* with experts: the ranks that hold the same experts (tp*cp*dp /
                               ep), over which their gradients are reduced; 0 otherwise */
-    double skew;           /* experts with ep > 1: the busiest rank's routed tokens over its
-                              balanced share as costed (habits' moe_imbalance, at most
-                              skew_max); 0: balanced */
+    double skew;           /* experts: the busiest rank's routed tokens over its balanced
+                              share as costed (habits' moe_imbalance with ep > 1, at most
+                              skew_max; then the capacity: at most it, or it when padded);
+                              0: balanced */
+    double capacity;       /* experts: the capacity factor costed (habits'); 0: dropless */
+    int capacity_pad;      /* 1: every expert padded to it */
     double skew_max;       /* the most that share can be: every token's copies that the rank
                               could take (ep x min(topk, experts/ep) / topk); 0: not skewed */
     double t_offload;      /* of t_compute: offload transfers not hidden behind compute */

@@ -871,7 +871,7 @@ int cc_model_moe(const struct cc_model *m)
 
 double cc_model_route_skew(const struct cc_model *m)
 {
-    return m->route_skew > 1.0 ? m->route_skew : 1.0;
+    return m->route_skew > 0.0 ? m->route_skew : 1.0;
 }
 
 static double mlp_mats(const struct cc_model *m)

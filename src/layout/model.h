@@ -67,8 +67,9 @@ struct cc_model {
                              --qk-layernorm): 2 x head_dim parameters a layer */
     double route_skew;    /* costing only, not the model: the routed tokens of the busiest
                              expert-parallel rank over its balanced share (habits'
-                             moe_imbalance where ep > 1); 0 or 1: balanced. Scales the routed
-                             experts' activations, expert GEMM rows and all-to-all bytes */
+                             moe_imbalance where ep > 1, then the capacity factor); 0 or 1:
+                             balanced. Scales the routed experts' activations, expert GEMM
+                             rows and all-to-all bytes */
 };
 
 /* Width of one attention head (head_dim, else hidden / heads) and of the queries (heads x
@@ -78,8 +79,8 @@ double cc_model_q_dim(const struct cc_model *m);
 
 /* Whether the model is a mixture of experts (experts >= 2). */
 int cc_model_moe(const struct cc_model *m);
-/* The factor the busiest expert-parallel rank's routed work is costed at: route_skew, at
- * least 1 (balanced). */
+/* The factor the busiest expert-parallel rank's routed work is costed at: route_skew, or 1
+ * (balanced) when it is 0; below 1 where a capacity factor under 1 drops tokens. */
 double cc_model_route_skew(const struct cc_model *m);
 /* Parameters of one layer's routed experts (all of them: what expert parallelism divides):
  * experts x (3 or 2 matrices) x h x moe_ffn. 0 for a dense model. */

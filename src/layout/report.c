@@ -138,11 +138,18 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     char copy[32] = "";
     if (hb->main_grad_bytes > 0)
         snprintf(copy, sizeof copy, " (+ %d-byte fp32 copy)", hb->main_grad_bytes);
-    char skew[64] = "";
-    if (cc_model_moe(m))
-        snprintf(skew, sizeof skew, hb->moe_imbalance > 1.0 ? ", expert routing skewed %.2fx"
-                                                             : ", expert routing balanced",
-                 hb->moe_imbalance);
+    char skew[128] = "";
+    if (cc_model_moe(m)) {
+        char cap[64] = "";
+        if (hb->moe_capacity > 0)
+            snprintf(cap, sizeof cap, ", expert capacity %.2f%s", hb->moe_capacity,
+                     hb->moe_pad ? " (padded)" : "");
+        if (hb->moe_imbalance > 1.0)
+            snprintf(skew, sizeof skew, ", expert routing skewed %.2fx%s", hb->moe_imbalance,
+                     cap);
+        else
+            snprintf(skew, sizeof skew, ", expert routing balanced%s", cap);
+    }
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
                  "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
@@ -333,8 +340,14 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "layer) gathered twice and their gradients scattered once\n", e->z3_units);
     if (cc_model_moe(m))
     {
-        char rt[160] = "routing assumed balanced";
-        if (e->skew > 1.0 && e->skew >= e->skew_max)
+        char rt[224] = "routing assumed balanced";
+        if (e->capacity_pad)
+            snprintf(rt, sizeof rt, "every expert's input padded to the capacity factor %.2f, "
+                     "tokens beyond it dropped", e->capacity);
+        else if (e->capacity > 0 && e->skew > 0 && e->skew >= e->capacity)
+            snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share, "
+                     "capped by the capacity factor (tokens beyond it dropped)", e->skew);
+        else if (e->skew > 1.0 && e->skew >= e->skew_max)
             snprintf(rt, sizeof rt, "the busiest GPU's experts get %.2fx their balanced share, "
                      "all the copies of tokens they can take (--moe-imbalance at its most here, %.2f)",
                      e->skew, e->skew_max);
@@ -540,6 +553,9 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size 1 "
             "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
             cc_layout_ep(l));
+        if (hb->moe_capacity > 0)
+            PUT(" --moe-expert-capacity-factor %g%s", hb->moe_capacity,
+                hb->moe_pad ? " --moe-pad-expert-input-to-capacity" : "");
     }
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
@@ -668,7 +684,14 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
                 "choose the layers: the model code checkpoints those and no others",
              l->rcl, l->rcl == 1 ? "" : "s");
-    if (cc_model_moe(m) && e->skew > 1.0)
+    if (cc_model_moe(m) && e->capacity > 0)
+        NOTE(0, "experts: capacity factor %g: an expert's tokens beyond %g times its balanced "
+                "share are dropped%s; the busiest expert-parallel rank is costed at %.2fx its "
+                "balanced share (--moe-imbalance %.2f%s)", e->capacity, e->capacity,
+             e->capacity_pad ? ", and every expert's input is padded to that share" : "",
+             e->skew > 0 ? e->skew : 1.0, hb->moe_imbalance,
+             e->capacity_pad ? ", which padding makes irrelevant" : "");
+    else if (cc_model_moe(m) && e->skew > 1.0)
         NOTE(0, "experts: routing is costed with the busiest expert-parallel rank getting "
                 "%.2fx its balanced share of the tokens (--moe-imbalance), no token dropped; "
                 "a router that is worse makes the step slower and needs more memory",
@@ -953,6 +976,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "efficiency", jnum(hb->efficiency));
     json_object_set_new(ho, "efficiency_fp8", jnum(hb->efficiency_fp8));
     json_object_set_new(ho, "moe_imbalance", jnum(hb->moe_imbalance));
+    json_object_set_new(ho, "moe_capacity", jnum(hb->moe_capacity));
+    json_object_set_new(ho, "moe_pad", json_boolean(hb->moe_pad));
     json_object_set_new(ho, "efficiency_attn",
                         jnum(cc_habits_attn_efficiency(hb)));
     json_object_set_new(ho, "mem_margin", jnum(hb->mem_margin));

@@ -682,6 +682,18 @@ ok $? "--moe-imbalance with topk = experts: said to change nothing (not 'at ep =
     grep -q "# experts: the all-to-all is [0-9]*% of this step; .*(--ep-overlap 1 costs that at best)$" "$out/eph1" &&
     ! grep -q "the all-to-all is" "$out/epo"
 ok $? "a large all-to-all share: a note on the overlap and what it needs; none with --ep-overlap 1" "$(grep -h 'the all-to-all is' "$out/eph0" "$out/eph1")"
+# a capacity factor: in the habits, the explain line, the note and Megatron-LM's arguments;
+# padding without a capacity refused
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-capacity 1.25 --moe-pad 1 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full >"$out/cap" 2>&1 &&
+    grep -q "^# habits .*, expert capacity 1.25 (padded)$" "$out/cap" &&
+    grep -q "^experts: .*every expert's input padded to the capacity factor 1.25, tokens beyond it dropped$" "$out/cap" &&
+    grep -q "# experts: capacity factor 1.25: an expert's tokens beyond 1.25 times its balanced share are dropped, and every expert's input is padded" "$out/cap" &&
+    grep -q -- "--moe-grouped-gemm --moe-expert-capacity-factor 1.25 --moe-pad-expert-input-to-capacity" "$out/cap" &&
+    "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-capacity 1.25 --moe-pad 1 -x tp=1,pp=1,dp=64,ep=8,zero=1,rc=full --json >"$out/capj" 2>&1 &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["habits"]; assert h["moe_capacity"] == 1.25 and h["moe_pad"] is True, h; assert d["explain"]["layout"]["expert_skew"] == 1.25' "$out/capj"
+ok $? "--moe-capacity 1.25 --moe-pad 1: said, costed and passed on" "$(grep -E 'capacity' "$out/cap" | cut -c1-200)"
+refuse "--moe-pad without a capacity" "--moe-pad 1 pads every expert's input to the capacity: give --moe-capacity F" -m mixtral-8x7b -g 64 --moe-pad 1
+refuse "--moe-capacity -1" "moe-capacity" -m mixtral-8x7b -g 64 --moe-capacity -1
 # at ep 1 every GPU computes all its tokens' routed work: a skewed router costs nothing more
 "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm --moe-imbalance 1.5 -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk1" 2>&1 &&
     "$CCBENCH" layout -m qwen3-30b-a3b -g 64 --gpu-model h100-sxm -x tp=1,pp=4,dp=16,ep=1,zero=1,rc=full >"$out/sk0" 2>&1 &&

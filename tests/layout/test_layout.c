@@ -1640,6 +1640,25 @@ static void test_moe(void)
            "time (%.2f s against %.2f) and activations (%.1f GB against %.1f)", es.t_compute,
            e.t_compute, es.mem_act / 1e9, e.mem_act / 1e9);
         ok(es.skew == 1.5 && e.skew == 0, "... the skew costed is reported");
+        /* a capacity factor: the busiest rank at most that share (tokens beyond dropped); the
+         * share exactly when every expert's input is padded to it */
+        struct cc_habits hc = hs;
+        struct cc_eval ec;
+        const struct { double cap; int pad; double imb, want; const char *what; } cs[] = {
+            {1.25, 0, 1.5, 1.25, "capacity 1.25 under a 1.5x router: capped at 1.25"},
+            {2.0, 0, 1.5, 1.5, "capacity 2 above a 1.5x router: the router's 1.5"},
+            {0.5, 0, 1.0, 0.5, "capacity 0.5, balanced: half the routed tokens dropped"},
+            {1.25, 1, 1.0, 1.25, "padded to capacity 1.25, balanced: 1.25x the rows"},
+            {1.25, 1, 3.0, 1.25, "padded to capacity 1.25 under a 3x router: 1.25x"}};
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+            hc.moe_capacity = cs[i].cap, hc.moe_pad = cs[i].pad, hc.moe_imbalance = cs[i].imb;
+            cc_layout_eval(&m, &c, &hc, &l, &ec);
+            double a2c = cc_comm_time(&c, CC_ALLTOALL, 8, 8,
+                                      cs[i].want * cc_expert_a2a_bytes(&m, 1, 4096, 1));
+            ok(ec.skew == cs[i].want, "%s (costed %.2f)", cs[i].what, ec.skew);
+            REL(ec.t_ep, 6.0 * 32 * a2c * ec.m, 1e-12, "... all-to-alls of %.2fx the bytes",
+                cs[i].want);
+        }
         struct cc_layout l1 = l;
         struct cc_eval e11, e12;
         l1.ep = 1;
