@@ -58,11 +58,19 @@ int cc_habits_dp_overlaps(const struct cc_habits *hb, int pp)
     return hb->dp_overlap == 1 || (hb->dp_overlap == 2 && pp == 1);
 }
 
+const char *cc_layout_ep_overlap_needs(const struct cc_layout *l)
+{
+    if (l->rc != CC_RC_NONE && l->rc != CC_RC_SELECTIVE)
+        return "no full or block recomputation";
+    if (l->pp > 1 && l->vpp < 2)
+        return "an interleaved pipeline (v > 1) when pp > 1";
+    return NULL;
+}
+
 int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
                           const struct cc_layout *l)
 {
-    return hb->ep_overlap && cc_model_moe(m) && l->ep > 1 &&
-           (l->rc == CC_RC_NONE || l->rc == CC_RC_SELECTIVE) && (l->pp == 1 || l->vpp > 1);
+    return hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && !cc_layout_ep_overlap_needs(l);
 }
 
 void cc_habits_default(struct cc_habits *hb)
@@ -780,15 +788,15 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
      * the last (logits); each adds its weight gradients into the buffer once per micro-batch
      * unless the GEMM accumulates in place */
-    struct { double layers, extra, tp, params; } st[3] = {
-        {x->Lf, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0), x->p_first},
-        {x->Ll, t_logit, tp_output, x->p_last},
-        {x->Lm, 0.0, 0.0, x->p_mid},
+    struct { double layers, extra, tp, params, pe; } st[3] = {
+        {x->Lf, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0), x->p_first,
+         x->pe_first},
+        {x->Ll, t_logit, tp_output, x->p_last, x->pe_last},
+        {x->Lm, 0.0, 0.0, x->p_mid, x->pe_mid},
     };
     int nst = stages_evaluated(pp);
     double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
     double passes = 3.0, ep_hide = 0.0;
-    const double pe[3] = {x->pe_first, x->pe_last, x->pe_mid};
     /* combined 1F1B (--ep-overlap): the forward of one micro-batch and the backward of
      * another run as pairs, module by module, each one's all-to-alls beside the other's
      * compute (the forward's two per layer behind the backward's compute, the backward's
@@ -814,7 +822,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
             comp = ci, tp_mb = ti, cp_mb = ki, ep_mb = ei, ep_hide = hi, passes = pi;
         }
         if (st[i].params > p_max)
-            p_max = st[i].params, pe_max = pe[i];
+            p_max = st[i].params, pe_max = st[i].pe;
     }
     /* activation offloading: each offloaded layer's activations go to host memory behind the
      * forward pass and come back behind the backward pass; what the link cannot move in that

@@ -143,6 +143,9 @@ static inline int cc_layout_ep(const struct cc_layout *l)
  * requires. */
 int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
                           const struct cc_layout *l);
+/* What combined 1F1B needs that layout l lacks, as a phrase ("no full or block
+ * recomputation", "an interleaved pipeline (v > 1) when pp > 1"); NULL when it can run. */
+const char *cc_layout_ep_overlap_needs(const struct cc_layout *l);
 
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
  * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",ep=N" when

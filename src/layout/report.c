@@ -714,25 +714,17 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 (the torchrun line sets it) and the all-to-all "
                 "overlap a larger value (32); Megatron-LM warns and leaves the choice, and this "
                 "estimate costs the overlap at best either way");
+    const char *ep_needs = cc_layout_ep_overlap_needs(l);
     if (!hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && e->t_step > 0 &&
-        e->t_ep > 0.15 * e->t_step) {
-        struct cc_habits on = *hb;
-        on.ep_overlap = 1;
+        e->t_ep > 0.15 * e->t_step)
         NOTE(0, "experts: the all-to-all is %.0f%% of this step; Megatron-Core's "
                 "--overlap-moe-expert-parallel-comm can hide part of it behind other "
-                "micro-batches' compute (--ep-overlap 1 costs that at best)%s",
-             100.0 * e->t_ep / e->t_step,
-             cc_layout_ep_overlaps(m, &on, l) ? ""
-             : l->rc == CC_RC_FULL || l->rc == CC_RC_BLOCK
-                 ? "; it needs no full or block recomputation"
-                 : "; with pp > 1 it needs an interleaved pipeline (v > 1)");
-    }
-    if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && !cc_layout_ep_overlaps(m, hb, l))
+                "micro-batches' compute (--ep-overlap 1 costs that at best)%s%s",
+             100.0 * e->t_ep / e->t_step, ep_needs ? "; it needs " : "",
+             ep_needs ? ep_needs : "");
+    if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && ep_needs)
         NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
-                "Core's --overlap-moe-expert-parallel-comm needs %s",
-             l->rc == CC_RC_FULL || l->rc == CC_RC_BLOCK
-                 ? "no full or block recomputation (selective at most)"
-                 : "an interleaved pipeline when pp > 1 (v > 1)");
+                "Core's --overlap-moe-expert-parallel-comm needs %s", ep_needs);
     if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
         NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
