@@ -374,6 +374,11 @@ struct ctx {
     long long N;
     double mm, s_loc, peak;
     double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
+    double Ef, Em, El;      /* of them, layers with experts (a mixed model's dense layers are
+                               the rest; a dense model: 0) */
+    int mid_r;              /* the middle stage costed (pp > 2): the second, or with a mixed
+                               model the middle one with the most expert layers */
+    struct cc_model md;     /* mr's dense layer (a mixed model's layers without experts) */
     double p_first, p_mid, p_last; /* parameters per GPU of those stages */
     double pe_first, pe_mid, pe_last; /* of which routed experts' (sharded over eshard) */
     double logits;          /* logit bytes per micro-batch per GPU */
@@ -493,6 +498,48 @@ double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, d
     return fmax(layers, 0.0);
 }
 
+/* A stage of L layers, E of them with experts: the sum of a per-layer amount (a for an
+ * expert layer, b for a dense one), and its mean per layer. Exact products where the stage's
+ * layers are all of one kind. */
+static double mix(double L, double E, double a, double b)
+{
+    return E >= L ? L * a : E <= 0.0 ? L * b : E * a + (L - E) * b;
+}
+
+static double mix1(double L, double E, double a, double b)
+{
+    return E >= L ? a : E <= 0.0 ? b : (E * a + (L - E) * b) / L;
+}
+
+/* Layers with experts on pipeline stage r (*E), and of its recomputed layers (*RE: rc=full
+ * all, rc=block the first rcl of each of its model chunks, else none). Megatron-LM gives
+ * stage r the model chunks c*pp + r of pp*v equal runs of slots (layers, and with the split
+ * the embedding before the first and the loss after the last). */
+static void stage_experts(const struct ctx *x, int r, double *E, double *RE)
+{
+    const struct cc_model *m = x->m;
+    int pp = x->pp, v = x->v, off = x->split && pp > 2 ? 1 : 0;
+    *E = *RE = 0.0;
+    if (!cc_model_moe(m))
+        return;
+    double slots = m->layers + 2.0 * off, runs = (double)pp * v;
+    for (int c = 0; c < v; c++) {
+        double k = (double)c * pp + r;
+        long long lo = (long long)floor(k * slots / runs + 1e-9) - off;
+        long long hi = (long long)floor((k + 1.0) * slots / runs + 1e-9) - off;
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > m->layers ? m->layers : hi;
+        if (lo >= hi)
+            continue;
+        long long n = cc_model_expert_layers_in(m, lo, hi);
+        *E += (double)n;
+        if (x->rc == CC_RC_FULL)
+            *RE += (double)n;
+        else if (x->rc == CC_RC_BLOCK && x->rcl > 0)
+            *RE += (double)cc_model_expert_layers_in(m, lo, lo + x->rcl < hi ? lo + x->rcl : hi);
+    }
+}
+
 /* Stages evaluated, in this order: the first; the last (pp > 1); the second (pp > 2, the
  * first of the middle ones: most micro-batches in flight among them). */
 static int stages_evaluated(int pp)
@@ -514,76 +561,97 @@ static double recomputed_layers(const struct ctx *x, double L)
  * when the first and last hold one fewer) or the last (output layer and logits). */
 static void eval_memory(struct ctx *x, struct cc_eval *e)
 {
-    const struct cc_model *m = &x->mr;
+    const struct cc_model *m = &x->mr, *d = &x->md;
     int tp = x->tp, pp = x->pp, v = x->v;
     double V = m->vocab;
-    double Pl = cc_model_layer_params(m);
-    double Pe = cc_model_layer_expert_params(m); /* of Pl: the routed experts, split by ep */
+    /* per layer: an expert layer's (every layer of a dense model, with Pe = 0) and a mixed
+     * model's dense layer's (_d) */
+    double Pe = cc_model_layer_expert_params(m); /* the routed experts, split by ep */
     double embed = cc_model_embed_params(m), outp = V * m->hidden;
     double norm = cc_model_final_norm_params(m);
     /* held whole by every tp rank (Megatron-LM): learned positions, a plain embedding
      * (LanguageModelEmbedding), and each layer's norms, row-parallel biases and router; the
      * vocabulary and the layers' matrices are split by tp */
     double pos = m->mlp == CC_MLP_GELU ? (double)m->seq_len * m->hidden : 0.0;
-    double Pw = cc_model_layer_tp_whole_params(m);
-    double Ps = Pl - Pe - Pw; /* split by tp */
-    double wf, wm, wl;        /* held whole */
+    double Pw = cc_model_layer_tp_whole_params(m), Pw_d = cc_model_layer_tp_whole_params(d);
+    double Ps = cc_model_layer_params(m) - Pe - Pw; /* split by tp */
+    double Ps_d = cc_model_layer_params(d) - Pw_d;
+    const double L[3] = {x->Lf, x->Ll, x->Lm}, E[3] = {x->Ef, x->El, x->Em};
+    double wf, wm, wl; /* held whole */
     if (pp == 1) {
-        x->p_first = cc_model_params(m) - m->layers * (Pe + Pw) - pos - norm;
-        wf = pos + m->layers * Pw + norm;
+        x->p_first = cc_model_params(m) - E[0] * (Pe + Pw) - (L[0] - E[0]) * Pw_d - pos - norm;
+        wf = pos + mix(L[0], E[0], Pw, Pw_d) + norm;
         x->p_mid = x->p_last = x->p_first, wm = wl = wf;
     } else {
-        x->p_first = x->Lf * Ps + embed - pos, wf = x->Lf * Pw + pos;
-        x->p_mid = x->Lm * Ps, wm = x->Lm * Pw;
-        x->p_last = x->Ll * Ps + outp, wl = x->Ll * Pw + norm; /* tied: the last stage
-                                                                  keeps its own copy */
+        x->p_first = mix(L[0], E[0], Ps, Ps_d) + embed - pos, wf = mix(L[0], E[0], Pw, Pw_d) + pos;
+        x->p_mid = mix(L[2], E[2], Ps, Ps_d), wm = mix(L[2], E[2], Pw, Pw_d);
+        x->p_last = mix(L[1], E[1], Ps, Ps_d) + outp,
+        wl = mix(L[1], E[1], Pw, Pw_d) + norm; /* tied: the last stage keeps its own copy */
     }
     x->p_first = x->p_first / tp + wf, x->p_mid = x->p_mid / tp + wm;
     x->p_last = x->p_last / tp + wl;
-    x->pe_first = x->Lf * Pe / x->ep, x->pe_mid = x->Lm * Pe / x->ep;
-    x->pe_last = x->Ll * Pe / x->ep;
+    x->pe_first = x->Ef * Pe / x->ep, x->pe_mid = x->Em * Pe / x->ep;
+    x->pe_last = x->El * Pe / x->ep;
     x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
     double unit = cc_layout_zero3_unit(m, tp);
     int block = x->rc == CC_RC_BLOCK;
-    double act_layer = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
-                                                block ? CC_RC_NONE : x->rc);
-    /* a layer recomputed whole holds its full activations again while its backward runs;
-     * with block recomputation the first rcl layers of each chunk keep only their input, and
-     * the backward pass reaches them after a kept layer of the chunk has let its activations
-     * go, which makes room for the one being recomputed (but see the short chunk below) */
-    double kept = cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE);
-    double work = x->rc == CC_RC_FULL ? kept : 0.0;
-    double saved = block ? kept - cc_model_layer_act_bytes(m, x->mb, x->s_loc, tp, x->sp,
-                                                           CC_RC_FULL)
-                         : 0.0; /* per recomputed layer of a chunk in flight */
+    /* per layer, [0] an expert layer's, [1] a dense one's */
+    double act[2], kept[2], saved[2] = {0.0, 0.0};
+    for (int k = 0; k < 2; k++) {
+        const struct cc_model *mk = k ? d : m;
+        act[k] = cc_model_layer_act_bytes(mk, x->mb, x->s_loc, tp, x->sp, block ? CC_RC_NONE : x->rc);
+        /* a layer recomputed whole holds its full activations again while its backward runs;
+         * with block recomputation the first rcl layers of each chunk keep only their input,
+         * and the backward pass reaches them after a kept layer of the chunk has let its
+         * activations go, which makes room for the one being recomputed (but see the short
+         * chunk below) */
+        kept[k] = cc_model_layer_act_bytes(mk, x->mb, x->s_loc, tp, x->sp, CC_RC_NONE);
+        if (block) /* per recomputed layer of a chunk in flight */
+            saved[k] = kept[k] - cc_model_layer_act_bytes(mk, x->mb, x->s_loc, tp, x->sp, CC_RC_FULL);
+    }
     x->logits = x->mb * x->s_loc * V * 6.0 / tp; /* 16-bit logits + fp32 softmax */
 
     /* Transformer Engine's fp8 copy of each linear weight and its transpose, kept across the
      * micro-batches (2 bytes per linear parameter of the stage; not with ZeRO 3, whose
      * gathered weights are let go) */
     double routed = Pe * (cc_model_moe(m) ? (double)m->topk / m->experts : 0.0);
-    double cache_layer = x->hb->fp8_cache && m->prec == CC_PREC_FP8 && x->zero < 3
-                             ? 2.0 * ((cc_model_layer_matmul_params(&x->mr) - routed) / tp +
-                                      Pe / x->ep)
-                             : 0.0;
-    double cache[3] = {cache_layer * x->Lf, cache_layer * x->Ll, cache_layer * x->Lm};
+    int fp8_cache = x->hb->fp8_cache && m->prec == CC_PREC_FP8 && x->zero < 3;
+    double cache_e = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(m) - routed) / tp + Pe / x->ep)
+                               : 0.0;
+    double cache_d = fp8_cache ? 2.0 * (cc_model_layer_matmul_params(d) / tp) : 0.0;
+    /* per stage (first, last, second): a layer's activations, as the stage's layers mix
+     * expert and dense ones (the micro-batches in flight hold all its layers alike; with
+     * interleaving the early chunks are more often in flight, which this averages over) */
+    double a[3], kp[3], sv[3], work[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = mix1(L[i], E[i], act[0], act[1]);
+        kp[i] = mix1(L[i], E[i], kept[0], kept[1]);
+        sv[i] = mix1(L[i], E[i], saved[0], saved[1]);
+        /* full recomputation: one layer whole at a time, the largest kind the stage has */
+        work[i] = x->rc != CC_RC_FULL ? 0.0
+                  : E[i] <= 0.0       ? kept[1]
+                  : E[i] >= L[i]      ? kept[0]
+                                      : fmax(kept[0], kept[1]);
+    }
     /* w: model chunks in flight (forward steps not yet backward) */
     struct { double p, pe, act, w; } st[3] = {
-        {x->p_first, x->pe_first, act_layer * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
-                         work + (pp == 1 ? x->logits : 0.0),
+        {x->p_first, x->pe_first, a[0] * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
+                         work[0] + (pp == 1 ? x->logits : 0.0),
          cc_inflight_layers(0, pp, v, v, -1, x->mm)},
-        {x->p_last, x->pe_last, act_layer * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
-                                                x->mm) + work + x->logits,
+        {x->p_last, x->pe_last, a[1] * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
+                                                x->mm) + work[1] + x->logits,
          cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
-        {x->p_mid, x->pe_mid, act_layer * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work,
+        {x->p_mid, x->pe_mid, a[2] * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work[2],
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
+    double cache[3] = {mix(L[0], E[0], cache_e, cache_d), mix(L[1], E[1], cache_e, cache_d),
+                       mix(L[2], E[2], cache_e, cache_d)};
     int nst = stages_evaluated(pp);
     /* the expert all-to-all overlap (combined 1F1B) runs one more warm-up chunk on every stage
      * of an interleaved pipeline (Megatron-Core's schedule) */
     if (pp > 1 && ep_overlaps(x))
         for (int i = 0; i < nst; i++)
-            st[i].act += act_layer * x->Lm / v, st[i].w += 1.0;
+            st[i].act += a[i] * x->Lm / v, st[i].w += 1.0;
     double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
         cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
@@ -610,17 +678,17 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         if (x->rcl <= 0) {
             double need = 1.0;
             for (int i = 0; i < nst; i++)
-                if (saved > 0 && st[i].w > 0)
+                if (sv[i] > 0 && st[i].w > 0)
                     need = fmax(need, ceil((state[i] + st[i].act - e->mem_limit) /
-                                           (saved * st[i].w) - 1e-9));
+                                           (sv[i] * st[i].w) - 1e-9));
             x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
         }
         for (int i = 0; i < nst; i++) {
-            st[i].act = fmax(st[i].act - saved * x->rcl * st[i].w, 0.0);
+            st[i].act = fmax(st[i].act - sv[i] * x->rcl * st[i].w, 0.0);
             /* with the split, the first and the last stage have a chunk of one layer fewer,
              * which rcl = chunk - 1 recomputes whole: no kept layer makes room */
             if (x->split && i < 2 && x->rcl >= chunk - 1)
-                st[i].act += kept;
+                st[i].act += kp[i];
         }
         e->rcl = x->rcl;
     }
@@ -631,17 +699,21 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          * logits are formed and comes back after they are (so only what it holds beyond them
          * counts); unless given, the fewest layers with which it fits */
         int most = m->layers - 1;
-        double transit = fmax(act_layer - x->logits, 0.0);
+        double largest = E[0] <= 0.0 ? act[1] : E[0] >= L[0] ? act[0] : fmax(act[0], act[1]);
+        double transit = fmax(largest - x->logits, 0.0);
         if (x->off < 0) {
-            double need = act_layer > 0 ? ceil((state[0] + st[0].act + transit - e->mem_limit) /
-                                               act_layer - 1e-9)
-                                        : 1.0;
+            double need = a[0] > 0 ? ceil((state[0] + st[0].act + transit - e->mem_limit) /
+                                          a[0] - 1e-9)
+                                   : 1.0;
             x->off = (int)fmax(1.0, fmin(need, most));
         }
         int k = x->off < most ? x->off : most;
-        st[0].act = fmax(st[0].act - act_layer * k + transit, 0.0);
+        /* the first k layers: a mixed model's dense ones first */
+        double ke = cc_model_moe(m) ? (double)cc_model_expert_layers_in(m, 0, k) : 0.0;
+        double bytes = mix(k, ke, act[0], act[1]);
+        st[0].act = fmax(st[0].act - bytes + transit, 0.0);
         e->off = x->off;
-        e->off_bytes = act_layer * k;
+        e->off_bytes = bytes;
     }
     double best = -1;
     for (int i = 0; i < nst; i++) {
@@ -692,25 +764,31 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * layer whose activations are kept (forward, backward: 3 passes), [1] one recomputed
      * whole (a second forward) */
     const struct cc_model *mr = &x->mr; /* K/V heads as one rank holds them */
-    double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mr, mb, s_loc, tp, sp) / hbm;
     int use[2] = {x->rc != CC_RC_FULL, x->rc == CC_RC_FULL || x->rc == CC_RC_BLOCK};
-    /* with experts the tensor-parallel MLP is the shared expert's (if any), and the routed
+    /* [0] an expert layer (every layer of a dense model), [1] a mixed model's dense layer;
+     * with experts the tensor-parallel MLP is the shared expert's (if any), and the routed
      * experts and the router come beside it */
-    struct cc_model mlp = *mr;
+    struct cc_model mlp[2] = {*mr, x->md};
     if (cc_model_moe(m))
-        mlp.ffn = m->shared_ffn;
-    double t_layer[2] = {
-        use[0] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 1,
-                                    x->rc == CC_RC_SELECTIVE) +
-                     cc_expert_gemm_time(mr, mb, s_loc, tp, x->ep, rate, sms, 1) + 3.0 * traffic
-               : 0.0,
-        use[1] ? cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
-                     cc_expert_gemm_time(mr, mb, s_loc, tp, x->ep, rate, sms, 2) + 4.0 * traffic
-               : 0.0};
+        mlp[0].ffn = m->shared_ffn;
+    double t_layer[2][2];
+    for (int k = 0; k < 2; k++) {
+        const struct cc_model *mk = k ? &x->md : mr;
+        double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mk, mb, s_loc, tp, sp) / hbm;
+        t_layer[k][0] = use[0] ? cc_layer_gemm_time(&mlp[k], mb, s_loc, tp, rate, rate_attn, sms, 1,
+                                                    x->rc == CC_RC_SELECTIVE) +
+                                     cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1) +
+                                     3.0 * traffic
+                               : 0.0;
+        t_layer[k][1] = use[1] ? cc_layer_gemm_time(&mlp[k], mb, s_loc, tp, rate, rate_attn, sms, 2, 0) +
+                                     cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 2) +
+                                     4.0 * traffic
+                               : 0.0;
+    }
     double t_logit = cc_logit_gemm_time(mr, mb, s_loc, tp, rate16, sms) +
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
-    double tp_layer[2] = {0, 0}, cp_layer[2] = {0, 0}, ep_layer[2] = {0, 0};
+    double tp_layer[2][2] = {{0, 0}, {0, 0}}, cp_layer[2] = {0, 0}, ep_layer[2] = {0, 0};
     if (x->ep > 1) {
         /* the routed tokens go to their experts' GPUs and come back (dispatch and combine,
          * all-to-all over the ep group), in the forward pass, the backward pass and a
@@ -729,9 +807,11 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         /* per pass, a pair around the attention and one around the MLP; with experts (expert
          * tensor parallelism 1) the router and the experts work on the rank's own tokens and
          * only a shared expert, split over tp, gathers and scatters */
-        double pairs = cc_model_moe(m) && m->shared_ffn == 0 ? 1.0 : 2.0;
-        tp_layer[0] = 2.0 * pairs * one; /* forward and backward */
-        tp_layer[1] = 3.0 * pairs * one; /* and the recomputed forward */
+        for (int k = 0; k < 2; k++) { /* [1]: a dense layer's two pairs */
+            double pairs = !k && cc_model_moe(m) && m->shared_ffn == 0 ? 1.0 : 2.0;
+            tp_layer[k][0] = 2.0 * pairs * one; /* forward and backward */
+            tp_layer[k][1] = 3.0 * pairs * one; /* and the recomputed forward */
+        }
         /* outside the layers (not recomputed): the vocabulary-parallel embedding sums the tp
          * ranks' lookups (an all-reduce; with sequence parallelism a reduce-scatter, and an
          * all-gather of its gradient; with learned positions Megatron-Core all-reduces before
@@ -748,13 +828,14 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         if (sp && hb->tp_overlap) {
             /* pipelined with the linear layers beside them: only what outlasts those GEMMs
              * shows, and never less than one of the tp chunks */
-            for (int k = 0; k < 2; k++) {
-                if (!use[k])
-                    continue;
-                double lin = cc_layer_gemm_time(&mlp, mb, s_loc, tp, rate, INFINITY, sms, k + 1,
-                                                0); /* the tensor-parallel GEMMs only */
-                tp_layer[k] = fmax(tp_layer[k] - lin, tp_layer[k] / tp);
-            }
+            for (int j = 0; j < 2; j++)
+                for (int k = 0; k < 2; k++) {
+                    if (!use[k])
+                        continue;
+                    double lin = cc_layer_gemm_time(&mlp[j], mb, s_loc, tp, rate, INFINITY, sms,
+                                                    k + 1, 0); /* the tensor-parallel GEMMs only */
+                    tp_layer[j][k] = fmax(tp_layer[j][k] - lin, tp_layer[j][k] / tp);
+                }
         }
     }
     if (cp > 1) {
@@ -788,13 +869,21 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
      * the last (logits); each adds its weight gradients into the buffer once per micro-batch
      * unless the GEMM accumulates in place */
-    struct { double layers, extra, tp, params, pe; } st[3] = {
-        {x->Lf, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0), x->p_first,
-         x->pe_first},
-        {x->Ll, t_logit, tp_output, x->p_last, x->pe_last},
-        {x->Lm, 0.0, 0.0, x->p_mid, x->pe_mid},
+    struct { double layers, experts, extra, tp, params, pe; } st[3] = {
+        {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
+         x->p_first, x->pe_first},
+        {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last},
+        {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid},
     };
     int nst = stages_evaluated(pp);
+    /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
+     * place them; else all or none) */
+    double RE[3] = {-1.0, -1.0, -1.0}, unused;
+    if (cc_model_mixed(m)) {
+        const int r[3] = {0, pp - 1, x->mid_r};
+        for (int i = 0; i < nst; i++)
+            stage_experts(x, r[i], &unused, &RE[i]);
+    }
     double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
     double passes = 3.0, ep_hide = 0.0;
     /* combined 1F1B (--ep-overlap): the forward of one micro-batch and the backward of
@@ -810,11 +899,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     for (int i = 0; i < nst; i++) {
         double L = st[i].layers, R = recomputed_layers(x, L), K = L - R;
-        double ci = K * t_layer[0] + R * t_layer[1] + st[i].extra +
+        double Re = RE[i] >= 0.0 ? fmin(RE[i], fmin(R, st[i].experts))
+                    : st[i].experts > 0.0 ? R : 0.0;
+        double Ke = st[i].experts - Re; /* expert layers kept, recomputed */
+        double ci = mix(K, Ke, t_layer[0][0], t_layer[1][0]) +
+                    mix(R, Re, t_layer[0][1], t_layer[1][1]) + st[i].extra +
                     cc_grad_accum_time(hb, st[i].params, hbm);
-        double ti = K * tp_layer[0] + R * tp_layer[1] + st[i].tp;
+        double ti = mix(K, Ke, tp_layer[0][0], tp_layer[1][0]) +
+                    mix(R, Re, tp_layer[0][1], tp_layer[1][1]) + st[i].tp;
         double ki = K * cp_layer[0] + R * cp_layer[1];
-        double ei = K * ep_layer[0] + R * ep_layer[1];
+        double ei = Ke * ep_layer[0] + Re * ep_layer[1];
         double pi = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         double hi = paired * (fmin(ei / 2.0, ci * (pi - 1.0) / pi) + fmin(ei / 2.0, ci / pi));
         if (ci + ti + ki + ei - hi > slowest) { /* each stage after what it hides */
@@ -993,6 +1087,27 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
             x.split = 0;
     }
     e->layers_first = x.Lf, e->layers_mid = x.Lm, e->layers_last = x.Ll;
+    cc_model_dense_layer(&x.mr, &x.md);
+    x.mid_r = x.pp > 2 ? 1 : 0;
+    if (!cc_model_mixed(m)) { /* every layer alike */
+        int moe = cc_model_moe(m);
+        x.Ef = moe ? x.Lf : 0.0, x.Em = moe ? x.Lm : 0.0, x.El = moe ? x.Ll : 0.0;
+    } else {
+        double unused;
+        stage_experts(&x, 0, &x.Ef, &unused);
+        stage_experts(&x, x.pp - 1, &x.El, &unused);
+        x.Em = x.Ef;
+        for (int r = 1; r < x.pp - 1; r++) { /* the middle stage with the most */
+            double E;
+            stage_experts(&x, r, &E, &unused);
+            if (r == 1 || E > x.Em)
+                x.Em = E, x.mid_r = r;
+        }
+    }
+    /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
+    x.Ef = fmin(x.Ef, x.Lf), x.Em = fmin(x.Em, x.Lm), x.El = fmin(x.El, x.Ll);
+    e->experts_first = x.Ef, e->experts_mid = x.Em, e->experts_last = x.El;
+    e->mid_stage = x.mid_r;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
     x.peak = c->peak_flops[m->prec];

@@ -184,6 +184,11 @@ struct cc_eval {
     int z3_units;          /* ZeRO 3: units gathered per micro-batch on the fullest stage (a
                               layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
+    double experts_first, experts_mid, experts_last; /* of them, layers with experts */
+    int mid_stage;         /* the middle stage costed when pp > 2 (0-based): the second, or
+                              with a mixed model's dense layers the middle one with the most
+                              expert layers (its micro-batches in flight taken as the
+                              second's, the most of any middle stage) */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_ep, t_pp, t_bubble, t_dp, t_opt, t_step;
     double t_ep_hidden;    /* expert all-to-all time hidden behind other micro-batches'

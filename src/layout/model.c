@@ -107,7 +107,8 @@ long long cc_model_key_max(const char *key)
         {"layers", 100000},     {"hidden", 1000000},  {"heads", 1000000},
         {"kv_heads", 1000000},  {"ffn", 100000000},   {"vocab", 100000000},
         {"seq_len", 100000000}, {"global_batch", 1000000000000LL}, {"experts", 100000}, {"head_dim", 100000},
-        {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000}};
+        {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000},
+        {"first_dense_layers", 100000}, {"moe_layer_step", 100000}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -156,6 +157,24 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
     if (cc_model_moe(m) && (m->moe_ffn < 1 || m->shared_ffn < 0)) {
         cc_errbuf(err, errlen, "model '%s': moe_ffn '%d' must be at least 1 and shared_ffn '%d' "
                   "at least 0", m->name, m->moe_ffn, m->shared_ffn);
+        return CC_EINVAL;
+    }
+    if (m->first_dense < 0 || m->moe_step < 0 || m->moe_step > m->layers) {
+        cc_errbuf(err, errlen, "model '%s': first_dense_layers '%d' must be at least 0 and "
+                  "moe_layer_step '%d' from 0 to the %d layers", m->name, m->first_dense,
+                  m->moe_step, m->layers);
+        return CC_EINVAL;
+    }
+    if (!cc_model_moe(m) && (m->first_dense > 0 || m->moe_step > 1)) {
+        cc_errbuf(err, errlen, "model '%s': %s '%d' without experts (a dense model's layers are "
+                  "all dense)", m->name, m->first_dense > 0 ? "first_dense_layers" : "moe_layer_step",
+                  m->first_dense > 0 ? m->first_dense : m->moe_step);
+        return CC_EINVAL;
+    }
+    if (cc_model_moe(m) && cc_model_expert_layers(m) < 1) {
+        cc_errbuf(err, errlen, "model '%s': no layer has experts (first_dense_layers %d, "
+                  "moe_layer_step %d, %d layers; experts 0 for a dense model)", m->name,
+                  m->first_dense, m->moe_step, m->layers);
         return CC_EINVAL;
     }
     return CC_OK;
@@ -308,7 +327,7 @@ static const char *const hf_plain[] = {"gpt2", "gpt_neox", "gptj", "gpt_neo", "o
  * families whose alternating sliding-window or chunked layers the estimate has no form for:
  * Gemma 2 and 3 (and their soft-capped logits), Llama 4 (chunked attention, layers without
  * positions, a shared expert named otherwise). */
-static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", NULL};
+static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "dots1", NULL};
 static const char *const hf_window[] = {"gemma2", "gemma3", "gemma3_text", "llama4",
                                         "llama4_text", NULL};
 static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "gegelu", NULL};
@@ -336,6 +355,66 @@ static int hf_like(json_t *root)
  * (original_max_position_embeddings where a longer one was reached by extension, else
  * max_position_embeddings) up to 8192, or 2048 if the config names none, and the batch is 4M
  * tokens; the source line says so, and --precision, --seq-len, --global-batch set them. */
+/* The layers of a mixture of experts that have a dense MLP instead, as Hugging Face configs
+ * name them: the first k (first_k_dense_replace: DeepSeek, GLM-4.5, dots.llm1, with
+ * DeepSeek's moe_layer_freq 1; ERNIE 4.5's moe_layer_start_index) and every k-th counted from
+ * 1 (decoder_sparse_step: Qwen2-MoE; interleave_moe_layer_step: Llama 4; ERNIE 4.5's
+ * moe_layer_interval). A family's own default where its config leaves the key out. Other
+ * placements are refused by name. */
+static cc_status hf_mixed_layers(json_t *root, const char *type, long long *first,
+                                 long long *step, const char *path, char *err, size_t errlen)
+{
+    static const struct { const char *type; long long first; } defaults[] = {
+        {"deepseek_v3", 3}, {"glm4_moe", 1}, {"ernie4_5_moe", 1}};
+    static const char *const k_first[] = {"first_k_dense_replace", "moe_layer_start_index", NULL};
+    static const char *const k_step[] = {"decoder_sparse_step", "interleave_moe_layer_step",
+                                         "moe_layer_interval", NULL};
+    *first = 0, *step = 0;
+    for (size_t i = 0; type && i < sizeof defaults / sizeof defaults[0]; i++)
+        if (strcmp(type, defaults[i].type) == 0)
+            *first = defaults[i].first;
+    const struct { const char *const *keys; long long *v; } read[] = {{k_first, first},
+                                                                      {k_step, step}};
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; read[r].keys[i]; i++) {
+            json_t *x = json_object_get(root, read[r].keys[i]);
+            if (!x || json_is_null(x))
+                continue;
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > cc_model_key_max("first_dense_layers")) {
+                cc_errbuf(err, errlen, "model spec '%s': \"%s\" must be a whole number from 0 "
+                          "to %lld", path, read[r].keys[i], cc_model_key_max("first_dense_layers"));
+                return CC_EINVAL;
+            }
+            *read[r].v = json_integer_value(x);
+            break;
+        }
+    json_t *freq = json_object_get(root, "moe_layer_freq"); /* DeepSeek: i % freq == 0 */
+    json_t *only = json_object_get(root, "mlp_only_layers"); /* Qwen2-MoE: a list */
+    json_t *end = json_object_get(root, "moe_layer_end_index"); /* ERNIE 4.5 */
+    json_t *layers = json_object_get(root, "num_hidden_layers");
+    const char *bad = freq && !json_is_null(freq) &&
+                              !(json_is_integer(freq) && json_integer_value(freq) == 1)
+                          ? "moe_layer_freq"
+                      : only && !json_is_null(only) &&
+                              !(json_is_array(only) && json_array_size(only) == 0)
+                          ? "mlp_only_layers"
+                      : end && !json_is_null(end) &&
+                              !(json_is_integer(end) &&
+                                (json_integer_value(end) == -1 ||
+                                 (json_is_integer(layers) &&
+                                  json_integer_value(end) == json_integer_value(layers) - 1)))
+                          ? "moe_layer_end_index"
+                          : NULL;
+    if (bad) {
+        cc_errbuf(err, errlen, "model spec '%s': \"%s\" places dense and expert layers in a way "
+                  "not modelled (the first k layers dense, then every k-th layer with experts: "
+                  "first_dense_layers and moe_layer_step in a ccbench spec)", path, bad);
+        return CC_EINVAL;
+    }
+    return CC_OK;
+}
+
 static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, char *err,
                            size_t errlen)
 {
@@ -396,35 +475,20 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
             return CC_EINVAL;
         }
     }
-    long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0;
+    long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0, first_dense = 0, moe_step = 0;
     if (moe > 1) {
         static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
-                                             "moe_top_k", NULL};
+                                             "moe_top_k", "moe_k", NULL};
         static const char *const k_moe_ffn[] = {"moe_intermediate_size", NULL};
         /* a shared expert by its size (Qwen2-MoE, Granite-MoE-shared), or by a count of
          * experts of the routed ones' size (DeepSeek-MoE) */
         static const char *const k_shared[] = {"shared_expert_intermediate_size",
                                                "shared_intermediate_size", NULL};
         static const char *const k_nshared[] = {"n_shared_experts", "num_shared_experts",
-                                                "num_shared_expert", NULL};
-        /* what the estimate has no form for: dense and expert layers mixed, experts kept
-         * in a block of their own */
-        static const char *const mixed[] = {"first_k_dense_replace", "decoder_sparse_step",
-                                            "moe_layer_freq", "interleave_moe_layer_step",
-                                            "mlp_only_layers", NULL};
-        for (int i = 0; mixed[i]; i++) {
-            json_t *x = json_object_get(root, mixed[i]);
-            int dense_only = !x || json_is_null(x) ||
-                             (json_is_array(x) && json_array_size(x) == 0) ||
-                             (json_is_integer(x) &&
-                              json_integer_value(x) == (i == 0 ? 0 : 1));
-            if (!dense_only) {
-                cc_errbuf(err, errlen, "model spec '%s': \"%s\" mixes dense and expert layers; "
-                          "only models whose every layer has experts are modelled", path,
-                          mixed[i]);
-                return CC_EINVAL;
-            }
-        }
+                                                "num_shared_expert", "moe_num_shared_experts",
+                                                NULL};
+        if ((st = hf_mixed_layers(root, type, &first_dense, &moe_step, path, err, errlen)))
+            return st;
         if (json_is_object(ffc)) {
             cc_errbuf(err, errlen, "model spec '%s': experts described in \"ffn_config\" "
                       "(DBRX) are not read; write a ccbench spec (docs/layout.md)", path);
@@ -569,11 +633,13 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->vocab = (int)vocab;
     if (hd && hd * heads != hidden)
         m->head_dim = (int)hd; /* queries of another width than the model (Qwen3) */
-    m->qk_norm = list_index(type, hf_qk_norm) >= 0;
+    m->qk_norm = list_index(type, hf_qk_norm) >= 0 ||
+                 json_is_true(json_object_get(root, "use_qk_norm")); /* GLM-4.5 */
     if (moe > 1) {
         m->moe_ffn = moe_ffn ? (int)moe_ffn : m->ffn; /* Mixtral: intermediate_size */
         m->experts = (int)moe, m->topk = (int)topk;
         m->shared_ffn = (int)(shared ? shared : nshared * m->moe_ffn);
+        m->first_dense = (int)first_dense, m->moe_step = (int)moe_step;
     }
     long long win = opos ? opos : pos;
     m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
@@ -582,7 +648,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->mlp = gated ? CC_MLP_SWIGLU : CC_MLP_GELU;
     m->tied_embed = list_index(type, hf_untied) < 0; /* the family's default, unless given */
     m->qkv_bias = type && (strcmp(type, "qwen2") == 0 || /* Qwen2, 2.5 always bias Q, K, V */
-                           strcmp(type, "qwen2_moe") == 0);
+                           strcmp(type, "qwen2_moe") == 0 ||
+                           (strcmp(type, "glm4_moe") == 0 && /* GLM-4.5: Q, K, V, not O */
+                            json_is_true(json_object_get(root, "attention_bias"))));
     static const char *const hf_dropout[] = {"attention_dropout", "hidden_dropout",
                                              "resid_pdrop", "attn_pdrop", "hidden_dropout_prob",
                                              "attention_probs_dropout_prob", "dropout",
@@ -597,11 +665,18 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
         nm = strrchr(nm, '/') + 1; /* a local path's last part */
     snprintf(m->name, sizeof m->name, "%s", nm && nm[0] ? nm : type ? type : "hf-config");
+    /* multi-token prediction (DeepSeek-V3, GLM-4.5): an extra layer and output head that
+     * training may add (Megatron-LM --mtp-num-layers); not costed, and said so */
+    json_t *mtp = json_object_get(root, "num_nextn_predict_layers");
+    char mtp_note[96] = "";
+    if (json_is_integer(mtp) && json_integer_value(mtp) > 0)
+        snprintf(mtp_note, sizeof mtp_note, "; its %lld multi-token-prediction layer%s not costed",
+                 (long long)json_integer_value(mtp), json_integer_value(mtp) > 1 ? "s" : "");
     snprintf(m->source, sizeof m->source,
              "Hugging Face config, %s MLP%s; unless given: bf16, sequence %d (%s), a batch of "
-             "4M tokens; %s", gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
+             "4M tokens%s; %s", gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
              m->seq_len, !win ? "no window in the config" : win > 8192 ? "of a longer window"
-                                                                     : "its window", path);
+                                                                     : "its window", mtp_note, path);
     return CC_OK;
 }
 
@@ -613,7 +688,8 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
 {
     static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
                                         "mlp", "tied_embeddings", "experts", "topk",
-                                        "moe_ffn", "shared_ffn", "head_dim", "qk_norm", NULL};
+                                        "moe_ffn", "shared_ffn", "head_dim", "qk_norm",
+                                        "first_dense_layers", "moe_layer_step", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
@@ -621,10 +697,10 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
         return;
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
                        m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn,
-                       m->head_dim, m->qk_norm};
+                       m->head_dim, m->qk_norm, m->first_dense, m->moe_step};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
                        p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn, p.head_dim,
-                       p.qk_norm};
+                       p.qk_norm, p.first_dense, p.moe_step};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -649,7 +725,8 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "precision", "optimizer", "recompute", "mlp",
                                         "flash_attention", "tied_embeddings", "rope_theta",
                                         "dropout", "experts", "topk", "moe_ffn", "shared_ffn",
-                                        "head_dim", "qk_norm", NULL};
+                                        "head_dim", "qk_norm", "first_dense_layers",
+                                        "moe_layer_step", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -789,14 +866,17 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     static const char *const spec_dropout[] = {"dropout", NULL};
     if ((st = get_dropout(root, spec_dropout, &m->dropout, path, err, errlen)))
         goto done;
-    /* experts: all four optional; moe_ffn defaults to ffn, topk is needed with experts */
-    static const char *const moe_keys[] = {"experts", "topk", "moe_ffn", "shared_ffn"};
-    int *moe_ptr[] = {&m->experts, &m->topk, &m->moe_ffn, &m->shared_ffn};
-    for (int i = 0; i < 4; i++) {
+    /* experts: all optional; moe_ffn defaults to ffn, topk is needed with experts */
+    static const char *const moe_keys[] = {"experts", "topk", "moe_ffn", "shared_ffn",
+                                           "first_dense_layers", "moe_layer_step"};
+    int *moe_ptr[] = {&m->experts, &m->topk, &m->moe_ffn, &m->shared_ffn, &m->first_dense,
+                      &m->moe_step};
+    for (int i = 0; i < 6; i++) {
         long long mv = *moe_ptr[i];
         if ((st = get_int(root, moe_keys[i], &mv, path, err, errlen)) != CC_OK)
             goto done;
-        int lo = i == 0 || i == 3 ? 0 : 1; /* experts 0: dense; shared_ffn 0: none */
+        int lo = i == 1 || i == 2 ? 1 : 0; /* experts 0: dense; shared_ffn 0: none; no
+                                              dense layers; 0 or 1: every layer */
         if (json_object_get(root, moe_keys[i]) &&
             (mv < lo || mv > cc_model_key_max(moe_keys[i]))) {
             cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range (%d to "
@@ -814,15 +894,15 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
-    for (int i = 1; i < 4 && m->experts == 0; i++)
-        if (json_integer_value(json_object_get(root, moe_keys[i])) > 0) {
+    for (int i = 1; i < 6 && m->experts == 0; i++)
+        if (json_integer_value(json_object_get(root, moe_keys[i])) > (i == 5 ? 1 : 0)) {
             cc_errbuf(err, errlen, "model spec '%s': \"%s\" without experts (\"experts\" "
                       "0 or absent: a dense model)", path, moe_keys[i]);
             st = CC_EINVAL;
             goto done;
         }
     if (m->experts == 0) /* a dense model, whatever a preset's experts were */
-        m->topk = m->moe_ffn = m->shared_ffn = 0;
+        m->topk = m->moe_ffn = m->shared_ffn = m->first_dense = m->moe_step = 0;
     long long hdv = m->head_dim;
     if ((st = get_int(root, "head_dim", &hdv, path, err, errlen)) != CC_OK)
         goto done;
@@ -867,6 +947,72 @@ static double kv_dim(const struct cc_model *m)
 int cc_model_moe(const struct cc_model *m)
 {
     return m->experts >= 2;
+}
+
+long long cc_model_expert_layers_in(const struct cc_model *m, long long lo, long long hi)
+{
+    if (!cc_model_moe(m))
+        return 0;
+    if (lo < m->first_dense)
+        lo = m->first_dense;
+    if (hi > m->layers)
+        hi = m->layers;
+    if (lo >= hi)
+        return 0;
+    long long k = m->moe_step > 1 ? m->moe_step : 1;
+    return hi / k - lo / k; /* i + 1 in [lo + 1, hi] a multiple of k */
+}
+
+long long cc_model_expert_layers(const struct cc_model *m)
+{
+    return cc_model_expert_layers_in(m, 0, m->layers);
+}
+
+int cc_model_mixed(const struct cc_model *m)
+{
+    return cc_model_moe(m) && cc_model_expert_layers(m) < m->layers;
+}
+
+void cc_model_dense_layer(const struct cc_model *m, struct cc_model *dense)
+{
+    *dense = *m;
+    dense->experts = dense->topk = dense->moe_ffn = dense->shared_ffn = 0;
+    dense->first_dense = dense->moe_step = 0;
+    dense->route_skew = 0.0;
+}
+
+const char *cc_model_moe_pattern(const struct cc_model *m, char *buf, size_t len)
+{
+    long long l = m->layers, k = m->moe_step > 1 ? m->moe_step : 1;
+    if (!cc_model_mixed(m)) {
+        snprintf(buf, len, "1");
+        return buf;
+    }
+    /* dense up to the first expert layer, then periods of an expert layer and k-1 dense */
+    long long first = m->first_dense;
+    while (first < l && (first + 1) % k)
+        first++;
+    long long n = (l - first) / k, r = (l - first) % k;
+    size_t o = 0;
+#define PAT(...) (o += (size_t)snprintf(buf + (o < len ? o : len), o < len ? len - o : 0, __VA_ARGS__))
+    if (first == k - 1 && l % k == 0) { /* periods of k-1 dense and an expert layer */
+        PAT("([0]*%lld+[1])*%lld", k - 1, l / k);
+        return buf;
+    }
+    PAT("(");
+    if (first > 0)
+        PAT("[0]*%lld", first);
+    if (n > 0 && k > 1)
+        PAT("%s([1]+[0]*%lld)*%lld", first > 0 ? "+" : "", k - 1, n);
+    else if (n > 0)
+        PAT("%s[1]*%lld", first > 0 ? "+" : "", n);
+    if (r > 1) /* an expert layer and r-1 dense at the end */
+        PAT("+[1]+[0]*%lld", r - 1);
+    else if (r == 1)
+        PAT("+[1]");
+    PAT(")");
+#undef PAT
+    return buf;
 }
 
 double cc_model_route_skew(const struct cc_model *m)
@@ -938,16 +1084,41 @@ double cc_model_embed_params(const struct cc_model *m)
     return e;
 }
 
+/* Sum of a per-layer count over the model's layers: the expert layers' and the dense ones'. */
+static double over_layers(const struct cc_model *m, double (*per_layer)(const struct cc_model *))
+{
+    struct cc_model d;
+    long long ne = cc_model_expert_layers(m);
+    cc_model_dense_layer(m, &d);
+    return (ne ? ne * per_layer(m) : 0.0) + (m->layers - ne ? (m->layers - ne) * per_layer(&d) : 0.0);
+}
+
+/* Forward FLOPs of the layers for b sequences: the expert layers' and the dense ones'. */
+static double layers_fwd_flops(const struct cc_model *m, double b)
+{
+    struct cc_model d;
+    long long ne = cc_model_expert_layers(m);
+    cc_model_dense_layer(m, &d);
+    return (ne ? ne * cc_model_layer_fwd_flops(m, b) : 0.0) +
+           (m->layers - ne ? (m->layers - ne) * cc_model_layer_fwd_flops(&d, b) : 0.0);
+}
+
+/* The matrices of a layer that Megatron-LM's FLOP count sees: all but the router. */
+static double megatron_layer_params(const struct cc_model *m)
+{
+    return cc_model_layer_matmul_params(m) - (cc_model_moe(m) ? (double)m->hidden * m->experts : 0.0);
+}
+
 double cc_model_params(const struct cc_model *m)
 {
-    return m->layers * cc_model_layer_params(m) + cc_model_embed_params(m) +
+    return over_layers(m, cc_model_layer_params) + cc_model_embed_params(m) +
            (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) + cc_model_final_norm_params(m);
 }
 
 double cc_model_active_params(const struct cc_model *m)
 {
     double idle = cc_model_moe(m) ? 1.0 - (double)m->topk / m->experts : 0.0;
-    return cc_model_params(m) - m->layers * cc_model_layer_expert_params(m) * idle;
+    return cc_model_params(m) - cc_model_expert_layers(m) * cc_model_layer_expert_params(m) * idle;
 }
 
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
@@ -964,7 +1135,7 @@ double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
 double cc_model_step_flops(const struct cc_model *m)
 {
     double B = (double)m->global_batch;
-    return 3.0 * (m->layers * cc_model_layer_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
+    return 3.0 * (layers_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
 }
 
 int cc_model_padded_vocab(const struct cc_model *m, long long unit)
@@ -979,9 +1150,8 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
 {
     double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
     double Vp = cc_model_padded_vocab(m, vocab_unit);
-    /* Megatron-LM's count leaves out the router (h x experts per layer) */
-    double router = cc_model_moe(m) ? h * m->experts : 0.0;
-    return 6.0 * B * s * (m->layers * (cc_model_layer_matmul_params(m) - router) + h * Vp) +
+    /* Megatron-LM's count leaves out the router (h x experts per expert layer) */
+    return 6.0 * B * s * (over_layers(m, megatron_layer_params) + h * Vp) +
            6.0 * B * s * s * cc_model_q_dim(m) * m->layers;
 }
 
@@ -990,7 +1160,7 @@ double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
     double B = (double)m->global_batch, s = m->seq_len;
     double f = cc_model_step_flops(m);
     if (rc == CC_RC_FULL)
-        f += m->layers * cc_model_layer_fwd_flops(m, B);
+        f += layers_fwd_flops(m, B);
     else if (rc == CC_RC_SELECTIVE)
         f += m->layers * 4.0 * B * s * s * cc_model_q_dim(m);
     return f;

@@ -65,6 +65,13 @@ struct cc_model {
                              set it apart: the queries are then heads x head_dim wide */
     int qk_norm;          /* 1: queries and keys normalised per head (Qwen3; Megatron-LM
                              --qk-layernorm): 2 x head_dim parameters a layer */
+    /* Layers without experts in a mixture of experts (0 and 0: every layer has them): the
+     * first first_dense layers (DeepSeek-V3's 3, GLM-4.5's 3), and with moe_step k > 1 of
+     * the rest only every k-th layer counted from 1 has experts (layer index i with
+     * (i + 1) % k == 0: Qwen2-MoE's decoder_sparse_step, Llama 4's interleave_moe_layer_step).
+     * A layer without experts has a dense MLP of size ffn. */
+    int first_dense;
+    int moe_step;
     double route_skew;    /* costing only, not the model: the routed tokens of the busiest
                              expert-parallel rank over its balanced share (habits'
                              moe_imbalance where ep > 1, then the capacity factor); 0 or 1:
@@ -85,6 +92,21 @@ double cc_model_route_skew(const struct cc_model *m);
 /* Parameters of one layer's routed experts (all of them: what expert parallelism divides):
  * experts x (3 or 2 matrices) x h x moe_ffn. 0 for a dense model. */
 double cc_model_layer_expert_params(const struct cc_model *m);
+
+/* Layers with experts among layer indexes [lo, hi) (0-based; clamped to the model's): a
+ * closed form of first_dense and moe_step. 0 for a dense model. */
+long long cc_model_expert_layers_in(const struct cc_model *m, long long lo, long long hi);
+/* Layers with experts in the whole model (layers for a mixture whose every layer has them). */
+long long cc_model_expert_layers(const struct cc_model *m);
+/* Whether some layers of a mixture of experts have a dense MLP instead (first_dense, moe_step). */
+int cc_model_mixed(const struct cc_model *m);
+/* The model's dense layer: m without experts (its MLP of size ffn), everything else kept; for a
+ * dense model m itself. The per-layer counts below describe an expert layer when given a
+ * mixture; give them this for its dense layers. */
+void cc_model_dense_layer(const struct cc_model *m, struct cc_model *dense);
+/* Megatron-LM's --moe-layer-freq pattern of a mixed model, as a Python list expression
+ * ("([0]*3+[1]*58)"), into buf; "1" when every layer has experts. */
+const char *cc_model_moe_pattern(const struct cc_model *m, char *buf, size_t len);
 
 /* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */
 int cc_model_dropout(const struct cc_model *m);
@@ -122,7 +144,7 @@ double cc_model_final_norm_params(const struct cc_model *m);
 double cc_model_layer_matmul_params(const struct cc_model *m);
 /* Embedding parameters: V*h (+ s*h learned positions for gelu models). */
 double cc_model_embed_params(const struct cc_model *m);
-/* Whole model: l layers, embedding, untied output layer, final norm. */
+/* Whole model: l layers (expert and dense ones), embedding, untied output layer, final norm. */
 double cc_model_params(const struct cc_model *m);
 
 /* Parameters one token meets: the whole model less the routed experts it does not go to

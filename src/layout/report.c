@@ -68,7 +68,7 @@ static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
-    char moe[128] = "", shared[32] = "", hd[48] = "";
+    char moe[192] = "", shared[32] = "", hd[48] = "", dense[64] = "";
     if (m->head_dim > 0)
         snprintf(hd, sizeof hd, " hd=%d", m->head_dim);
     if (m->qk_norm)
@@ -76,8 +76,11 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
     if (cc_model_moe(m)) {
         if (m->shared_ffn > 0)
             snprintf(shared, sizeof shared, ", shared %d", m->shared_ffn);
-        snprintf(moe, sizeof moe, " (%.1fB active), %d experts of ffn %d%s, top %d",
-                 cc_model_active_params(m) / 1e9, m->experts, m->moe_ffn, shared, m->topk);
+        if (cc_model_mixed(m)) /* ffn= below is then the dense layers' MLP */
+            snprintf(dense, sizeof dense, " in %lld of the layers (the others dense)",
+                     cc_model_expert_layers(m));
+        snprintf(moe, sizeof moe, " (%.1fB active), %d experts of ffn %d%s, top %d%s",
+                 cc_model_active_params(m) / 1e9, m->experts, m->moe_ffn, shared, m->topk, dense);
     }
     fprintf(out, "# model   %s: %.1fB parameters%s, l=%d h=%d a=%d kv=%d%s ffn=%d V=%d s=%d, "
                  "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, moe, m->layers,
@@ -310,6 +313,23 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
                      "first %g, middle %g, last %g (embedding and loss count as one layer)\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last);
+    if (cc_model_mixed(m) && l->pp == 1)
+        fprintf(out, "layers with experts %g of %g, the first %d and %s dense (MLP of ffn %d)\n",
+                e->experts_first, e->layers_first, m->first_dense,
+                m->moe_step > 1 ? "those between every moe_layer_step-th" : "no others", m->ffn);
+    else if (cc_model_mixed(m)) {
+        char mid[64] = "";
+        if (l->pp > 2)
+            snprintf(mid, sizeof mid, ", stage %d %g of %g", e->mid_stage, e->experts_mid,
+                     e->layers_mid);
+        fprintf(out, "layers with experts per stage: first %g of %g%s, last %g of %g; the "
+                     "others dense (MLP of ffn %d)\n", e->experts_first, e->layers_first, mid,
+                e->experts_last, e->layers_last, m->ffn);
+    }
+    if (cc_model_mixed(m) && l->pp > 2 && e->mid_stage != 1)
+        fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
+                     "most expert layers, with the second's micro-batches in flight\n",
+                e->mid_stage, l->pp);
     if (e->vocab > m->vocab)
         fprintf(out, "vocabulary %d padded to %d (%d rows per tp rank)\n", m->vocab, e->vocab,
                 e->vocab / l->tp);
@@ -550,6 +570,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             m->topk, m->moe_ffn);
         if (m->shared_ffn > 0)
             PUT(" --moe-shared-expert-intermediate-size %d", m->shared_ffn);
+        if (cc_model_mixed(m)) { /* which layers have experts; the others an ffn MLP */
+            char pat[128];
+            PUT(" --moe-layer-freq '%s'", cc_model_moe_pattern(m, pat, sizeof pat));
+        }
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size 1 "
             "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
             cc_layout_ep(l));
@@ -833,6 +857,9 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
+    json_object_set_new(lay, "expert_layers_per_stage",
+                        json_pack("[fff]", e->experts_first, e->experts_mid, e->experts_last));
+    json_object_set_new(lay, "middle_stage", l->pp > 2 ? json_integer(e->mid_stage) : json_null());
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
     json_object_set_new(lay, "zero3_units", json_integer(e->z3_units));
     json_object_set_new(lay, "padded_vocab", json_integer(e->vocab));
@@ -900,6 +927,9 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "topk", json_integer(cc_model_moe(m) ? m->topk : 0));
     json_object_set_new(mo, "moe_ffn", json_integer(cc_model_moe(m) ? m->moe_ffn : 0));
     json_object_set_new(mo, "shared_ffn", json_integer(cc_model_moe(m) ? m->shared_ffn : 0));
+    json_object_set_new(mo, "first_dense_layers", json_integer(m->first_dense));
+    json_object_set_new(mo, "moe_layer_step", json_integer(m->moe_step > 1 ? m->moe_step : 1));
+    json_object_set_new(mo, "expert_layers", json_integer(cc_model_expert_layers(m)));
     json_object_set_new(mo, "vocab", json_integer(m->vocab));
     json_object_set_new(mo, "seq_len", json_integer(m->seq_len));
     json_object_set_new(mo, "global_batch", json_integer(m->global_batch));

@@ -580,7 +580,65 @@ refuse "-x ep=0" "ep needs an integer from 1" -m "$T/hf-moe.json" -g 64 -x ep=0
 printf '{"model_type":"deepseek_v3","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432}\n' >"$out/dsv3.json"
 refuse "DeepSeek-V3 config (latent attention)" "multi-head latent attention" -m "$out/dsv3.json" -g 512
 printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
-refuse "dense and expert layers mixed (decoder_sparse_step 2)" "mixes dense and expert layers" -m "$out/mixed.json" -g 64
+# dense and expert layers mixed: Qwen2-MoE's every 2nd layer with experts
+"$CCBENCH" layout -m "$out/mixed.json" -g 64 -k 1 >"$out/mx" 2>&1 &&
+    grep -q "top 4 in 12 of the layers (the others dense)" "$out/mx" &&
+    grep -q -- "--moe-layer-freq '(\[0\]\*1+\[1\])\*12'" "$out/mx"
+ok $? "decoder_sparse_step 2: 12 of 24 layers with experts, Megatron-LM's pattern" "$(head -1 "$out/mx"; grep -o -- "--moe-layer-freq [^ ]*" "$out/mx" | head -1)"
+# the first layers dense (GLM-4.5's shape): header, --explain per stage, the pattern as
+# Python reads it (what Megatron-LM's --moe-layer-freq evaluates), the JSON
+"$CCBENCH" layout -m "$T/hf-glm4-moe.json" -g 256 --gpu-model h100-sxm --seq-len 4096 --global-batch 1024 -k 1 --explain tp=4,pp=4,dp=16,mb=1,ep=16,zero=1,sp=1,rc=none >"$out/glm" 2>&1 &&
+    grep -q "^# model   glm4_moe: 352.8B parameters (33.6B active), 160 experts of ffn 1536, shared 1536, top 8 in 89 of the layers (the others dense), .* ffn=12288" "$out/glm" &&
+    grep -q "its 1 multi-token-prediction layer not costed" "$out/glm" &&
+    grep -q "^layers with experts per stage: first 20 of 23, stage 1 23 of 23, last 23 of 23; the others dense (MLP of ffn 12288)$" "$out/glm" &&
+    grep -q -- "--ffn-hidden-size 12288 .*--add-qkv-bias\|--add-qkv-bias.*--ffn-hidden-size 12288" "$out/glm"
+ok $? "GLM-4.5-shaped config: 3 dense layers first, shown per stage" "$(head -1 "$out/glm"; grep "^layers with" "$out/glm")"
+"$CCBENCH" layout -m "$T/hf-glm4-moe.json" -g 256 --gpu-model h100-sxm -k 1 --json >"$out/glmj" 2>&1 &&
+    python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m, t = d["model"], d["top"][0]
+assert m["first_dense_layers"] == 3 and m["expert_layers"] == 89 and m["moe_layer_step"] == 1, m
+pat = re.search(r"--moe-layer-freq \x27([^\x27]*)\x27", t["megatron_args"]).group(1)
+p = eval(pat)  # what Megatron-LM does with it
+assert p == [0] * 3 + [1] * 89, p
+lay = t["layout"]
+pp = lay["pp"]
+e = lay["expert_layers_per_stage"]
+assert len(e) == 3 and e[0] <= lay["layers_per_stage"][0] and (pp < 3) == (lay["middle_stage"] is None), lay
+' "$out/glmj"
+ok $? "... JSON: dense and expert layer counts, Megatron-LM's pattern evaluates to 3 dense + 89" "$(head -c 300 "$out/glmj")"
+sed 's/"decoder_sparse_step":2/"decoder_sparse_step":3/; s/"num_hidden_layers":24/"num_hidden_layers":26/' "$out/mixed.json" >"$out/mixed3.json"
+"$CCBENCH" layout -m "$out/mixed3.json" -g 64 -k 1 --json >"$out/mx3" 2>&1 &&
+    python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+pat = re.search(r"--moe-layer-freq \x27([^\x27]*)\x27", d["top"][0]["megatron_args"]).group(1)
+assert eval(pat) == [1 if (i + 1) % 3 == 0 else 0 for i in range(26)], pat
+' "$out/mx3"
+ok $? "every 3rd of 26 layers: the pattern evaluates to the layers with experts" "$(grep -o -- "--moe-layer-freq [^ ]*" "$out/mx3" | head -1)"
+sed 's/"decoder_sparse_step":2/"decoder_sparse_step":2,"mlp_only_layers":[5]/' "$out/mixed.json" >"$out/mlponly.json"
+refuse "mlp_only_layers [5]" '"mlp_only_layers" places dense and expert layers in a way not modelled' -m "$out/mlponly.json" -g 64
+printf '{"model_type":"deepseek","hidden_size":2048,"num_hidden_layers":28,"num_attention_heads":16,"vocab_size":102400,"n_routed_experts":64,"num_experts_per_tok":6,"moe_intermediate_size":1408,"intermediate_size":10944,"first_k_dense_replace":1,"moe_layer_freq":2}\n' >"$out/dsfreq.json"
+refuse "DeepSeek moe_layer_freq 2" '"moe_layer_freq" places dense and expert layers' -m "$out/dsfreq.json" -g 16
+sed 's/"moe_layer_freq":2/"moe_layer_freq":1/; s/"first_k_dense_replace":1/"first_k_dense_replace":28/' "$out/dsfreq.json" >"$out/dsall.json"
+refuse "first_k_dense_replace = the layers" "no layer has experts (first_dense_layers 28" -m "$out/dsall.json" -g 16
+sed 's/"first_k_dense_replace":1/"first_k_dense_replace":-1/' "$out/dsfreq.json" >"$out/dsneg.json"
+refuse "first_k_dense_replace -1" '"first_k_dense_replace" must be a whole number from 0 to 100000' -m "$out/dsneg.json" -g 16
+printf '{"model_type":"ernie4_5_moe","hidden_size":2560,"num_hidden_layers":28,"num_attention_heads":20,"num_key_value_heads":4,"vocab_size":103424,"moe_num_experts":64,"moe_k":6,"moe_intermediate_size":1536,"intermediate_size":12288,"moe_num_shared_experts":2,"moe_layer_end_index":20}\n' >"$out/ernie.json"
+refuse "ERNIE moe_layer_end_index before the last layer" '"moe_layer_end_index" places dense and expert layers' -m "$out/ernie.json" -g 16
+sed 's/"moe_layer_end_index":20/"moe_layer_end_index":27/' "$out/ernie.json" >"$out/ernie27.json"
+"$CCBENCH" layout -m "$out/ernie27.json" -g 16 -k 1 >"$out/er" 2>&1 &&
+    grep -q "64 experts of ffn 1536, shared 3072, top 6 in 27 of the layers" "$out/er"
+ok $? "ERNIE 4.5 config: its default first dense layer, 2 shared experts" "$(head -1 "$out/er")"
+printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"first_dense_layers":1}\n' >"$out/fdd.json"
+refuse "spec: first_dense_layers without experts" '"first_dense_layers" without experts' -m "$out/fdd.json" -g 8
+printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"experts":8,"topk":2,"moe_layer_step":5}\n' >"$out/mls.json"
+refuse "spec: moe_layer_step above the layers" "moe_layer_step '5' from 0 to the 4 layers" -m "$out/mls.json" -g 8
+printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"experts":8,"topk":2,"first_dense_layers":2,"moe_layer_step":2}\n' >"$out/mls2.json"
+"$CCBENCH" layout -m "$out/mls2.json" -g 8 -k 1 >"$out/m2" 2>&1 &&
+    grep -q "top 2 in 1 of the layers (the others dense)" "$out/m2"
+ok $? "spec: first 2 dense, then every 2nd: layer 4 alone has experts" "$(head -1 "$out/m2")"
 sed 's/"decoder_sparse_step":2/"decoder_sparse_step":1/' "$out/mixed.json" >"$out/qwen2moe.json"
 "$CCBENCH" layout -m "$out/qwen2moe.json" -g 16 -k 1 >"$out/q2" 2>&1 &&
     grep -q "60 experts of ffn 1408, shared 5632, top 4" "$out/q2" &&

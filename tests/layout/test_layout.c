@@ -2410,6 +2410,141 @@ static void test_ties(void)
     cc_search_free(&s);
 }
 
+/* A mixture of experts whose first layers (or all but every k-th) have a dense MLP: counts,
+ * the Hugging Face keys, Megatron-LM's pattern, and each pipeline stage costed by its own
+ * layers. */
+static void test_moe_mixed(void)
+{
+    struct cc_model m, x, d, a;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    char p[512], err[256], pat[128];
+    /* shaped as GLM-4.5's config.json (values as recalled, not re-read here): 92 layers, the
+     * first 3 dense (MLP 12288), 89 with 160 experts of 1536, top 8, one shared expert;
+     * h 5120, 96 heads of 128, 8 KV heads, Q/K/V biases, QK norm, vocabulary 151552 */
+    path(p, sizeof p, "hf-glm4-moe.json");
+    is_int(cc_model_load(p, &m, err, sizeof err), CC_OK, "GLM-4.5-shaped config read %s", err);
+    ok(m.first_dense == 3 && m.moe_step == 0 && m.experts == 160 && m.topk == 8 &&
+       m.moe_ffn == 1536 && m.shared_ffn == 1536 && m.ffn == 12288 && m.qk_norm && m.qkv_bias,
+       "... 3 dense layers first, 160 experts of 1536 (one shared), QK norm, Q/K/V biases");
+    ok(strstr(m.source, "1 multi-token-prediction layer not costed") != NULL,
+       "... its multi-token-prediction layer said to be left out");
+    ok(cc_model_mixed(&m) && cc_model_expert_layers(&m) == 89, "... 89 layers with experts");
+    /* per layer: attention 2*5120*12288 + 2*5120*1024 = 136,314,880; Q/K/V biases 14,336,
+     * RMSNorms 10,240, QK norms 256; a dense layer's MLP 3*5120*12288 = 188,743,680:
+     * 325,083,392; an expert layer's 160 experts 3,774,873,600, shared 23,592,960, router
+     * 819,200: 3,935,625,472. 3 + 89 of them + untied 2*151552*5120 + final norm 5120 =
+     * 352,797,814,784; 152 of 160 experts idle in 89 layers: 33,632,251,904 active */
+    is_near(cc_model_params(&m), 352797814784.0, 0, "... 352,797,814,784 parameters");
+    is_near(cc_model_active_params(&m), 33632251904.0, 0, "... 33,632,251,904 active");
+    /* Megatron-LM's count: 3 dense layers' matrices 325,058,560, 89 expert layers' a token
+     * meets (no router) 136,314,880 + 8 x 23,592,960 + 23,592,960 = 348,651,520 */
+    REL(cc_model_megatron_log_flops(&m, 128),
+        6.0 * m.global_batch * 8192 * (3.0 * 325058560 + 89.0 * 348651520 + 5120.0 * 151552) +
+            6.0 * m.global_batch * 8192.0 * 8192 * 12288 * 92, 1e-12,
+        "Megatron-LM's FLOPs: the dense layers' MLP and the expert layers' routed experts");
+    ok(strcmp(cc_model_moe_pattern(&m, pat, sizeof pat), "([0]*3+[1]*89)") == 0,
+       "--moe-layer-freq ([0]*3+[1]*89) ('%s')", pat);
+
+    /* the closed form against counting, every range of 12 layers, first 0-5, step 0-4 */
+    x = m;
+    x.layers = 12;
+    int bad = 0;
+    for (int f = 0; f <= 5; f++)
+        for (int k = 0; k <= 4; k++) {
+            x.first_dense = f, x.moe_step = k;
+            for (int lo = 0; lo <= 12; lo++)
+                for (int hi = lo; hi <= 12; hi++) {
+                    long long n = 0;
+                    for (int i = lo; i < hi; i++)
+                        n += i >= f && (i + 1) % (k > 1 ? k : 1) == 0;
+                    bad += cc_model_expert_layers_in(&x, lo, hi) != n;
+                }
+        }
+    is_int(bad, 0, "expert layers in every range: the closed form counts as a loop does");
+    x.first_dense = 0, x.moe_step = 2, x.layers = 48;
+    ok(strcmp(cc_model_moe_pattern(&x, pat, sizeof pat), "([0]*1+[1])*24") == 0,
+       "every 2nd layer: ([0]*1+[1])*24 ('%s')", pat);
+    x.layers = 47;
+    ok(strcmp(cc_model_moe_pattern(&x, pat, sizeof pat), "([0]*1+([1]+[0]*1)*23)") == 0,
+       "... of 47: ([0]*1+([1]+[0]*1)*23) ('%s')", pat);
+    x.layers = 48, x.first_dense = 2;
+    ok(strcmp(cc_model_moe_pattern(&x, pat, sizeof pat), "([0]*3+([1]+[0]*1)*22+[1])") == 0,
+       "... after 2 dense: ([0]*3+([1]+[0]*1)*22+[1]) ('%s')", pat);
+    x.first_dense = 1, x.moe_step = 3, x.layers = 10;
+    ok(strcmp(cc_model_moe_pattern(&x, pat, sizeof pat), "([0]*2+([1]+[0]*2)*2+[1]+[0]*1)") == 0,
+       "first dense, then every 3rd: ([0]*2+([1]+[0]*2)*2+[1]+[0]*1) ('%s')", pat);
+
+    /* the engine: 8 layers of h 1024; an expert layer (8 experts of 2048, top 2) does more
+     * than a dense one (MLP 4096) */
+    preset("mixtral-8x7b", &x);
+    x.layers = 8, x.hidden = 1024, x.heads = 8, x.kv_heads = 8, x.ffn = 4096, x.moe_ffn = 2048;
+    x.vocab = 32000, x.seq_len = 1024, x.global_batch = 64, x.batch_tokens = 0;
+    d = x, d.experts = d.topk = d.moe_ffn = d.shared_ffn = 0; /* all dense */
+    a = x;                                                  /* all with experts */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_eval e, ed, ea;
+    /* pp 2 with the first 4 dense: the first stage is the dense model's, the last the
+     * expert model's, in memory to the byte */
+    struct cc_layout l = {1, 2, 8, 1, 1, 1, 0, 1, CC_RC_NONE, 0, 0, 0, 1};
+    x.first_dense = 4;
+    cc_layout_eval(&x, &c, &hb, &l, &e);
+    cc_layout_eval(&d, &c, &hb, &l, &ed);
+    cc_layout_eval(&a, &c, &hb, &l, &ea);
+    ok(e.experts_first == 0 && e.experts_last == 4, "pp 2, first 4 dense: 0 and 4 expert layers "
+       "per stage (%g, %g)", e.experts_first, e.experts_last);
+    REL(e.mem_stages[0], ed.mem_stages[0], 1e-12, "... the first stage holds what the dense "
+        "model's does (%.3f GB)", e.mem_stages[0] / 1e9);
+    REL(e.mem_stages[1], ea.mem_stages[1], 1e-12, "... the last what the expert model's does "
+        "(%.3f GB)", e.mem_stages[1] / 1e9);
+    /* pp 1, expert parallel over 8: each dense layer in place of an expert layer takes the
+     * same time off the step (compute linear in the count) and one layer's all-to-all */
+    struct cc_layout l1 = {1, 1, 16, 1, 1, 1, 0, 1, CC_RC_NONE, 0, 0, 0, 8};
+    double tc[3], te[3];
+    for (int k = 0; k < 3; k++) {
+        x.first_dense = k;
+        cc_layout_eval(&x, &c, &hb, &l1, &e);
+        tc[k] = e.t_compute, te[k] = e.t_ep;
+    }
+    cc_layout_eval(&a, &c, &hb, &l1, &ea);
+    REL(tc[0], ea.t_compute, 1e-12, "no dense layer: the expert model's compute");
+    ok(tc[0] > tc[1] && tc[1] > tc[2], "a dense layer costs less compute than an expert one "
+       "here (%.4f, %.4f, %.4f s)", tc[0], tc[1], tc[2]);
+    REL(tc[0] - tc[1], tc[1] - tc[2], 1e-9, "... the same amount for each");
+    REL(te[1], te[0] * 7 / 8, 1e-12, "... and the all-to-all of 7 expert layers of 8");
+    REL(te[2], te[0] * 6 / 8, 1e-12, "... of 6");
+    /* block recomputation of the first 2 layers of the one chunk: with the first 2 dense they
+     * are the dense ones, and recomputing them costs what it costs the dense model */
+    struct cc_layout lb = l1;
+    lb.rc = CC_RC_BLOCK, lb.rcl = 2;
+    x.first_dense = 2;
+    struct cc_eval eb, edb;
+    cc_layout_eval(&x, &c, &hb, &l1, &e);
+    cc_layout_eval(&x, &c, &hb, &lb, &eb);
+    lb.ep = l1.ep = 1;
+    cc_layout_eval(&d, &c, &hb, &l1, &ed);
+    cc_layout_eval(&d, &c, &hb, &lb, &edb);
+    REL(eb.t_compute - e.t_compute, edb.t_compute - ed.t_compute, 1e-9,
+        "block recomputation of the 2 dense layers: the dense model's extra compute (%.4f s)",
+        eb.t_compute - e.t_compute);
+    /* interleaved, pp 2, v 2, first 3 dense: chunks of 2 layers, stage 0 layers 0-1 and 4-5
+     * (2 with experts), stage 1 layers 2-3 and 6-7 (3) */
+    struct cc_layout lv = {1, 2, 8, 1, 1, 2, 0, 1, CC_RC_NONE, 0, 0, 0, 1};
+    x.first_dense = 3;
+    cc_layout_eval(&x, &c, &hb, &lv, &e);
+    ok(e.experts_first == 2 && e.experts_last == 3, "pp 2, v 2, first 3 dense: 2 and 3 expert "
+       "layers (%g, %g)", e.experts_first, e.experts_last);
+    /* the embedding/loss split, pp 5 (10 slots of 2): stage 0 layer 0, 1 layers 1-2, 2 layers
+     * 3-4, 3 layers 5-6, 4 layer 7; the middle stage costed is the first with 2 */
+    cc_cluster_quick(&c, 40, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    struct cc_layout ls = {1, 5, 8, 1, 1, 1, 0, 1, CC_RC_NONE, 1, 0, 0, 1};
+    cc_layout_eval(&x, &c, &hb, &ls, &e);
+    ok(e.experts_first == 0 && e.mid_stage == 2 && e.experts_mid == 2 && e.experts_last == 1,
+       "pp 5 with the split, first 3 dense: stage 0 none, middle stage 2 with 2, last 1 (%g, "
+       "stage %d %g, %g)", e.experts_first, e.mid_stage, e.experts_mid, e.experts_last);
+}
+
 int main(void)
 {
     test_params();
@@ -2434,6 +2569,7 @@ int main(void)
     test_block_recompute();
     test_offload();
     test_moe();
+    test_moe_mixed();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
