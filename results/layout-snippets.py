@@ -109,6 +109,15 @@ CASES = [
      ["-m", "mixtral-8x7b", "-g", "64", "--gpu-model", "b200", "--precision", "fp8",
       "--global-batch", "256", "--seq-len", "4096", "--grad-reduce", "bf16",
       "--moe-capacity", "1", "--moe-pad", "1", "-x", "tp=1,pp=1,mb=2,ep=8,zero=1,rc=none"], 10),
+    ("dense layers first, then experts, pipeline of 4 (GLM-4.5-shaped config.json)",
+     ["-m", "tests/layout/hf-glm4-moe.json", "-g", "256", "--seq-len", "4096", "--global-batch",
+      "1024", "-x", "tp=4,pp=4,mb=1,ep=16,zero=1,sp=1,rc=none"], 9),
+    ("latent attention, 3 dense layers first (DeepSeek-V3 preset), tp=8",
+     ["-m", "deepseek-v3", "-g", "1024", "-x", "tp=8,pp=1,mb=1,ep=128,zero=1,sp=1,rc=full"], 9),
+    ("latent attention without compressed queries, a dense first layer, pipeline of 3 "
+     "(DeepSeek-V2-Lite-shaped config.json)",
+     ["-m", "tests/layout/hf-deepseek-v2-lite.json", "-g", "12", "--gpus-per-node", "4", "-x",
+      "tp=2,pp=3,mb=1,ep=4,zero=1,sp=1,rc=selective"], 9),
 ]
 
 # a Qwen2 config.json (Qwen2.5-7B's shape and keys), written for the case above
@@ -218,8 +227,26 @@ def run_case(name, cl, arch):
     check(name, "FFN", a.ffn_hidden_size, m["ffn"])
     if m["head_dim"]:
         check(name, "kv channels (head_dim)", a.kv_channels, m["head_dim"])
-    check(name, "QK norm", bool(a.qk_layernorm), m["qk_norm"])
-    if m["experts"]:  # experts whole on each GPU (expert tensor parallelism 1)
+    mla = m["kv_lora_rank"] > 0
+    # with latent attention --qk-layernorm builds its two latent norms
+    check(name, "QK norm", bool(a.qk_layernorm), m["qk_norm"] or mla)
+    check(name, "latent attention", bool(a.multi_latent_attention), mla)
+    if mla:
+        check(name, "q lora rank", a.q_lora_rank, m["q_lora_rank"] or None)
+        check(name, "kv lora rank", a.kv_lora_rank, m["kv_lora_rank"])
+        check(name, "qk head dim", a.qk_head_dim, m["qk_nope_head_dim"])
+        check(name, "qk rope head dim", a.qk_pos_emb_head_dim, m["qk_rope_head_dim"])
+        check(name, "v head dim", a.v_head_dim, m["v_head_dim"])
+    if m["experts"]:
+        # which layers have experts: the first first_dense_layers dense, then every
+        # moe_layer_step-th counted from 1 (1 when every layer has experts)
+        k = m["moe_layer_step"]
+        pattern = [1 if i >= m["first_dense_layers"] and (i + 1) % k == 0 else 0
+                   for i in range(m["layers"])]
+        got = a.moe_layer_freq
+        if isinstance(got, int):
+            got = [1 if i % got == 0 else 0 for i in range(a.num_layers)]
+        check(name, "layers with experts", got, pattern)  # experts whole on each GPU (expert tensor parallelism 1)
         check(name, "experts", a.num_experts, m["experts"])
         check(name, "experts per token", a.moe_router_topk, m["topk"])
         check(name, "expert FFN", a.moe_ffn_hidden_size, m["moe_ffn"])
@@ -360,6 +387,10 @@ MEMORY = [
     ["-m", "mixtral-8x7b", "-g", "64", "-x", "tp=4,pp=1,mb=1,ep=8,zero=1,sp=1,rc=selective"],
     ["-m", "tests/layout/hf-qwen3-moe.json", "-g", "16", "-x",
      "tp=1,pp=1,mb=1,ep=16,zero=1,rc=selective", "--seq-len", "4096"],
+    # a dense layer first and latent attention (the estimator splits the latent down
+    # projections by tp, which Megatron-Core holds whole: compared at tp=1)
+    ["-m", "tests/layout/hf-deepseek-v2-lite.json", "-g", "16", "-x",
+     "tp=1,pp=1,mb=1,ep=16,zero=1,rc=selective"],
 ]
 GiB = float(1 << 30)
 print("\n| model, GPUs, layout | weights + gradients + optimizer: ccbench | Megatron-LM | "

@@ -128,10 +128,19 @@ static int list_models(void)
 {
     for (int i = 0; i < cc_model_preset_count(); i++) {
         const struct cc_model *m = cc_model_preset_at(i);
-        char extra[96] = ""; /* experts, attention width */
+        char extra[192] = ""; /* experts, attention width */
         if (cc_model_moe(m))
             snprintf(extra, sizeof extra, "  %d experts of ffn %d, top %d, %.1fB active",
                      m->experts, m->moe_ffn, m->topk, cc_model_active_params(m) / 1e9);
+        if (m->shared_ffn)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", shared expert %d",
+                     m->shared_ffn);
+        if (cc_model_mixed(m))
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                     ", %lld of %d layers with experts", cc_model_expert_layers(m), m->layers);
+        if (cc_model_mla(m))
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                     ", latent attention (q %d, kv %d)", m->q_lora, m->kv_lora);
         if (m->head_dim)
             snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", head_dim %d%s",
                      m->head_dim, m->qk_norm ? ", QK norm" : "");

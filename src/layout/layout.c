@@ -218,13 +218,27 @@ double cc_layer_gemm_time(const struct cc_model *m, double mb, double s_loc, int
     double dh = cc_model_head_dim(m), kv = m->kv_heads * dh, q = cc_model_q_dim(m);
     double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->ffn; /* gate and up fused */
     double heads = mb * m->heads / t;                            /* attention batch */
-    double w = cc_gemm_time(T, (q + 2.0 * kv) / t, h, 1, rate, sms, nfwd, 1) + /* QKV */
-               cc_gemm_time(T, h, q / t, 1, rate, sms, nfwd, 1) +              /* proj */
-               cc_gemm_time(T, up / t, h, 1, rate, sms, nfwd, 1) +             /* MLP in */
-               cc_gemm_time(T, h, m->ffn / t, 1, rate, sms, nfwd, 1);          /* MLP out */
+    double dqk = dh, dv = dh, w; /* the attention products' widths per head */
+    if (cc_model_mla(m)) {
+        /* latent attention: the down projections on this rank's 1/tp of the tokens (held
+         * whole; sequence parallelism is required with tp > 1), the up projections and the
+         * output projection split by heads */
+        double n = m->heads;
+        dqk = (double)m->qk_nope + m->qk_rope, dv = m->v_dim;
+        double down = (m->q_lora > 0 ? (double)m->q_lora : 0.0) + m->kv_lora + m->qk_rope;
+        w = cc_gemm_time(T / t, down, h, 1, rate, sms, nfwd, 1) +
+            cc_gemm_time(T, n * dqk / t, m->q_lora > 0 ? m->q_lora : h, 1, rate, sms, nfwd, 1) +
+            cc_gemm_time(T, n * ((double)m->qk_nope + dv) / t, m->kv_lora, 1, rate, sms, nfwd, 1) +
+            cc_gemm_time(T, h, n * dv / t, 1, rate, sms, nfwd, 1);
+    } else {
+        w = cc_gemm_time(T, (q + 2.0 * kv) / t, h, 1, rate, sms, nfwd, 1) + /* QKV */
+            cc_gemm_time(T, h, q / t, 1, rate, sms, nfwd, 1);               /* proj */
+    }
+    w = w + cc_gemm_time(T, up / t, h, 1, rate, sms, nfwd, 1) +             /* MLP in */
+        cc_gemm_time(T, h, m->ffn / t, 1, rate, sms, nfwd, 1);              /* MLP out */
     int na = nfwd + (attn_again ? 1 : 0);
-    double a = cc_gemm_time(s_loc, s, dh, heads, rate_attn, sms, na, 1) + /* Q K^T */
-               cc_gemm_time(s_loc, dh, s, heads, rate_attn, sms, na, 1);  /* softmax(.) V */
+    double a = cc_gemm_time(s_loc, s, dqk, heads, rate_attn, sms, na, 1) + /* Q K^T */
+               cc_gemm_time(s_loc, dv, s, heads, rate_attn, sms, na, 1);   /* softmax(.) V */
     return w + a;
 }
 
@@ -425,6 +439,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     else if (x->sp && (m->seq_len / x->cp) % tp) /* the sequence dimension is split by tp */
         why(e, "sequence parallelism needs tp %d to divide the %d tokens per context-parallel "
             "rank", tp, m->seq_len / x->cp);
+    if (cc_model_mla(m) && tp > 1 && !x->sp) /* its down projections run on 1/tp of the tokens */
+        why(e, "latent attention with tp %d is costed with sequence parallelism only (sp=1)", tp);
     if (x->N != x->c->gpus)
         why(e, "tp*pp*dp*cp is %lld but the cluster has %d GPUs", x->N, x->c->gpus);
     if (m->global_batch % ((long long)x->dp * x->mb))
@@ -840,7 +856,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (cp > 1) {
         /* K and V of this rank's heads (its tp share; replicated heads count once each) */
-        double kv = mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * cc_model_head_dim(m)) * 2.0;
+        double kv = cc_model_mla(m)
+                        ? mb * s_loc * ((double)m->heads / tp *
+                                        ((double)m->qk_nope + m->qk_rope + m->v_dim)) * 2.0
+                        : mb * s_loc * 2.0 * ((double)x->mr.kv_heads / tp * cc_model_head_dim(m)) * 2.0;
         int pn = per_node(c, cp, tp);
         /* gathered in the forward pass, again in the backward (only this rank's K/V are
          * saved) and once more in a recomputed forward; their gradients reduce-scattered */

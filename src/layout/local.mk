@@ -18,7 +18,7 @@ EXTRA_DIST += tests/layout/cli.sh tests/layout/paper.sh tests/layout/dgx-a100x4.
 	tests/layout/bench-intra.jsonl tests/layout/bench-inter.jsonl \
 	tests/layout/nccl-tests-inter.txt tests/layout/all_gather_perf-8gpu.txt \
 	tests/layout/all_reduce_perf-2021.txt tests/layout/nccl-tests-split.txt tests/layout/osu-nccl-2x8.txt \
-	tests/layout/hf-llama3-8b.json tests/layout/hf-gpt2.json tests/layout/hf-moe.json tests/layout/hf-qwen3-moe.json tests/layout/hf-glm4-moe.json \
+	tests/layout/hf-llama3-8b.json tests/layout/hf-gpt2.json tests/layout/hf-moe.json tests/layout/hf-qwen3-moe.json tests/layout/hf-glm4-moe.json tests/layout/hf-deepseek-v2-lite.json \
 	tests/layout/hf-headdim.json tests/layout/hf-llama2-7b.json tests/layout/hf-falcon-40b.json \
 	tests/layout/hf-mpt-7b.json tests/layout/hf-llava.json tests/layout/hf-badtype.json \
 	results/layout-heldout.sh results/layout-moe.sh results/layout-fig13-162b.json

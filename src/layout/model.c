@@ -68,6 +68,15 @@ static const struct cc_model presets[] = {
      .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM, .recompute = CC_RC_SELECTIVE,
      .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .batch_tokens = 4LL << 20, .rope_base = 1e6,
      .experts = 128, .topk = 8, .moe_ffn = 1536, .head_dim = 128, .qk_norm = 1},
+    /* latent attention, dense layers first, multi-token prediction left out */
+    {.name = "deepseek-v3", .source = "DeepSeek-AI 2024, arXiv 2412.19437 (DeepSeek-V3), Sec. 4.2 "
+     "and its config.json (Megatron-LM's examples agree); s=4096, batch 15360 (the final one); "
+     "its multi-token-prediction module not costed", .layers = 61, .hidden = 7168,
+     .heads = 128, .kv_heads = 128, .ffn = 18432, .vocab = 129280, .seq_len = 4096,
+     .global_batch = 15360, .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM,
+     .recompute = CC_RC_SELECTIVE, .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .experts = 256,
+     .topk = 8, .moe_ffn = 2048, .shared_ffn = 2048, .first_dense = 3, .q_lora = 1536,
+     .kv_lora = 512, .qk_nope = 128, .qk_rope = 64, .v_dim = 128},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),
@@ -108,7 +117,9 @@ long long cc_model_key_max(const char *key)
         {"kv_heads", 1000000},  {"ffn", 100000000},   {"vocab", 100000000},
         {"seq_len", 100000000}, {"global_batch", 1000000000000LL}, {"experts", 100000}, {"head_dim", 100000},
         {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000},
-        {"first_dense_layers", 100000}, {"moe_layer_step", 100000}};
+        {"first_dense_layers", 100000}, {"moe_layer_step", 100000}, {"q_lora_rank", 1000000},
+        {"kv_lora_rank", 1000000}, {"qk_nope_head_dim", 100000}, {"qk_rope_head_dim", 100000},
+        {"v_head_dim", 100000}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -134,7 +145,7 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
                   cc_model_key_max("head_dim"), m->head_dim);
         return CC_EINVAL;
     }
-    if (!m->head_dim && m->hidden % m->heads) {
+    if (!m->head_dim && !cc_model_mla(m) && m->hidden % m->heads) {
         cc_errbuf(err, errlen, "model '%s': heads '%d' do not divide hidden size %d (give "
                   "head_dim for attention of another width)", m->name, m->heads, m->hidden);
         return CC_EINVAL;
@@ -157,6 +168,24 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
     if (cc_model_moe(m) && (m->moe_ffn < 1 || m->shared_ffn < 0)) {
         cc_errbuf(err, errlen, "model '%s': moe_ffn '%d' must be at least 1 and shared_ffn '%d' "
                   "at least 0", m->name, m->moe_ffn, m->shared_ffn);
+        return CC_EINVAL;
+    }
+    if (cc_model_mla(m)) {
+        const char *bad = m->qk_nope + m->qk_rope < 1 || m->v_dim < 1
+                              ? "qk_nope_head_dim + qk_rope_head_dim and v_head_dim must be at least 1"
+                          : m->kv_heads != m->heads ? "kv_heads must equal heads (every head has its own keys and values)"
+                          : m->mlp != CC_MLP_SWIGLU ? "it is modelled with the swiglu layer (RMSNorm, no biases): mlp swiglu"
+                          : m->qk_norm || m->qkv_bias ? "qk_norm and Q/K/V biases do not apply (its latent norms are counted)"
+                          : m->head_dim ? "head_dim does not apply (qk_nope_head_dim, qk_rope_head_dim, v_head_dim)"
+                                        : NULL;
+        if (bad) {
+            cc_errbuf(err, errlen, "model '%s': latent attention (kv_lora_rank %d): %s", m->name,
+                      m->kv_lora, bad);
+            return CC_EINVAL;
+        }
+    } else if (m->q_lora || m->qk_nope || m->qk_rope || m->v_dim) {
+        cc_errbuf(err, errlen, "model '%s': q_lora_rank, qk_nope_head_dim, qk_rope_head_dim and "
+                  "v_head_dim are for latent attention, which kv_lora_rank > 0 turns on", m->name);
         return CC_EINVAL;
     }
     if (m->first_dense < 0 || m->moe_step < 0 || m->moe_step > m->layers) {
@@ -336,7 +365,8 @@ static const char *const hf_gated_act[] = {"silu", "swish", "swiglu", "geglu", "
 static const char *const hf_untied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen3",
                                         "qwen2_moe", "qwen3_moe", "olmoe", "phi", "phi3",
                                         "gpt_neox", "gptj", "olmo", "olmo2", "internlm2",
-                                        "deepseek", "chatglm", "yi", NULL};
+                                        "deepseek", "chatglm", "yi", "deepseek_v2",
+                                        "deepseek_v3", "glm4_moe", "dots1", NULL};
 
 /* Recognised as a transformers config (rather than a ccbench spec) by these keys. */
 static int hf_like(json_t *root)
@@ -464,16 +494,30 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                   "else at least 2 experts", path, moe_key);
         return CC_EINVAL;
     }
-    /* latent attention (DeepSeek V2/V3, MiniCPM3), with or without experts: the estimate
-     * has no form for its compressed K/V and queries */
-    static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", NULL};
-    for (int i = 0; mla[i]; i++) {
-        json_t *x = json_object_get(root, mla[i]);
-        if (x && !json_is_null(x)) {
-            cc_errbuf(err, errlen, "model spec '%s': multi-head latent attention (\"%s\", "
-                      "DeepSeek, MiniCPM3) is not modelled", path, mla[i]);
+    /* latent attention (DeepSeek V2/V3, Kimi K2, MiniCPM3): its ranks and head widths */
+    static const char *const mla_keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                                           "qk_rope_head_dim", "v_head_dim"};
+    long long mla[5] = {0, 0, 0, 0, 0};
+    for (int i = 0; i < 5; i++) {
+        const char *one[2] = {mla_keys[i], NULL};
+        if ((st = hf_int(root, one, &mla[i], path, err, errlen)) != CC_OK)
+            return st;
+        if (mla[i] > cc_model_key_max(mla_keys[i])) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" %lld is more than %lld", path,
+                      mla_keys[i], mla[i], cc_model_key_max(mla_keys[i]));
             return CC_EINVAL;
         }
+    }
+    if (mla[1] && (!mla[2] || !mla[3] || !mla[4])) {
+        cc_errbuf(err, errlen, "model spec '%s': a latent-attention config (\"kv_lora_rank\") "
+                  "without \"%s\"", path, !mla[2] ? "qk_nope_head_dim" : !mla[3] ?
+                  "qk_rope_head_dim" : "v_head_dim");
+        return CC_EINVAL;
+    }
+    if (!mla[1] && mla[0]) {
+        cc_errbuf(err, errlen, "model spec '%s': \"q_lora_rank\" without \"kv_lora_rank\" "
+                  "(latent attention needs both compressed keys/values)", path);
+        return CC_EINVAL;
     }
     long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0, first_dense = 0, moe_step = 0;
     if (moe > 1) {
@@ -631,8 +675,13 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     m->layers = (int)layers, m->hidden = (int)hidden, m->heads = (int)heads;
     m->kv_heads = (int)(kv ? kv : heads), m->ffn = (int)(ffn ? ffn : 4 * hidden);
     m->vocab = (int)vocab;
-    if (hd && hd * heads != hidden)
+    if (hd && hd * heads != hidden && !mla[1])
         m->head_dim = (int)hd; /* queries of another width than the model (Qwen3) */
+    if (mla[1]) { /* latent attention: every head its own keys and values */
+        m->q_lora = (int)mla[0], m->kv_lora = (int)mla[1], m->qk_nope = (int)mla[2];
+        m->qk_rope = (int)mla[3], m->v_dim = (int)mla[4];
+        m->kv_heads = m->heads;
+    }
     m->qk_norm = list_index(type, hf_qk_norm) >= 0 ||
                  json_is_true(json_object_get(root, "use_qk_norm")); /* GLM-4.5 */
     if (moe > 1) {
@@ -689,7 +738,9 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
     static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
                                         "mlp", "tied_embeddings", "experts", "topk",
                                         "moe_ffn", "shared_ffn", "head_dim", "qk_norm",
-                                        "first_dense_layers", "moe_layer_step", NULL};
+                                        "first_dense_layers", "moe_layer_step", "q_lora_rank",
+                                        "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                        "v_head_dim", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
@@ -697,10 +748,12 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
         return;
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
                        m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn,
-                       m->head_dim, m->qk_norm, m->first_dense, m->moe_step};
+                       m->head_dim, m->qk_norm, m->first_dense, m->moe_step, m->q_lora,
+                       m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
                        p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn, p.head_dim,
-                       p.qk_norm, p.first_dense, p.moe_step};
+                       p.qk_norm, p.first_dense, p.moe_step, p.q_lora, p.kv_lora, p.qk_nope,
+                       p.qk_rope, p.v_dim};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -726,7 +779,9 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "flash_attention", "tied_embeddings", "rope_theta",
                                         "dropout", "experts", "topk", "moe_ffn", "shared_ffn",
                                         "head_dim", "qk_norm", "first_dense_layers",
-                                        "moe_layer_step", NULL};
+                                        "moe_layer_step", "q_lora_rank", "kv_lora_rank",
+                                        "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+                                        NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -916,6 +971,32 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     m->head_dim = (int)hdv;
     if ((st = get_bool(root, "qk_norm", &m->qk_norm, path, err, errlen)))
         goto done;
+    /* latent attention: kv_lora_rank turns it on; the head widths default to DeepSeek's */
+    static const char *const mla_keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                                           "qk_rope_head_dim", "v_head_dim"};
+    int *mla_ptr[] = {&m->q_lora, &m->kv_lora, &m->qk_nope, &m->qk_rope, &m->v_dim};
+    for (int i = 0; i < 5; i++) {
+        long long mv = *mla_ptr[i];
+        if ((st = get_int(root, mla_keys[i], &mv, path, err, errlen)) != CC_OK)
+            goto done;
+        if (json_object_get(root, mla_keys[i]) && (mv < 0 || mv > cc_model_key_max(mla_keys[i]))) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" '%lld' is out of range (0 to "
+                      "%lld)", path, mla_keys[i], mv, cc_model_key_max(mla_keys[i]));
+            st = CC_EINVAL;
+            goto done;
+        }
+        *mla_ptr[i] = (int)mv;
+    }
+    if (m->kv_lora > 0) {
+        if (!json_object_get(root, "qk_nope_head_dim") && !m->qk_nope)
+            m->qk_nope = 128;
+        if (!json_object_get(root, "qk_rope_head_dim") && !m->qk_rope)
+            m->qk_rope = 64;
+        if (!json_object_get(root, "v_head_dim") && !m->v_dim)
+            m->v_dim = 128;
+        if (!json_object_get(root, "kv_heads"))
+            m->kv_heads = m->heads;
+    }
     if (pre && !json_object_get(root, "name"))
         preset_changes(root, pre, path, m);
 done:
@@ -942,6 +1023,43 @@ double cc_model_q_dim(const struct cc_model *m)
 static double kv_dim(const struct cc_model *m)
 {
     return m->kv_heads * cc_model_head_dim(m);
+}
+
+int cc_model_mla(const struct cc_model *m)
+{
+    return m->kv_lora > 0;
+}
+
+double cc_model_attn_width(const struct cc_model *m)
+{
+    if (!cc_model_mla(m))
+        return cc_model_q_dim(m);
+    return m->heads * ((double)m->qk_nope + m->qk_rope + m->v_dim) / 2.0;
+}
+
+double cc_model_attn_whole_params(const struct cc_model *m)
+{
+    if (!cc_model_mla(m))
+        return 0.0;
+    double h = m->hidden; /* the down projections: to the latent queries, keys/values + rope */
+    return (m->q_lora > 0 ? h * m->q_lora : 0.0) + h * ((double)m->kv_lora + m->qk_rope);
+}
+
+double cc_model_attn_params(const struct cc_model *m)
+{
+    double h = m->hidden;
+    if (!cc_model_mla(m))
+        return 2.0 * h * cc_model_q_dim(m) + 2.0 * h * kv_dim(m); /* Q, O; K, V */
+    double n = m->heads, dqk = (double)m->qk_nope + m->qk_rope;
+    double q_up = (m->q_lora > 0 ? m->q_lora : h) * n * dqk;
+    double kv_up = (double)m->kv_lora * n * ((double)m->qk_nope + m->v_dim);
+    return cc_model_attn_whole_params(m) + q_up + kv_up + n * m->v_dim * h; /* and O */
+}
+
+/* The latent attention's two norms (of the compressed queries and keys/values). */
+static double mla_norm_params(const struct cc_model *m)
+{
+    return cc_model_mla(m) ? (double)m->q_lora + m->kv_lora : 0.0;
 }
 
 int cc_model_moe(const struct cc_model *m)
@@ -1035,7 +1153,7 @@ double cc_model_layer_expert_params(const struct cc_model *m)
 static double layer_fixed_matmul(const struct cc_model *m)
 {
     double h = m->hidden;
-    double attn = 2.0 * h * cc_model_q_dim(m) + 2.0 * h * kv_dim(m); /* Q, O; K, V */
+    double attn = cc_model_attn_params(m);
     if (!cc_model_moe(m))
         return attn + mlp_mats(m) * h * m->ffn;
     return attn + mlp_mats(m) * h * m->shared_ffn + h * m->experts;
@@ -1060,7 +1178,8 @@ double cc_model_layer_params(const struct cc_model *m)
     double small = m->mlp == CC_MLP_GELU
                        ? (q + 2.0 * kv_dim(m)) + h + f + h + 4.0 * h /* biases, 2 LayerNorms */
                        : 2.0 * h + (m->qkv_bias ? q + 2.0 * kv_dim(m) : 0.0); /* 2 RMSNorms */
-    return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small + qk_norm_params(m);
+    return layer_fixed_matmul(m) + cc_model_layer_expert_params(m) + small + qk_norm_params(m) +
+           mla_norm_params(m);
 }
 
 double cc_model_layer_tp_whole_params(const struct cc_model *m)
@@ -1068,7 +1187,8 @@ double cc_model_layer_tp_whole_params(const struct cc_model *m)
     double h = m->hidden;
     double whole = m->mlp == CC_MLP_GELU ? 2.0 * h + 4.0 * h /* row biases, 2 LayerNorms */
                                          : 2.0 * h;          /* 2 RMSNorms */
-    return whole + qk_norm_params(m) + (cc_model_moe(m) ? h * m->experts : 0.0);
+    return whole + qk_norm_params(m) + (cc_model_moe(m) ? h * m->experts : 0.0) +
+           cc_model_attn_whole_params(m) + mla_norm_params(m);
 }
 
 double cc_model_final_norm_params(const struct cc_model *m)
@@ -1103,10 +1223,12 @@ static double layers_fwd_flops(const struct cc_model *m, double b)
            (m->layers - ne ? (m->layers - ne) * cc_model_layer_fwd_flops(&d, b) : 0.0);
 }
 
-/* The matrices of a layer that Megatron-LM's FLOP count sees: all but the router. */
+/* The matrices of a layer that Megatron-LM's FLOP count sees: all but the router; with latent
+ * attention it counts each latent norm's weights as one more row of the up projection. */
 static double megatron_layer_params(const struct cc_model *m)
 {
-    return cc_model_layer_matmul_params(m) - (cc_model_moe(m) ? (double)m->hidden * m->experts : 0.0);
+    return cc_model_layer_matmul_params(m) - (cc_model_moe(m) ? (double)m->hidden * m->experts : 0.0) +
+           mla_norm_params(m);
 }
 
 double cc_model_params(const struct cc_model *m)
@@ -1124,7 +1246,7 @@ double cc_model_active_params(const struct cc_model *m)
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
 {
     double s = m->seq_len;
-    return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * cc_model_q_dim(m);
+    return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * cc_model_attn_width(m);
 }
 
 double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
@@ -1152,7 +1274,7 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
     double Vp = cc_model_padded_vocab(m, vocab_unit);
     /* Megatron-LM's count leaves out the router (h x experts per expert layer) */
     return 6.0 * B * s * (over_layers(m, megatron_layer_params) + h * Vp) +
-           6.0 * B * s * s * cc_model_q_dim(m) * m->layers;
+           6.0 * B * s * s * cc_model_attn_width(m) * m->layers;
 }
 
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
@@ -1162,7 +1284,7 @@ double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
     if (rc == CC_RC_FULL)
         f += layers_fwd_flops(m, B);
     else if (rc == CC_RC_SELECTIVE)
-        f += m->layers * 4.0 * B * s * s * cc_model_q_dim(m);
+        f += m->layers * 4.0 * B * s * s * cc_model_attn_width(m);
     return f;
 }
 
@@ -1188,14 +1310,22 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
     int dropout = cc_model_dropout(m);
     double per_f = m->mlp == CC_MLP_SWIGLU ? 6.0 : 4.0;
     double q = cc_model_q_dim(m);
-    double par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->ffn, routed = 0.0;
+    /* attention inside the tensor-parallel region: Q, K, V and the projection input (latent:
+     * Q and K heads x (qk_nope + qk_rope), V and the projection input heads x v_dim) */
+    double attn = cc_model_mla(m) ? 8.0 * cc_model_attn_width(m) : 4.0 * q + 4.0 * kv_dim(m);
+    double o_in = cc_model_mla(m) ? (double)m->heads * m->v_dim : q;
+    /* latent attention outside it (split by tp only with sequence parallelism, like the 10h):
+     * the compressed queries and keys/values with the rotary key before their norms and
+     * after (the up projections' inputs) */
+    double lat = cc_model_mla(m) ? 4.0 * ((double)m->q_lora + m->kv_lora) + 2.0 * m->qk_rope : 0.0;
+    double par = attn + per_f * m->ffn, routed = 0.0;
     if (cc_model_moe(m)) {
         /* topk routed copies of each token: the experts' inner activations and their permuted
          * inputs (2h each: the experts' first GEMM keeps them; the routing weights are applied
          * inside the activation, so the outputs are summed back unsaved), as many more on the
          * busiest rank as routing is skewed; the shared expert's; the router's fp32
          * probabilities */
-        par = 4.0 * q + 4.0 * kv_dim(m) + per_f * m->shared_ffn + 4.0 * m->experts;
+        par = attn + per_f * m->shared_ffn + 4.0 * m->experts;
         routed = (double)m->topk * (per_f * m->moe_ffn + 2.0 * h);
     }
     double out = dropout ? 10.0 : 8.0;
@@ -1206,15 +1336,16 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
          * router keeps the MLP input at 16 bits (a shared expert adds its own fp8 copy), and
          * the experts' permuted inputs are fp8 */
         out -= cc_model_moe(m) ? (m->shared_ffn > 0 ? 0.0 : 1.0) : 2.0;
-        par -= q + (cc_model_moe(m) ? m->shared_ffn : m->ffn);
+        par -= o_in + (cc_model_moe(m) ? m->shared_ffn : m->ffn);
+        lat -= cc_model_mla(m) ? (double)m->q_lora + m->kv_lora : 0.0; /* up projections' */
         routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) : 0.0;
     }
     par += routed * cc_model_route_skew(m);
     double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
                                                          : 0.0;
     if (sp)
-        return (out * sbh + par * s * b + scores) / t;
-    return out * sbh + (par * s * b + scores) / t;
+        return (out * sbh + lat * s * b + par * s * b + scores) / t;
+    return out * sbh + lat * s * b + (par * s * b + scores) / t;
 }
 
 double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,

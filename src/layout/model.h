@@ -65,6 +65,14 @@ struct cc_model {
                              set it apart: the queries are then heads x head_dim wide */
     int qk_norm;          /* 1: queries and keys normalised per head (Qwen3; Megatron-LM
                              --qk-layernorm): 2 x head_dim parameters a layer */
+    /* Multi-head latent attention (kv_lora > 0: DeepSeek-V2/V3, Kimi K2; Megatron-LM
+     * --multi-latent-attention): queries from h, or through a q_lora-wide compressed copy
+     * (q_lora > 0), heads x (qk_nope + qk_rope) wide; keys and values from a kv_lora-wide
+     * compressed copy plus a shared qk_rope-wide rotary key, heads x qk_nope and heads x
+     * v_dim wide; the output projection from heads x v_dim. The down projections and the two
+     * latent norms are held whole by every tensor-parallel rank (Megatron-Core duplicates
+     * them), the rest is split by heads. kv_heads is then heads. 0: ordinary attention. */
+    int q_lora, kv_lora, qk_nope, qk_rope, v_dim;
     /* Layers without experts in a mixture of experts (0 and 0: every layer has them): the
      * first first_dense layers (DeepSeek-V3's 3, GLM-4.5's 3), and with moe_step k > 1 of
      * the rest only every k-th layer counted from 1 has experts (layer index i with
@@ -83,6 +91,18 @@ struct cc_model {
  * that); K and V are kv_heads x head_dim wide. */
 double cc_model_head_dim(const struct cc_model *m);
 double cc_model_q_dim(const struct cc_model *m);
+
+/* Whether the attention is multi-head latent attention (kv_lora > 0). */
+int cc_model_mla(const struct cc_model *m);
+/* Half the summed width of the two attention products' operands per token: (QK^T over heads x
+ * query-key width, softmax(.)V over heads x value width) / 2; q for ordinary attention, heads
+ * x (qk_nope + qk_rope + v_dim) / 2 for latent attention. The products' forward FLOPs for b
+ * sequences are 4 b s^2 times this. */
+double cc_model_attn_width(const struct cc_model *m);
+/* Parameters of the attention's matrices (Q, K, V, O; latent: down and up projections, O),
+ * and of those, what every tensor-parallel rank holds whole (latent: the down projections). */
+double cc_model_attn_params(const struct cc_model *m);
+double cc_model_attn_whole_params(const struct cc_model *m);
 
 /* Whether the model is a mixture of experts (experts >= 2). */
 int cc_model_moe(const struct cc_model *m);

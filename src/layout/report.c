@@ -68,9 +68,12 @@ static int stand_ins(const struct cc_cluster *c, struct stand_in si[8])
 void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb)
 {
-    char moe[192] = "", shared[32] = "", hd[48] = "", dense[64] = "";
+    char moe[192] = "", shared[32] = "", hd[64] = "", dense[64] = "";
     if (m->head_dim > 0)
         snprintf(hd, sizeof hd, " hd=%d", m->head_dim);
+    if (cc_model_mla(m)) /* latent attention: ranks and head widths */
+        snprintf(hd, sizeof hd, " mla(%s%.0d%skv %d, qk %d+%d, v %d)", m->q_lora ? "q " : "",
+                 m->q_lora, m->q_lora ? ", " : "", m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim);
     if (m->qk_norm)
         snprintf(hd + strlen(hd), sizeof hd - strlen(hd), " qk-norm");
     if (cc_model_moe(m)) {
@@ -314,9 +317,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "first %g, middle %g, last %g (embedding and loss count as one layer)\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last);
     if (cc_model_mixed(m) && l->pp == 1)
-        fprintf(out, "layers with experts %g of %g, the first %d and %s dense (MLP of ffn %d)\n",
-                e->experts_first, e->layers_first, m->first_dense,
-                m->moe_step > 1 ? "those between every moe_layer_step-th" : "no others", m->ffn);
+        fprintf(out, "layers with experts %g of %g; dense (MLP of ffn %d): the first %d%s\n",
+                e->experts_first, e->layers_first, m->ffn, m->first_dense,
+                m->moe_step > 1 ? " and those between every moe_layer_step-th" : "");
     else if (cc_model_mixed(m)) {
         char mid[64] = "";
         if (l->pp > 2)
@@ -565,6 +568,13 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         PUT(" --kv-channels %d", m->head_dim);
     if (m->qk_norm)
         PUT(" --qk-layernorm");
+    if (cc_model_mla(m)) { /* with its two latent norms, which --qk-layernorm builds */
+        PUT(" --multi-latent-attention --qk-layernorm");
+        if (m->q_lora > 0)
+            PUT(" --q-lora-rank %d", m->q_lora);
+        PUT(" --kv-lora-rank %d --qk-head-dim %d --qk-pos-emb-head-dim %d --v-head-dim %d",
+            m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim);
+    }
     if (cc_model_moe(m)) { /* the experts as costed: whole on each GPU, tokens all-to-all */
         PUT(" --num-experts %d --moe-router-topk %d --moe-ffn-hidden-size %d", m->experts,
             m->topk, m->moe_ffn);
@@ -927,6 +937,11 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "topk", json_integer(cc_model_moe(m) ? m->topk : 0));
     json_object_set_new(mo, "moe_ffn", json_integer(cc_model_moe(m) ? m->moe_ffn : 0));
     json_object_set_new(mo, "shared_ffn", json_integer(cc_model_moe(m) ? m->shared_ffn : 0));
+    json_object_set_new(mo, "q_lora_rank", json_integer(m->q_lora));
+    json_object_set_new(mo, "kv_lora_rank", json_integer(m->kv_lora));
+    json_object_set_new(mo, "qk_nope_head_dim", json_integer(m->qk_nope));
+    json_object_set_new(mo, "qk_rope_head_dim", json_integer(m->qk_rope));
+    json_object_set_new(mo, "v_head_dim", json_integer(m->v_dim));
     json_object_set_new(mo, "first_dense_layers", json_integer(m->first_dense));
     json_object_set_new(mo, "moe_layer_step", json_integer(m->moe_step > 1 ? m->moe_step : 1));
     json_object_set_new(mo, "expert_layers", json_integer(cc_model_expert_layers(m)));

@@ -276,7 +276,20 @@ refuse "topology: fabric kind none with 8 NICs per node" "fabric: 'kind' none wi
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/bigmem.json"
 refuse "topology: a GPU of 2^62 bytes" "'memory_bytes' 4611686018427387904 is more than a GPU has" -m llama3-8b -t "$out/bigmem.json"
 printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768,"kv_lora_rank":256}\n' >"$out/mc3.json"
-refuse "a dense config with latent attention (MiniCPM3)" "multi-head latent attention" -m "$out/mc3.json" -g 8
+refuse "a latent-attention config without its head widths" 'a latent-attention config ("kv_lora_rank") without "qk_nope_head_dim"' -m "$out/mc3.json" -g 8
+sed 's/"kv_lora_rank":256/"kv_lora_rank":256,"qk_nope_head_dim":64,"qk_rope_head_dim":32,"v_head_dim":64/' "$out/mc3.json" >"$out/mc3w.json"
+"$CCBENCH" layout -m "$out/mc3w.json" -g 8 -k 1 >"$out/mc3" 2>&1 &&
+    grep -q "mla(q 768, kv 256, qk 64+32, v 64)" "$out/mc3"
+ok $? "a dense model with latent attention (MiniCPM3's shape)" "$(head -1 "$out/mc3")"
+"$CCBENCH" layout -m "$out/mc3w.json" -g 8 --explain tp=2,pp=1,dp=4,mb=1,sp=0 >"$out/mc3x" 2>&1
+[ $? -eq 2 ] && grep -q "latent attention with tp 2 is costed with sequence parallelism only (sp=1)" "$out/mc3x"
+ok $? "... tp > 1 without sequence parallelism named as not costed" "$(grep -m1 error "$out/mc3x")"
+printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768}\n' >"$out/mc3q.json"
+refuse "q_lora_rank without kv_lora_rank" '"q_lora_rank" without "kv_lora_rank"' -m "$out/mc3q.json" -g 8
+printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"kv_lora_rank":256,"mlp":"gelu"}\n' >"$out/mlag.json"
+refuse "spec: latent attention with a gelu MLP" "latent attention (kv_lora_rank 256): it is modelled with the swiglu layer" -m "$out/mlag.json" -g 8
+printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"v_head_dim":64}\n' >"$out/mlav.json"
+refuse "spec: v_head_dim without latent attention" "are for latent attention, which kv_lora_rank > 0 turns on" -m "$out/mlav.json" -g 8
 sed 's/"num_local_experts": *8/"num_local_experts": 1/' "$T/hf-moe.json" >"$out/hf1.json"
 refuse "a config with one expert" '"num_local_experts" 1: 0 or absent for a dense model' -m "$out/hf1.json" -g 8
 printf '{"preset":"llama3-8b","dropout":null}\n' >"$out/dnull.json"
@@ -578,7 +591,15 @@ refuse "-x ep=3 on Mixtral" "ep 3 does not divide the 8 experts" -m "$T/hf-moe.j
 refuse "-x ep=2 on a dense model" "has no experts" -m llama3-8b -g 64 -x tp=1,pp=1,dp=64,ep=2
 refuse "-x ep=0" "ep needs an integer from 1" -m "$T/hf-moe.json" -g 64 -x ep=0
 printf '{"model_type":"deepseek_v3","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432}\n' >"$out/dsv3.json"
-refuse "DeepSeek-V3 config (latent attention)" "multi-head latent attention" -m "$out/dsv3.json" -g 512
+refuse "DeepSeek-V3 config without its head widths" 'without "qk_nope_head_dim"' -m "$out/dsv3.json" -g 512
+sed 's/"intermediate_size":18432}/"intermediate_size":18432,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"n_shared_experts":1,"first_k_dense_replace":3,"num_key_value_heads":128,"num_nextn_predict_layers":1,"hidden_act":"silu"}/' "$out/dsv3.json" >"$out/dsv3w.json"
+"$CCBENCH" layout -m "$out/dsv3w.json" -g 1024 --gpu-model h100-sxm --seq-len 4096 --global-batch 15360 -k 1 >"$out/dsv3" 2>&1 &&
+    "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm -k 1 >"$out/dsv3p" 2>&1 &&
+    grep -q "^# model   deepseek_v3: 671.0B parameters (37.6B active), 256 experts of ffn 2048, shared 2048, top 8 in 58 of the layers" "$out/dsv3" &&
+    grep -q "^# model   deepseek-v3: 671.0B parameters (37.6B active)" "$out/dsv3p" &&
+    [ "$(grep '^  1 ' "$out/dsv3")" = "$(grep '^  1 ' "$out/dsv3p")" ] &&
+    grep -q -- "--multi-latent-attention --qk-layernorm --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128" "$out/dsv3p"
+ok $? "DeepSeek-V3: its config.json and the preset give 671.0B, 37.6B active, the same first layout and latent-attention arguments" "$(head -1 "$out/dsv3"; grep '^  1 ' "$out/dsv3" "$out/dsv3p")"
 printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
 # dense and expert layers mixed: Qwen2-MoE's every 2nd layer with experts
 "$CCBENCH" layout -m "$out/mixed.json" -g 64 -k 1 >"$out/mx" 2>&1 &&

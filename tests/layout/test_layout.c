@@ -2545,6 +2545,70 @@ static void test_moe_mixed(void)
        "stage %d %g, %g)", e.experts_first, e.mid_stage, e.experts_mid, e.experts_last);
 }
 
+/* Multi-head latent attention (DeepSeek-V3): parameters, what tp ranks hold whole, FLOPs,
+ * activations and GEMMs against hand counts. */
+static void test_mla(void)
+{
+    struct cc_model m, d;
+    char err[256];
+    preset("deepseek-v3", &m);
+    ok(cc_model_mla(&m) && cc_model_check(&m, err, sizeof err) == CC_OK,
+       "preset deepseek-v3: latent attention %s", err);
+    /* attention: down projections 7168 x 1536 + 7168 x (512 + 64) = 15,138,816 (whole on
+     * every tp rank); up 1536 x 128 x 192 = 37,748,736 and 512 x 128 x 256 = 16,777,216;
+     * output 128 x 128 x 7168 = 117,440,512: 187,105,280 */
+    is_near(cc_model_attn_params(&m), 187105280.0, 0, "latent attention's matrices 187,105,280");
+    is_near(cc_model_attn_whole_params(&m), 15138816.0, 0, "... of which the down projections "
+            "15,138,816");
+    /* RMSNorms 2 x 7168 + latent norms 1536 + 512 = 16,384; a dense layer + MLP 3 x 7168 x
+     * 18432 = 583,483,392; an expert layer + 256 experts 11,274,289,152, shared 44,040,192,
+     * router 1,835,008 = 11,507,286,016; 3 dense + 58 expert + untied 2 x 129280 x 7168 +
+     * 7168: 671,026,404,352 (DeepSeek: 671B without the MTP module); 248 of 256 experts idle
+     * in 58 layers: 37,552,282,624 active (DeepSeek: 37B) */
+    is_near(cc_model_params(&m), 671026404352.0, 0, "DeepSeek-V3: 671,026,404,352 parameters");
+    is_near(cc_model_active_params(&m), 37552282624.0, 0, "... 37,552,282,624 active");
+    /* held whole by a tp rank: 2 RMSNorms, router, down projections, latent norms */
+    is_near(cc_model_layer_tp_whole_params(&m), 14336.0 + 1835008 + 15138816 + 2048, 0,
+            "tp-whole parameters of an expert layer: norms, router, down projections");
+    /* attention products: QK^T over 192 and PV over 128 per head: 4 b s^2 x 128 x 320 / 2 */
+    ok(cc_model_attn_width(&m) == 20480.0, "attention width 128 x (128 + 64 + 128) / 2 = 20480");
+    /* Megatron-LM's count: per layer the attention 187,105,280 + 2,048 (its latent norm rows)
+     * and 396,361,728 of MLP (the dense one, or 8 routed + 1 shared experts of 2048: the same);
+     * attention products 6 B s^2 x 20480 per layer */
+    REL(cc_model_megatron_log_flops(&m, 128),
+        6.0 * 15360 * 4096 * (61.0 * (187107328.0 + 396361728.0) + 7168.0 * 129280) +
+            6.0 * 15360 * 4096.0 * 4096 * 20480 * 61, 1e-12,
+        "Megatron-LM's FLOPs of a DeepSeek-V3 step");
+    /* activations of an expert layer per token (tp 1, no dropout, flash attention): 8h =
+     * 57,344 outside; latent 4 x (1536 + 512) + 2 x 64 = 8,320; Q, K 2 x 2 x 128 x 192, V and
+     * the projection input 2 x 2 x 128 x 128 = 163,840; shared expert 6 x 2048, router 4 x
+     * 256; 8 routed copies x (6 x 2048 + 2 x 7168) = 212,992: 455,808 bytes */
+    is_near(cc_model_layer_act_bytes(&m, 1, 4096, 1, 0, CC_RC_NONE), 455808.0 * 4096, 0,
+            "latent-attention expert layer activations: 455,808 bytes a token");
+    /* GEMMs of a dense layer at tp 2, 4096 tokens, no wave losses, forward + 2 backward: the
+     * down projections on 2048 tokens (sequence parallel), up and output split by heads */
+    cc_model_dense_layer(&m, &d);
+    double T = 4096, h = 7168;
+    double lin = 2048.0 * 2112 * h + T * (128.0 * 192 / 2) * 1536 + T * (128.0 * 256 / 2) * 512 +
+                 T * h * (128.0 * 128 / 2) + T * (2.0 * 18432 / 2) * h + T * h * (18432.0 / 2);
+    double att = 64.0 * (4096.0 * 4096 * 192 + 4096.0 * 128 * 4096);
+    REL(cc_layer_gemm_time(&d, 1, 4096, 2, 1e15, 1e15, 0, 1, 0), 3 * 2 * (lin + att) / 1e15,
+        1e-12, "latent attention GEMMs at tp 2: down projections on 1/tp of the tokens");
+    /* context parallelism gathers heads/tp x (192 + 128) per token of K and V */
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e;
+    cc_cluster_quick(&c, 1024, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l = {8, 1, 64, 2, 1, 1, 1, 1, CC_RC_FULL, 0, 0, 0, 64};
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(e.t_cp > 0, "cp 2 with latent attention: K and V gathered (%.3f s)", e.t_cp);
+    l.sp = 0;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    ok(!e.feasible && strstr(e.why, "costed with sequence parallelism only"),
+       "tp 8 without sequence parallelism: %s", e.why);
+}
+
 int main(void)
 {
     test_params();
@@ -2570,6 +2634,7 @@ int main(void)
     test_offload();
     test_moe();
     test_moe_mixed();
+    test_mla();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
