@@ -114,6 +114,13 @@ CASES = [
       "1024", "-x", "tp=4,pp=4,mb=1,ep=16,zero=1,sp=1,rc=none"], 9),
     ("latent attention, 3 dense layers first (DeepSeek-V3 preset), tp=8",
      ["-m", "deepseek-v3", "-g", "1024", "-x", "tp=8,pp=1,mb=1,ep=128,zero=1,sp=1,rc=full"], 9),
+    ("uneven first and last stage: DeepSeek-V3 on 16 stages of 4, 14 x 4 and 1 layers (NVIDIA's "
+     "split), as the search ranks it first on 1024 H100",
+     ["-m", "deepseek-v3", "-g", "1024", "--gpu-model", "h100-sxm",
+      "-x", "tp=4,pp=16,mb=1,ep=8,zero=1,sp=1,rc=none,first=4,last=1"], 9),
+    ("uneven first and last stage, interleaved: 30 layers as 6, 8, 8, 8 in chunks of 3 and 4",
+     ["-m", "megatron-3.6b", "-g", "4", "--gpus-per-node", "4", "--gpu-model", "a100-80g",
+      "--global-batch", "8", "-x", "tp=1,pp=4,mb=1,v=2,first=6,last=8,rc=full"], 8),
     ("latent attention without compressed queries, a dense first layer, pipeline of 3 "
      "(DeepSeek-V2-Lite-shaped config.json)",
      ["-m", "tests/layout/hf-deepseek-v2-lite.json", "-g", "12", "--gpus-per-node", "4", "-x",
@@ -197,6 +204,14 @@ def run_case(name, cl, arch):
     check(name, "context-parallel size", a.context_parallel_size, lay["cp"])
     check(name, "virtual stages", a.virtual_pipeline_model_parallel_size or 1,
           lay["interleave"])
+    # uneven first and last stages, and the embedding/loss split
+    check(name, "first stage's layers", a.decoder_first_pipeline_num_layers,
+          lay["first_stage_layers"])
+    check(name, "last stage's layers", a.decoder_last_pipeline_num_layers,
+          lay["last_stage_layers"])
+    check(name, "embedding and loss in the pipeline split",
+          bool(a.account_for_embedding_in_pipeline_split) and
+          bool(a.account_for_loss_in_pipeline_split), bool(lay["uneven_split"]))
     check(name, "sequence parallel", bool(a.sequence_parallel), bool(lay["sequence_parallel"]))
     check(name, "micro-batch", a.micro_batch_size, lay["micro_batch"])
     check(name, "global batch", a.global_batch_size, m["global_batch"])

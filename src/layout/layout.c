@@ -107,16 +107,18 @@ int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_clust
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    char rcl[24] = "", off[24] = "", ep[24] = "";
+    char rcl[24] = "", off[24] = "", ep[24] = "", fl[48] = "";
     if (l->rc == CC_RC_BLOCK && l->rcl > 0)
         snprintf(rcl, sizeof rcl, ",rcl=%d", l->rcl);
     if (l->off > 0)
         snprintf(off, sizeof off, ",off=%d", l->off);
     if (l->ep > 1)
         snprintf(ep, sizeof ep, ",ep=%d", l->ep);
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s", l->tp,
+    if (l->lfirst > 0 || l->llast > 0)
+        snprintf(fl, sizeof fl, ",first=%d,last=%d", l->lfirst, l->llast);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s%s", l->tp,
              l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc], rcl,
-             off, l->split ? ",split=1" : "", ep);
+             off, l->split ? ",split=1" : "", fl, ep);
     return buf;
 }
 
@@ -155,10 +157,11 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             continue;
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
-                                            "zero", "split", "rcl", "off", "ep", NULL};
+                                            "zero", "split", "rcl", "off", "ep", "first",
+                                            "last", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, rcl, off, split, ep)", text, key);
+                      "zero, rc, rcl, off, split, first, last, ep)", text, key);
             return CC_EUSAGE;
         }
         char *end;
@@ -187,6 +190,8 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "rcl") == 0) l->rcl = iv, rcl_given = 1;
         else if (strcmp(key, "off") == 0) l->off = iv, off_given = 1;
         else if (strcmp(key, "ep") == 0) l->ep = iv;
+        else if (strcmp(key, "first") == 0) l->lfirst = iv;
+        else if (strcmp(key, "last") == 0) l->llast = iv;
         else l->split = iv;
     }
     if (more < 0)
@@ -208,6 +213,16 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
     }
     if (l->split && l->pp == 2)
         l->split = 0; /* two stages of (layers + 2) / 2 slots less one each: the uniform split */
+    if ((l->lfirst > 0) != (l->llast > 0)) {
+        cc_errbuf(err, errlen, "layout '%s': first and last (the layers of the first and the last "
+                  "pipeline stage) go together", text);
+        return CC_EUSAGE;
+    }
+    if (l->lfirst > 0 && l->split) {
+        cc_errbuf(err, errlen, "layout '%s': first/last and split=1 are two ways to split the "
+                  "pipeline unevenly; give one", text);
+        return CC_EUSAGE;
+    }
     return CC_OK;
 }
 
@@ -385,6 +400,7 @@ struct ctx {
     int rcl;                /* rc = block: layers of every model chunk recomputed */
     int off;                /* layers whose activations go to host memory (-1: the fewest) */
     int split;
+    int lfirst, llast;      /* uneven first and last stage (both > 0), else 0 */
     long long N;
     double mm, s_loc, peak;
     double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
@@ -392,6 +408,9 @@ struct ctx {
                                the rest; a dense model: 0) */
     int mid_r;              /* the middle stage costed (pp > 2): the second, or with a mixed
                                model the middle one with the most expert layers */
+    int mid_lo_r;           /* a mixed model's middle stage with the fewest expert layers (its
+                               Em_lo), whose step time is costed too; -1: none other */
+    double Em_lo;
     struct cc_model md;     /* mr's dense layer (a mixed model's layers without experts) */
     double p_first, p_mid, p_last; /* parameters per GPU of those stages */
     double pe_first, pe_mid, pe_last; /* of which routed experts' (sharded over eshard) */
@@ -425,9 +444,23 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (tp > tp_max)
         why(e, "tp %d is larger than %d (a node has %d GPUs; see --tp-max)", tp, tp_max, gpn);
     int slots = m->layers + (x->split ? 2 : 0);
+    int fl = x->lfirst > 0;
     if (x->split && pp < 2)
         why(e, "split=1 (embedding and loss counted as layers) needs pp >= 2");
-    if (slots % pp)
+    if (fl) { /* Megatron-LM's uneven first and last stage */
+        long long mid = (long long)m->layers - x->lfirst - x->llast;
+        if (pp < 2)
+            why(e, "first/last (uneven pipeline stages) need pp >= 2");
+        else if (pp == 2 && mid != 0)
+            why(e, "first %d + last %d must be the %d layers with pp 2", x->lfirst, x->llast,
+                m->layers);
+        else if (pp > 2 && (mid < pp - 2 || mid % (pp - 2)))
+            why(e, "the %lld layers between first %d and last %d do not divide evenly into the "
+                "%d middle stages", mid, x->lfirst, x->llast, pp - 2);
+        else if (v > 1 && (x->lfirst % v || x->llast % v || (pp > 2 && (mid / (pp - 2)) % v)))
+            why(e, "v %d does not divide the layers of every stage (first %d, middle %lld, last "
+                "%d)", v, x->lfirst, pp > 2 ? mid / (pp - 2) : 0, x->llast);
+    } else if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
     if (x->cp > 1 && !m->flash_attn) /* the local s x s attention has no context-parallel form */
@@ -452,7 +485,7 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
                                                       between the same two ranks at once */
         why(e, "an interleaved schedule (v=%d) with blocking pipeline sends (--pp-overlap 0) "
             "needs pp > 2 (Megatron-LM)", v);
-    if (v > 1 && slots % ((long long)pp * v))
+    if (v > 1 && !fl && slots % ((long long)pp * v))
         why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
                         : "v %d does not divide the %d layers per stage", v, slots / pp);
     if (v > 1 && e->m % pp)
@@ -539,10 +572,19 @@ static void stage_experts(const struct ctx *x, int r, double *E, double *RE)
     if (!cc_model_moe(m))
         return;
     double slots = m->layers + 2.0 * off, runs = (double)pp * v;
+    /* uneven first and last stage: each round of chunks holds lfirst/v, then (middle
+     * layers)/(v (pp - 2)) per middle stage, then llast/v (Megatron-Core's offsets) */
+    double cf = x->lfirst / (double)v, cl = x->llast / (double)v;
+    double cm = pp > 2 ? ((double)m->layers - x->lfirst - x->llast) / ((double)v * (pp - 2)) : 0.0;
     for (int c = 0; c < v; c++) {
         double k = (double)c * pp + r;
         long long lo = (long long)floor(k * slots / runs + 1e-9) - off;
         long long hi = (long long)floor((k + 1.0) * slots / runs + 1e-9) - off;
+        if (x->lfirst > 0) {
+            double start = c * (cf + cm * (pp - 2) + cl) + (r > 0 ? cf + (r - 1) * cm : 0.0);
+            double size = r == 0 ? cf : r == pp - 1 ? cl : cm;
+            lo = (long long)floor(start + 1e-9), hi = (long long)floor(start + size + 1e-9);
+        }
         lo = lo < 0 ? 0 : lo;
         hi = hi > m->layers ? m->layers : hi;
         if (lo >= hi)
@@ -632,9 +674,16 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
      * gathered weights are let go) */
     double routed = Pe * (cc_model_moe(m) ? (double)m->topk / m->experts : 0.0);
     int fp8_cache = x->hb->fp8_cache && m->prec == CC_PREC_FP8 && x->zero < 3;
-    double cache_e = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(m) - routed) / tp + Pe / x->ep)
+    /* what every tp rank holds whole (latent attention's down projections) is not divided by
+     * tp; the router is no Transformer Engine layer and has no fp8 copy */
+    double whole_e = cc_model_attn_whole_params(m);
+    double whole_d = cc_model_attn_whole_params(d);
+    double router = cc_model_moe(m) ? (double)m->hidden * m->experts : 0.0;
+    double cache_e = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(m) - routed - router - whole_e) / tp +
+                                        whole_e + Pe / x->ep)
                                : 0.0;
-    double cache_d = fp8_cache ? 2.0 * (cc_model_layer_matmul_params(d) / tp) : 0.0;
+    double cache_d = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(d) - whole_d) / tp + whole_d)
+                               : 0.0;
     /* per stage (first, last, second): a layer's activations, as the stage's layers mix
      * expert and dense ones (the micro-batches in flight hold all its layers alike; with
      * interleaving the early chunks are more often in flight, which this averages over) */
@@ -651,10 +700,10 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     /* w: model chunks in flight (forward steps not yet backward) */
     struct { double p, pe, act, w; } st[3] = {
-        {x->p_first, x->pe_first, a[0] * cc_inflight_layers(0, pp, v, x->Lm, x->split ? 0 : -1, x->mm) +
+        {x->p_first, x->pe_first, a[0] * cc_inflight_layers(0, pp, v, x->lfirst > 0 ? x->Lf : x->Lm, x->split ? 0 : -1, x->mm) +
                          work[0] + (pp == 1 ? x->logits : 0.0),
          cc_inflight_layers(0, pp, v, v, -1, x->mm)},
-        {x->p_last, x->pe_last, a[1] * cc_inflight_layers(pp - 1, pp, v, x->Lm, x->split ? v - 1 : -1,
+        {x->p_last, x->pe_last, a[1] * cc_inflight_layers(pp - 1, pp, v, x->lfirst > 0 ? x->Ll : x->Lm, x->split ? v - 1 : -1,
                                                 x->mm) + work[1] + x->logits,
          cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
         {x->p_mid, x->pe_mid, a[2] * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work[2],
@@ -667,7 +716,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
      * of an interleaved pipeline (Megatron-Core's schedule) */
     if (pp > 1 && ep_overlaps(x))
         for (int i = 0; i < nst; i++)
-            st[i].act += a[i] * x->Lm / v, st[i].w += 1.0;
+            st[i].act += a[i] * (x->lfirst > 0 ? L[i] : x->Lm) / v, st[i].w += 1.0;
     double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
         cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
@@ -684,7 +733,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     if (block) {
         /* the first rcl layers of each chunk recomputed: 1 to the chunk's layers less one
          * (all of them is rc=full); unless given, the fewest with which every stage fits */
-        int chunk = (int)floor(x->Lm / v + 1e-9);
+        int chunk = (int)floor(fmin(x->Lm, x->lfirst > 0 ? fmin(x->Lf, x->Ll) : x->Lm) / v + 1e-9);
         if (chunk < 2)
             why(e, "rc=block recomputes some of a model chunk's layers, and a chunk here has "
                 "%d (rc=full recomputes it whole)", chunk);
@@ -888,18 +937,21 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
      * the last (logits); each adds its weight gradients into the buffer once per micro-batch
      * unless the GEMM accumulates in place */
-    struct { double layers, experts, extra, tp, params, pe; } st[3] = {
+    /* [3]: a mixed model's middle stage with the fewest expert layers, for its time alone
+     * (where its dense layers are the slower kind; its weights are taken as [2]'s, more) */
+    struct { double layers, experts, extra, tp, params, pe; } st[4] = {
         {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
          x->p_first, x->pe_first},
         {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last},
         {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid},
+        {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid},
     };
-    int nst = stages_evaluated(pp);
+    int nst = stages_evaluated(pp) + (x->mid_lo_r >= 0 ? 1 : 0);
     /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
      * place them; else all or none) */
-    double RE[3] = {-1.0, -1.0, -1.0}, unused;
+    double RE[4] = {-1.0, -1.0, -1.0, -1.0}, unused;
     if (cc_model_mixed(m)) {
-        const int r[3] = {0, pp - 1, x->mid_r};
+        const int r[4] = {0, pp - 1, x->mid_r, x->mid_lo_r};
         for (int i = 0; i < nst; i++)
             stage_experts(x, r[i], &unused, &RE[i]);
     }
@@ -1050,7 +1102,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     .sp = l->sp && l->tp > 1, .zero = l->zero,
                     .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc,
                     .rcl = l->rc == CC_RC_BLOCK ? l->rcl : 0, .off = l->off,
-                    .split = l->split};
+                    .split = l->split, .lfirst = l->lfirst > 0 && !l->split ? l->lfirst : 0,
+                    .llast = l->lfirst > 0 && !l->split ? l->llast : 0};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
     x.mr = *m;
@@ -1095,7 +1148,10 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
-    if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
+    if (x.lfirst > 0 && !x.split) { /* uneven: as given; the middle stages share the rest */
+        x.Lf = x.lfirst, x.Ll = x.llast;
+        x.Lm = x.pp > 2 ? ((double)m->layers - x.lfirst - x.llast) / (x.pp - 2) : x.Lf;
+    } else if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
                                   the embedding and the loss */
         double S = (double)(m->layers + 2) / x.pp;
         x.Lf = x.Ll = fmax(S - 1.0, 0.0);
@@ -1108,6 +1164,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->layers_first = x.Lf, e->layers_mid = x.Lm, e->layers_last = x.Ll;
     cc_model_dense_layer(&x.mr, &x.md);
     x.mid_r = x.pp > 2 ? 1 : 0;
+    x.mid_lo_r = -1;
     if (!cc_model_mixed(m)) { /* every layer alike */
         int moe = cc_model_moe(m);
         x.Ef = moe ? x.Lf : 0.0, x.Em = moe ? x.Lm : 0.0, x.El = moe ? x.Ll : 0.0;
@@ -1116,12 +1173,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         stage_experts(&x, 0, &x.Ef, &unused);
         stage_experts(&x, x.pp - 1, &x.El, &unused);
         x.Em = x.Ef;
-        for (int r = 1; r < x.pp - 1; r++) { /* the middle stage with the most */
+        for (int r = 1; r < x.pp - 1; r++) { /* the middle stages with the most and fewest */
             double E;
             stage_experts(&x, r, &E, &unused);
             if (r == 1 || E > x.Em)
                 x.Em = E, x.mid_r = r;
+            if (r == 1 || E < x.Em_lo)
+                x.Em_lo = E, x.mid_lo_r = r;
         }
+        if (x.pp < 4 || x.Em_lo >= x.Em)
+            x.mid_lo_r = -1;
     }
     /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
     x.Ef = fmin(x.Ef, x.Lf), x.Em = fmin(x.Em, x.Lm), x.El = fmin(x.El, x.Ll);
@@ -1242,7 +1303,17 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
             for (int pp = 1; pp <= m->layers && (long long)tp * cp * pp <= c->gpus; pp++) {
                 int uniform = m->layers % pp == 0;
                 int uneven = hb->uneven_pp && pp > 2 && (m->layers + 2) % pp == 0; /* pp = 2: same as uniform */
-                if (!(uniform || uneven) || c->gpus % (tp * cp * pp))
+                /* where neither divides: Megatron-LM's uneven first and last stage, the middle
+                 * ones at ceil(layers / pp) each and the first and last sharing the rest, every
+                 * split of it that leaves each at least 1 and at most a middle stage's */
+                int flf[64], nfl = 0;
+                if (!uniform && !uneven && hb->uneven_pp && pp >= 2) {
+                    int mid = (m->layers + pp - 1) / pp, rest = m->layers - (pp - 2) * mid;
+                    for (int f = mid; f >= 1 && nfl < 64; f--)
+                        if (rest - f >= 1 && rest - f <= mid)
+                            flf[nfl++] = f;
+                }
+                if (!(uniform || uneven || nfl) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);
                 struct cc_ranked best = {{0}, {0}};
@@ -1275,19 +1346,28 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     continue;
                                 if (cc_model_moe(m) && ((tp > 1 && !sp) || z == 3))
                                     continue; /* check_structure's rules for experts */
-                                for (int sv = 0; sv < 2 * hb->vpp_max * neps; sv++) {
-                                    int ep = eps[sv / (2 * hb->vpp_max)];
-                                    int split = sv % 2, v = sv % (2 * hb->vpp_max) / 2 + 1;
+                                /* modes: 0 uniform, 1 the split, 2.. uneven first/last */
+                                int nmodes = 2 + nfl;
+                                for (int sv = 0; sv < nmodes * hb->vpp_max * neps; sv++) {
+                                    int ep = eps[sv / (nmodes * hb->vpp_max)];
+                                    int mode = sv % nmodes, v = sv % (nmodes * hb->vpp_max) / nmodes + 1;
+                                    int split = mode == 1;
+                                    int lf = mode >= 2 ? flf[mode - 2] : 0;
+                                    int ll = mode >= 2 ? m->layers - (pp - 2) * ((m->layers + pp - 1) / pp) - lf : 0;
                                     int per_stage = (m->layers + 2 * split) / pp;
-                                    if (split ? !uneven : !uniform)
+                                    if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
+                                    if (mode >= 2) /* the smallest stage sets the chunk */
+                                        per_stage = lf < ll ? lf : ll;
                                     if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
-                                                  per_stage % v || (per_dp / mb) % pp))
+                                                  per_stage % v || (per_dp / mb) % pp ||
+                                                  (mode >= 2 && (lf % v || ll % v ||
+                                                                 ((m->layers + pp - 1) / pp) % v))))
                                         continue;
                                     if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
                                         continue; /* a chunk of one layer: block is full */
                                     struct cc_ranked cand = {
-                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep},
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll},
                                         {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */

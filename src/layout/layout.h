@@ -128,6 +128,11 @@ struct cc_layout {
                     every layer's routed experts whole (Megatron-Core
                     --expert-tensor-parallel-size 1), ep consecutive ranks of the tp x cp x dp
                     ranks of a stage exchanging tokens all-to-all; 0 or 1: none */
+    int lfirst, llast; /* uneven pipeline (Megatron-LM --decoder-first-pipeline-num-layers,
+                          --decoder-last-pipeline-num-layers): the first and the last stage
+                          hold these many layers, the others (layers - lfirst - llast) /
+                          (pp - 2) each; with v > 1 every stage's layers in v equal chunks.
+                          0 and 0: not used (uniform, or the split above); both or neither */
 };
 
 /* The expert-parallel degree of l as a count of ranks: l->ep, or 1 for none (0 or 1). */
@@ -302,7 +307,9 @@ struct cc_search {
 };
 
 /* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp
- * (divides layers, or layers + 2 with hb->uneven_pp), cp (s a multiple of 2*cp), dp =
+ * (divides layers, or layers + 2 with hb->uneven_pp; with it, where neither divides, uneven
+ * first and last stages around middle stages of ceil(layers / pp), each way of sharing the
+ * rest that leaves both 1 to that many), cp (s a multiple of 2*cp), dp =
  * GPUs/(tp*pp*cp), mb, sp (tp divides s/cp), zero, vpp and recomputation; keep the fastest
  * setting of each tp/pp/cp/dp (exact ties, to 1e-9: smaller zero, then smaller vpp, then the
  * larger mb, then the first enumerated), sorted by step time (ties: smaller tp, pp, cp).

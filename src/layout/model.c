@@ -395,7 +395,7 @@ static cc_status hf_mixed_layers(json_t *root, const char *type, long long *firs
                                  long long *step, const char *path, char *err, size_t errlen)
 {
     static const struct { const char *type; long long first; } defaults[] = {
-        {"deepseek_v3", 3}, {"glm4_moe", 1}, {"ernie4_5_moe", 1}};
+        {"deepseek_v3", 3}, {"glm4_moe", 1}, {"glm4_moe_lite", 1}, {"ernie4_5_moe", 1}};
     static const char *const k_first[] = {"first_k_dense_replace", "moe_layer_start_index", NULL};
     static const char *const k_step[] = {"decoder_sparse_step", "interleave_moe_layer_step",
                                          "moe_layer_interval", NULL};
@@ -419,11 +419,56 @@ static cc_status hf_mixed_layers(json_t *root, const char *type, long long *firs
             *read[r].v = json_integer_value(x);
             break;
         }
+    /* a list of "dense" and "sparse" per layer (GLM-4.7-Flash, DeepSeek-V3.2): read where it
+     * is the first k dense and then every k-th layer sparse */
+    json_t *types = json_object_get(root, "mlp_layer_types"), *tv;
+    json_t *nl = json_object_get(root, "num_hidden_layers");
+    if (types && !json_is_null(types)) {
+        size_t n = json_array_size(types), i, lead = 0;
+        int fits = json_is_array(types) && json_is_integer(nl) &&
+                   (json_int_t)n == json_integer_value(nl) && n > 0;
+        json_array_foreach(types, i, tv) {
+            const char *t = json_string_value(tv);
+            if (!t || (strcmp(t, "dense") && strcmp(t, "sparse")))
+                fits = 0;
+            else if (lead == i && !strcmp(t, "dense"))
+                lead++;
+        }
+        /* the step can only be the gap between the first two sparse layers, or with one
+         * sparse layer 1 or its position + 1: each tried once over the list */
+        long long found = 0, sp1 = -1, sp2 = -1;
+        json_array_foreach(types, i, tv) {
+            const char *t = json_string_value(tv);
+            if (t && !strcmp(t, "sparse"))
+                sp2 = sp1 < 0 ? -1 : sp2 < 0 ? (long long)i : sp2, sp1 = sp1 < 0 ? (long long)i : sp1;
+        }
+        long long cand[3] = {1, sp2 > sp1 ? sp2 - sp1 : 1, sp1 >= 0 ? sp1 + 1 : 1};
+        for (int c = 0; fits && !found && c < 3; c++) {
+            long long k = cand[c];
+            int same = 1;
+            json_array_foreach(types, i, tv) {
+                int sparse = (long long)i >= (long long)lead && ((long long)i + 1) % k == 0;
+                if (sparse != (strcmp(json_string_value(tv), "sparse") == 0))
+                    same = 0;
+            }
+            if (same)
+                found = k;
+        }
+        if (!found) {
+            cc_errbuf(err, errlen, "model spec '%s': \"mlp_layer_types\" places dense and "
+                      "expert layers in a way not modelled (a list of \"dense\" and "
+                      "\"sparse\", one per layer: the first k dense, then every k-th sparse)",
+                      path);
+            return CC_EINVAL;
+        }
+        *first = (long long)lead, *step = found > 1 ? found : 0;
+    }
     json_t *freq = json_object_get(root, "moe_layer_freq"); /* DeepSeek: i % freq == 0 */
     json_t *only = json_object_get(root, "mlp_only_layers"); /* Qwen2-MoE: a list */
     json_t *end = json_object_get(root, "moe_layer_end_index"); /* ERNIE 4.5 */
     json_t *layers = json_object_get(root, "num_hidden_layers");
-    const char *bad = freq && !json_is_null(freq) &&
+    const char *bad = json_object_get(root, "num_dense_layers") ? "num_dense_layers"
+                      : freq && !json_is_null(freq) &&
                               !(json_is_integer(freq) && json_integer_value(freq) == 1)
                           ? "moe_layer_freq"
                       : only && !json_is_null(only) &&
@@ -507,6 +552,27 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                       mla_keys[i], mla[i], cc_model_key_max(mla_keys[i]));
             return CC_EINVAL;
         }
+    }
+    static const char *const dsa[] = {"index_topk", "index_n_heads", "index_head_dim", NULL};
+    for (int i = 0; dsa[i]; i++)
+        if (json_object_get(root, dsa[i]) && !json_is_null(json_object_get(root, dsa[i]))) {
+            cc_errbuf(err, errlen, "model spec '%s': sparse attention with an indexer (\"%s\": "
+                      "DeepSeek-V3.2, GLM-5) is not modelled", path, dsa[i]);
+            return CC_EINVAL;
+        }
+    /* the head widths as the families' config classes default them where a config.json
+     * leaves them out: DeepSeek 128 + 64 and 128, MiniCPM3 64 + 32 and hidden / heads */
+    if (mla[1] && type && (strncmp(type, "deepseek_v", 10) == 0 || strcmp(type, "minicpm3") == 0)) {
+        int mc = strcmp(type, "minicpm3") == 0;
+        json_t *hs = json_object_get(root, "hidden_size"), *nh = json_object_get(root, "num_attention_heads");
+        if (!mla[2])
+            mla[2] = mc ? 64 : 128;
+        if (!mla[3])
+            mla[3] = mc ? 32 : 64;
+        if (!mla[4] && !mc)
+            mla[4] = 128;
+        else if (!mla[4] && json_is_integer(hs) && json_is_integer(nh) && json_integer_value(nh) > 0)
+            mla[4] = json_integer_value(hs) / json_integer_value(nh);
     }
     if (mla[1] && (!mla[2] || !mla[3] || !mla[4])) {
         cc_errbuf(err, errlen, "model spec '%s': a latent-attention config (\"kv_lora_rank\") "
@@ -958,6 +1024,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         }
     if (m->experts == 0) /* a dense model, whatever a preset's experts were */
         m->topk = m->moe_ffn = m->shared_ffn = m->first_dense = m->moe_step = 0;
+    if (m->moe_step == 1) /* every layer: the same as 0 */
+        m->moe_step = 0;
     long long hdv = m->head_dim;
     if ((st = get_int(root, "head_dim", &hdv, path, err, errlen)) != CC_OK)
         goto done;

@@ -314,8 +314,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                 e->m, e->layers_mid);
     else
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
-                     "first %g, middle %g, last %g (embedding and loss count as one layer)\n",
-                e->m, e->layers_first, e->layers_mid, e->layers_last);
+                     "first %g, middle %g, last %g%s\n",
+                e->m, e->layers_first, e->layers_mid, e->layers_last,
+                l->lfirst > 0 ? " (uneven first and last stage)"
+                              : " (embedding and loss count as one layer)");
     if (cc_model_mixed(m) && l->pp == 1)
         fprintf(out, "layers with experts %g of %g; dense (MLP of ffn %d): the first %d%s\n",
                 e->experts_first, e->layers_first, m->ffn, m->first_dense,
@@ -429,7 +431,7 @@ static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->mb == b->mb && a->vpp == b->vpp && a->sp == b->sp && a->zero == b->zero &&
            a->rc == b->rc && a->split == b->split && (a->rc != CC_RC_BLOCK || a->rcl == b->rcl) &&
-           a->off == b->off;
+           a->off == b->off && a->lfirst == b->lfirst && a->llast == b->llast;
 }
 
 /* Why a layout has no place in the ranking. */
@@ -538,7 +540,12 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
     PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
     if (l->split && l->pp > 1)
         PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
-    if (l->vpp > 1)
+    if (l->lfirst > 0 && l->pp > 1) /* uneven: the virtual stages by count, not by size */
+        PUT(" --decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d",
+            l->lfirst, l->llast);
+    if (l->vpp > 1 && l->lfirst > 0)
+        PUT(" --num-virtual-stages-per-pipeline-rank %d", l->vpp);
+    else if (l->vpp > 1)
         PUT(" --num-layers-per-virtual-pipeline-stage %lld",
             (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / ((long long)l->pp * l->vpp));
     if (l->cp > 1) /* the exchange costed: K and V gathered (Llama 3's way) */
@@ -777,10 +784,17 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "data-parallel ranks (%d x %lld x %d = %lld), DeepSpeed would count dp x cp = "
                 "%d and refuse it; DeepSpeed-Ulysses sequence parallelism is the nearest",
              l->dp, l->mb, e->m, l->dp, (long long)l->mb * e->m * l->dp, l->dp * l->cp);
+    char part[160] = "";
+    if (l->split)
+        snprintf(part, sizeof part, ", partitioned so that the embedding and the output layer "
+                 "each count as one layer");
+    else if (l->lfirst > 0)
+        snprintf(part, sizeof part, ", partitioned with %d layers on the first stage and %d on "
+                 "the last (Megatron-LM's uneven split; set DeepSpeed's partitioning to match)",
+                 l->lfirst, l->llast);
     if (l->pp > 1)
         NOTE(1, "pipeline parallel in DeepSpeed: PipelineModule(num_stages=%d%s)%s%.0d%s", l->pp,
-             l->split ? ", partitioned so that the embedding and the output layer each count "
-                        "as one layer" : "",
+             part,
              l->tp > 1 ? "; tensor parallel " : "", l->tp > 1 ? l->tp : 0,
              l->tp > 1 ? " comes from Megatron-DeepSpeed" : "");
     if (l->pp > 1 && l->vpp > 1)
@@ -865,6 +879,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     /* the busiest expert-parallel rank's routed tokens over its share, as costed */
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
+    json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
+    json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
     json_object_set_new(lay, "layers_per_stage",
                         json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
     json_object_set_new(lay, "expert_layers_per_stage",
@@ -958,7 +974,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
                                               ? jnum(m->rope_base > 0 ? m->rope_base : 10000)
                                               : json_null());
     json_object_set_new(mo, "qkv_bias", json_boolean(m->qkv_bias));
-    json_object_set_new(mo, "head_dim", json_integer((json_int_t)cc_model_head_dim(m)));
+    json_object_set_new(mo, "head_dim", cc_model_mla(m) ? json_null() /* its widths below */
+                                                        : json_integer((json_int_t)cc_model_head_dim(m)));
     json_object_set_new(mo, "qk_norm", json_boolean(m->qk_norm));
     json_object_set_new(co, "name", json_string(c->name));
     json_object_set_new(co, "gpu", json_string(c->gpu_name));

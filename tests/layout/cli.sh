@@ -276,7 +276,12 @@ refuse "topology: fabric kind none with 8 NICs per node" "fabric: 'kind' none wi
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/bigmem.json"
 refuse "topology: a GPU of 2^62 bytes" "'memory_bytes' 4611686018427387904 is more than a GPU has" -m llama3-8b -t "$out/bigmem.json"
 printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768,"kv_lora_rank":256}\n' >"$out/mc3.json"
-refuse "a latent-attention config without its head widths" 'a latent-attention config ("kv_lora_rank") without "qk_nope_head_dim"' -m "$out/mc3.json" -g 8
+# MiniCPM3's config class defaults its head widths (64 + 32, and hidden / heads for V)
+"$CCBENCH" layout -m "$out/mc3.json" -g 8 -k 1 >"$out/mc3d" 2>&1 &&
+    grep -q "mla(q 768, kv 256, qk 64+32, v 64)" "$out/mc3d"
+ok $? "a MiniCPM3 config without its head widths: its family's defaults" "$(head -1 "$out/mc3d")"
+sed 's/"minicpm3"/"custom_mla"/' "$out/mc3.json" >"$out/mc3x.json"
+refuse "a latent-attention config of another family without its head widths" 'a latent-attention config ("kv_lora_rank") without "qk_nope_head_dim"' -m "$out/mc3x.json" -g 8
 sed 's/"kv_lora_rank":256/"kv_lora_rank":256,"qk_nope_head_dim":64,"qk_rope_head_dim":32,"v_head_dim":64/' "$out/mc3.json" >"$out/mc3w.json"
 "$CCBENCH" layout -m "$out/mc3w.json" -g 8 -k 1 >"$out/mc3" 2>&1 &&
     grep -q "mla(q 768, kv 256, qk 64+32, v 64)" "$out/mc3"
@@ -591,7 +596,15 @@ refuse "-x ep=3 on Mixtral" "ep 3 does not divide the 8 experts" -m "$T/hf-moe.j
 refuse "-x ep=2 on a dense model" "has no experts" -m llama3-8b -g 64 -x tp=1,pp=1,dp=64,ep=2
 refuse "-x ep=0" "ep needs an integer from 1" -m "$T/hf-moe.json" -g 64 -x ep=0
 printf '{"model_type":"deepseek_v3","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432}\n' >"$out/dsv3.json"
-refuse "DeepSeek-V3 config without its head widths" 'without "qk_nope_head_dim"' -m "$out/dsv3.json" -g 512
+refuse "DeepSeek-V3 config with a plain MLP" 'latent attention (kv_lora_rank 512): it is modelled with the swiglu layer' -m "$out/dsv3.json" -g 512
+printf '{"model_type":"deepseek_v32","hidden_act":"silu","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432,"index_topk":2048,"index_n_heads":64}\n' >"$out/dsv32.json"
+refuse "DeepSeek-V3.2 config (sparse attention)" 'sparse attention with an indexer ("index_topk": DeepSeek-V3.2, GLM-5) is not modelled' -m "$out/dsv32.json" -g 512
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("first_k_dense_replace"); c["model_type"]="glm4_moe_lite"; c["mlp_layer_types"]=["dense"]*3+["sparse"]*89; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-glm4-moe.json" "$out/glmlite.json"
+"$CCBENCH" layout -m "$out/glmlite.json" -g 256 --gpu-model h100-sxm -k 1 >"$out/gl" 2>&1 &&
+    grep -q "top 8 in 89 of the layers (the others dense)" "$out/gl"
+ok $? "mlp_layer_types: 3 dense then sparse read as the first 3 dense" "$(head -1 "$out/gl")"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["mlp_layer_types"]=["dense"]*3+["sparse"]*88+["dense"]; json.dump(c, open(sys.argv[2], "w"))' "$out/glmlite.json" "$out/glmlite2.json"
+refuse "mlp_layer_types with a dense last layer" '"mlp_layer_types" places dense and expert layers in a way not modelled' -m "$out/glmlite2.json" -g 256
 sed 's/"intermediate_size":18432}/"intermediate_size":18432,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"n_shared_experts":1,"first_k_dense_replace":3,"num_key_value_heads":128,"num_nextn_predict_layers":1,"hidden_act":"silu"}/' "$out/dsv3.json" >"$out/dsv3w.json"
 "$CCBENCH" layout -m "$out/dsv3w.json" -g 1024 --gpu-model h100-sxm --seq-len 4096 --global-batch 15360 -k 1 >"$out/dsv3" 2>&1 &&
     "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm -k 1 >"$out/dsv3p" 2>&1 &&
@@ -601,6 +614,26 @@ sed 's/"intermediate_size":18432}/"intermediate_size":18432,"qk_nope_head_dim":1
     grep -q -- "--multi-latent-attention --qk-layernorm --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128" "$out/dsv3p"
 ok $? "DeepSeek-V3: its config.json and the preset give 671.0B, 37.6B active, the same first layout and latent-attention arguments" "$(head -1 "$out/dsv3"; grep '^  1 ' "$out/dsv3" "$out/dsv3p")"
 printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
+# uneven first and last pipeline stages (Megatron-LM --decoder-first/last-pipeline-num-layers)
+"$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,rc=none,first=4,last=1,ep=8 >"$out/unev" 2>&1 &&
+    grep -q "^micro-batches per step 960 (gradient accumulation), layers per stage: first 4, middle 4, last 1 (uneven first and last stage)$" "$out/unev" &&
+    grep -q "^layers with experts per stage: first 1 of 4, stage 1 4 of 4, last 1 of 1;" "$out/unev" &&
+    grep -q -- "--pipeline-model-parallel-size 16 --decoder-first-pipeline-num-layers 4 --decoder-last-pipeline-num-layers 1 " "$out/unev"
+ok $? "DeepSeek-V3 on 16 stages of 4, 4 x 14 and 1 layers: --explain and Megatron-LM's arguments" "$(grep -E "^micro|^layers" "$out/unev")"
+"$CCBENCH" layout -m megatron-3.6b -g 4 --gpus-per-node 4 --gpu-model a100-80g --global-batch 8 -x tp=1,pp=4,mb=1,v=2,first=6,last=8,rc=full --json >"$out/unevj" 2>&1 &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["explain"]
+lay = e["layout"]
+assert lay["first_stage_layers"] == 6 and lay["last_stage_layers"] == 8 and lay["layers_per_stage"] == [6, 8, 8], lay
+a = e["megatron_args"]
+assert "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 8 --num-virtual-stages-per-pipeline-rank 2" in a, a
+assert "--num-layers-per-virtual-pipeline-stage" not in a, a
+' "$out/unevj"
+ok $? "interleaved with uneven stages: virtual stages by count, JSON first/last" "$(head -c 300 "$out/unevj")"
+refuse "-x first without last" "first and last (the layers of the first and the last pipeline stage) go together" -m deepseek-v3 -g 1024 -x tp=4,pp=16,first=4
+refuse "-x first/last that leave the middle uneven" "do not divide evenly into the 14 middle stages" -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,first=4,last=2,ep=8
 # dense and expert layers mixed: Qwen2-MoE's every 2nd layer with experts
 "$CCBENCH" layout -m "$out/mixed.json" -g 64 -k 1 >"$out/mx" 2>&1 &&
     grep -q "top 4 in 12 of the layers (the others dense)" "$out/mx" &&
@@ -1073,7 +1106,7 @@ printf '{"layers":32,"hidden":4096,"heads":32,"vocab":32000,"seq_len":4096,"glob
 [ $rc -eq 0 ] && grep -q '^# model   evil?best: tp=1?\[31m: ' "$out/ev" && grep -q '^#         source: x?y$' "$out/ev" &&
     [ "$(grep -c '^best: ' "$out/ev")" -eq 1 ] && ! grep -q "$(printf '\033')" "$out/ev"
 ok $? "control characters in a model's name and source printed as '?' (exit $rc)" "$(head -3 "$out/ev")"
-refuse "a model named with a newline, in a message" "model 'evil?best: tp=1?\[31m' on 3 GPUs" -m "$out/evil.json" -g 3
+refuse "a model named with a newline, in a message" "model 'evil?best: tp=1?\[31m' on 3 GPUs" -m "$out/evil.json" -g 3 --uneven-pp 0
 python3 - "$T/dgx-a100x4.json" "$out/tname.json" "$out/tgpu.json" "$out/tmix.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))

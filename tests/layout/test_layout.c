@@ -2607,6 +2607,101 @@ static void test_mla(void)
     cc_layout_eval(&m, &c, &hb, &l, &e);
     ok(!e.feasible && strstr(e.why, "costed with sequence parallelism only"),
        "tp 8 without sequence parallelism: %s", e.why);
+    /* Transformer Engine's fp8 weight cache at tp 8, ep 64: 2 bytes per linear parameter of
+     * the rank; the down projections whole, the router (no TE layer) left out, each rank's 4
+     * of the 256 experts. Dense layer: (583,467,008 - 15,138,816) / 8 + 15,138,816; expert
+     * layer: the attention and the shared expert (187,105,280 + 44,040,192 - 15,138,816) / 8
+     * + 15,138,816, and 4 x 44,040,192 of routed experts */
+    struct cc_eval on;
+    l.sp = 1, l.cp = 1, l.dp = 128;
+    m.prec = CC_PREC_FP8;
+    cc_layout_eval(&m, &c, &hb, &l, &e);
+    hb.fp8_cache = 1;
+    cc_layout_eval(&m, &c, &hb, &l, &on);
+    double dense = (583467008.0 - 15138816) / 8 + 15138816;
+    double expert = (187105280.0 + 44040192.0 - 15138816) / 8 + 15138816 + 4 * 44040192.0;
+    REL(on.mem_weights - e.mem_weights, 2 * (3 * dense + 58 * expert), 1e-12,
+        "fp8 weight cache with latent attention: the down projections whole, no router");
+}
+
+/* Megatron-LM's uneven first and last pipeline stage (--decoder-first/last-pipeline-num-layers):
+ * parsing, the stages' layers (with interleaving, by Megatron-Core's offsets), the rules, and
+ * the search using it where neither the uniform split nor the embedding/loss split divides. */
+static void test_uneven_first_last(void)
+{
+    struct cc_layout l = {0};
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e;
+    char err[256] = "", buf[160];
+    int dpg;
+    is_int(cc_layout_parse("tp=4,pp=16,first=4,last=1", &l, &dpg, err, sizeof err), CC_OK,
+           "parse first=4,last=1 %s", err);
+    ok(l.lfirst == 4 && l.llast == 1 && strstr(cc_layout_format(&l, buf, sizeof buf), ",first=4,last=1"),
+       "... and format it back (%s)", buf);
+    struct cc_layout l2 = {0};
+    is_int(cc_layout_parse("pp=16,first=4", &l2, &dpg, err, sizeof err), CC_EUSAGE,
+           "first without last refused: %s", err);
+    struct cc_layout l3 = {0};
+    is_int(cc_layout_parse("pp=16,first=4,last=1,split=1", &l3, &dpg, err, sizeof err), CC_EUSAGE,
+           "first/last with split=1 refused: %s", err);
+    /* DeepSeek-V3, 61 layers on 16 stages: 4, then 14 x 4, then 1 (NVIDIA's PP16 recipe); the
+     * first stage's layers 0-3 hold one with experts, the last stage's layer 60 one */
+    preset("deepseek-v3", &m);
+    cc_cluster_quick(&c, 1024, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout d = {4, 16, 16, 1, 1, 1, 1, 1, CC_RC_NONE, 0, 0, 0, 8, 4, 1};
+    cc_layout_eval(&m, &c, &hb, &d, &e);
+    ok(e.feasible && e.layers_first == 4 && e.layers_mid == 4 && e.layers_last == 1,
+       "DeepSeek-V3 pp 16, first 4, last 1: 4, 4, 1 layers (%g, %g, %g) %s", e.layers_first,
+       e.layers_mid, e.layers_last, e.why);
+    ok(e.experts_first == 1 && e.experts_mid == 4 && e.experts_last == 1,
+       "... expert layers 1, 4, 1 (%g, %g, %g)", e.experts_first, e.experts_mid, e.experts_last);
+    d.llast = 2;
+    cc_layout_eval(&m, &c, &hb, &d, &e);
+    ok(!e.feasible && strstr(e.why, "do not divide evenly into the 14 middle stages"),
+       "first 4, last 2: %s", e.why);
+    /* interleaved: 30 layers, pp 4, first 6, last 8, v 2: rounds of 3 + 4 + 4 + 4 layers;
+     * with the first 5 dense, stage 0 holds layers 0-2 and 15-17 (3 with experts), stage 1
+     * 3-6 and 18-21 (6), stages 2 and 3 all 8 with experts: the middle one costed is 2 */
+    struct cc_model x;
+    preset("mixtral-8x7b", &x);
+    x.layers = 30, x.first_dense = 5;
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    struct cc_layout i = {1, 4, 16, 1, 1, 2, 0, 1, CC_RC_NONE, 0, 0, 0, 8, 6, 8};
+    cc_layout_eval(&x, &c, &hb, &i, &e);
+    ok(e.layers_first == 6 && e.layers_mid == 8 && e.layers_last == 8 && e.experts_first == 3 &&
+           e.mid_stage == 2 && e.experts_mid == 8 && e.experts_last == 8,
+       "pp 4, v 2, first 6, last 8: layers 6/8/8, experts 3, stage %d %g, %g (%g, %g, %g)",
+       e.mid_stage, e.experts_mid, e.experts_last, e.layers_first, e.layers_mid, e.layers_last);
+    i.lfirst = 5, i.llast = 9; /* 16 in the middle, but 5 and 9 are not in 2 chunks */
+    cc_layout_eval(&x, &c, &hb, &i, &e);
+    ok(!e.feasible && strstr(e.why, "v 2 does not divide the layers of every stage"),
+       "first 5, last 9 with v 2: %s", e.why);
+    /* the search: 61 layers on 1024 GPUs fit only pp 1 without it; with it the first layout
+     * has a pipeline, and --uneven-pp 0 leaves pp 1 alone */
+    struct cc_search s;
+    cc_cluster_quick(&c, 1024, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    if (cc_layout_search(&m, &c, &hb, &s) == CC_OK && s.nbest > 0) {
+        ok(s.best[0].layout.pp > 1 && s.best[0].layout.lfirst > 0 &&
+               s.best[0].layout.lfirst + s.best[0].layout.llast +
+                       (s.best[0].layout.pp - 2) * ((61 + s.best[0].layout.pp - 1) / s.best[0].layout.pp) ==
+                   61,
+           "DeepSeek-V3 on 1024 GPUs: the search's first has an uneven pipeline (%s)",
+           cc_layout_format(&s.best[0].layout, buf, sizeof buf));
+        cc_search_free(&s);
+    } else
+        ok(0, "DeepSeek-V3 search: %s", s.why_none);
+    hb.uneven_pp = 0;
+    if (cc_layout_search(&m, &c, &hb, &s) == CC_OK && s.nbest > 0) {
+        int all1 = 1;
+        for (int k = 0; k < s.nbest; k++)
+            all1 &= s.best[k].layout.pp == 1 && s.best[k].layout.lfirst == 0;
+        ok(all1, "... with --uneven-pp 0 only pp 1 (%d layouts)", s.nbest);
+        cc_search_free(&s);
+    } else
+        ok(0, "DeepSeek-V3 search without uneven stages: %s", s.why_none);
 }
 
 int main(void)
@@ -2635,6 +2730,7 @@ int main(void)
     test_moe();
     test_moe_mixed();
     test_mla();
+    test_uneven_first_last();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
