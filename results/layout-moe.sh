@@ -1,6 +1,6 @@
 #!/bin/sh
 # Mixture-of-experts check of `ccbench layout`: NVIDIA's published pre-training throughputs of
-# MoE models whose every layer has experts (Megatron-Bridge performance summary and its
+# MoE models (Megatron-Bridge performance summary and its
 # archive, docs/performance-summary*.md in NVIDIA-NeMo/Megatron-Bridge; NeMo Framework
 # performance summaries 25.02 and 25.04 for Mixtral), each at its published layout with the
 # recipe's habits: distributed optimizer (zero=1), no recomputation, 16-bit gradient
@@ -29,6 +29,7 @@ spec() { # NAME JSON-BODY
 spec qwen3-30b-a3b '"layers": 48, "hidden": 2048, "heads": 32, "kv_heads": 4, "head_dim": 128, "qk_norm": true, "ffn": 6144, "experts": 128, "topk": 8, "moe_ffn": 768, "vocab": 151936, "rope_theta": 1000000, "source": "Qwen3-30B-A3B config.json"'
 spec qwen3-235b-a22b '"layers": 94, "hidden": 4096, "heads": 64, "kv_heads": 4, "head_dim": 128, "qk_norm": true, "ffn": 12288, "experts": 128, "topk": 8, "moe_ffn": 1536, "vocab": 151936, "rope_theta": 1000000, "source": "Qwen3-235B-A22B config.json"'
 spec mixtral-8x7b '"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "experts": 8, "topk": 2, "moe_ffn": 14336, "vocab": 32000, "rope_theta": 1000000, "source": "Jiang et al. 2024, arXiv 2401.04088, Table 1"'
+spec deepseek-v3 '"preset": "deepseek-v3", "source": "ccbench preset deepseek-v3 (its config.json: latent attention, 3 dense layers, 256 experts of 2048, top 8, a shared expert)"'
 spec mixtral-8x22b '"layers": 56, "hidden": 6144, "heads": 48, "kv_heads": 8, "ffn": 16384, "experts": 8, "topk": 2, "moe_ffn": 16384, "vocab": 32000, "rope_theta": 1000000, "source": "Mixtral-8x22B config.json, NeMo perf script vocabulary"'
 
 echo "| release | model | GPUs | precision | batch x seq | layout | published tokens/s/GPU | ccbench | error | ccbench memory per GPU | rank of its tp,pp,dp,cp in the search |"
@@ -82,6 +83,12 @@ row 26.04.01 qwen3-235b-a22b gb200 256 fp8 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep
 row 25.02 mixtral-8x7b b200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 15457 --moe-capacity 1 --moe-pad 1
 row 25.04 mixtral-8x7b gb200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 19275 --gpus-per-node 64 --gpus-per-host 4 --moe-capacity 1 --moe-pad 1
 row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1,ep=8 2232 --tp-overlap 1 --cp-max 8 --moe-capacity 1 --moe-pad 1
+# DeepSeek-V3 on B200, Megatron-Bridge 26.02 and 25.11: 61 layers on 16 stages of 4, 14 x 4
+# and 1 (the recipe's layout; its multi-token-prediction layer, on the last stage, is not
+# costed, and that stage is not the slowest); the recipe recomputes the latent up projections
+# (mla_up_proj), not costed here either
+row 26.02 deepseek-v3 b200 256 fp8 4096 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2689
+row 25.11 deepseek-v3 b200 256 fp8 2048 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2139
 # the same two H100 runs with the expert all-to-all overlap their recipes turn on
 # (--overlap-moe-expert-parallel-comm), costed at best: a table of its own
 echo
