@@ -242,6 +242,7 @@ def run_case(name, cl, arch):
     check(name, "FFN", a.ffn_hidden_size, m["ffn"])
     if m["head_dim"]:
         check(name, "kv channels (head_dim)", a.kv_channels, m["head_dim"])
+    check(name, "multi-token-prediction layers", a.mtp_num_layers or 0, m["mtp_layers"])
     mla = m["kv_lora_rank"] > 0
     # with latent attention --qk-layernorm builds its two latent norms
     check(name, "QK norm", bool(a.qk_layernorm), m["qk_norm"] or mla)

@@ -23,7 +23,7 @@ struct layout_cfg {
     int gpus, gpn, gph;
     const char *gpu_model;
     double gpu_mem_gb, peak_tflops, hbm_GBps, host_GBps, host_mem_gb, intra_GBps, inter_GBps;
-    int seq_len;
+    int seq_len, mtp;
     long long global_batch;
     const char *precision, *optimizer, *recompute;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance, moe_capacity;
@@ -72,6 +72,7 @@ static const struct cc_opt layout_opts[] = {
     {"results", 'r', CC_OPT_STR, F(results), NULL, "FILE[,FILE]", "fit the communication model to ccbench bench JSON Lines, nccl-tests logs or OSU logs (FILE@NODESxPER_NODE)"},
     {"seq-len", 0, CC_OPT_INT, F(seq_len), "0", "N", "override the model's sequence length (a preset's batch in tokens keeps its tokens)", NULL, CC_OPT_RANGE, 0, 1e8},
     {"global-batch", 0, CC_OPT_LONG, F(global_batch), "0", "N", "override the global batch (sequences, kept at any --seq-len)", NULL, CC_OPT_RANGE, 0, 1e12},
+    {"mtp", 0, CC_OPT_INT, F(mtp), "-1", "N", "multi-token-prediction layers trained (Megatron-LM --mtp-num-layers; -1: the model's, as its spec or config says; 0: none)", NULL, CC_OPT_RANGE, -1, 100},
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|block (the fewest layers per chunk that fit)|auto (search)|model"},
@@ -215,6 +216,8 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
     }
     if (cfg->seq_len)
         cc_model_set_seq_len(m, cfg->seq_len);
+    if (cfg->mtp >= 0)
+        m->mtp = cfg->mtp;
     const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {
         {"precision", cfg->precision, cc_prec_names, (int *)&m->prec},
         {"optimizer", cfg->optimizer, cc_optim_names, (int *)&m->optim}};

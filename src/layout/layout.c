@@ -311,7 +311,7 @@ static int group_in_node(const struct cc_cluster *c, long long n, long long stri
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, int tp, int pp, long long stride)
 {
-    if (pp < 2 || !m->tied_embed)
+    if (pp < 2 || (!m->tied_embed && m->mtp <= 0)) /* tied, or MTP's copy on the last stage */
         return 0.0;
     /* the first and last stage are stride * (pp - 1) ranks apart: one node only if the whole
      * pipeline of this rank fits in one */
@@ -637,7 +637,8 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     const double L[3] = {x->Lf, x->Ll, x->Lm}, E[3] = {x->Ef, x->El, x->Em};
     double wf, wm, wl; /* held whole */
     if (pp == 1) {
-        x->p_first = cc_model_params(m) - E[0] * (Pe + Pw) - (L[0] - E[0]) * Pw_d - pos - norm;
+        x->p_first = cc_model_params(m) - cc_model_mtp_params(m) - E[0] * (Pe + Pw) -
+                     (L[0] - E[0]) * Pw_d - pos - norm;
         wf = pos + mix(L[0], E[0], Pw, Pw_d) + norm;
         x->p_mid = x->p_last = x->p_first, wm = wl = wf;
     } else {
@@ -651,6 +652,23 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     x->pe_first = x->Ef * Pe / x->ep, x->pe_mid = x->Em * Pe / x->ep;
     x->pe_last = x->El * Pe / x->ep;
     x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
+    /* multi-token prediction: its layers, norms and 2h -> h projection on the last stage (the
+     * only one at pp = 1), which also keeps a copy of the input embedding */
+    int mtp_e = cc_model_mtp_experts(m);
+    double nm = m->mtp > 0 ? m->mtp : 0.0, h = m->hidden;
+    if (nm > 0) {
+        double split = nm * ((mtp_e ? Ps : Ps_d) + 2.0 * h * h), whole = nm * ((mtp_e ? Pw : Pw_d) + 3.0 * h);
+        double pe = nm * (mtp_e ? Pe : 0.0) / x->ep;
+        if (pp > 1 && !m->tied_embed) /* tied: the output layer is that copy */
+            split += embed - pos, whole += pos;
+        double add = split / tp + whole + pe;
+        if (pp == 1) {
+            x->p_first += add, x->pe_first += pe;
+            x->p_mid = x->p_last = x->p_first, x->pe_mid = x->pe_last = x->pe_first;
+        } else {
+            x->p_last += add, x->pe_last += pe;
+        }
+    }
     double unit = cc_layout_zero3_unit(m, tp);
     int block = x->rc == CC_RC_BLOCK;
     /* per layer, [0] an expert layer's, [1] a dense one's */
@@ -711,6 +729,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     };
     double cache[3] = {mix(L[0], E[0], cache_e, cache_d), mix(L[1], E[1], cache_e, cache_d),
                        mix(L[2], E[2], cache_e, cache_d)};
+    if (nm > 0) { /* the MTP layers' activations, second logits and fp8 copies, on the last stage */
+        int i = pp == 1 ? 0 : 1;
+        st[i].act += nm * ((mtp_e ? act[0] : act[1]) + x->logits);
+        cache[i] += nm * ((mtp_e ? cache_e : cache_d) + (fp8_cache ? 2.0 * 2.0 * h * h / tp : 0.0));
+    }
     int nst = stages_evaluated(pp);
     /* the expert all-to-all overlap (combined 1F1B) runs one more warm-up chunk on every stage
      * of an interleaved pipeline (Megatron-Core's schedule) */
@@ -939,13 +962,31 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * unless the GEMM accumulates in place */
     /* [3]: a mixed model's middle stage with the fewest expert layers, for its time alone
      * (where its dense layers are the slower kind; its weights are taken as [2]'s, more) */
-    struct { double layers, experts, extra, tp, params, pe; } st[4] = {
+    struct { double layers, experts, extra, tp, params, pe, ep; } st[4] = {
         {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
-         x->p_first, x->pe_first},
-        {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last},
-        {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid},
-        {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid},
+         x->p_first, x->pe_first, 0.0},
+        {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last, 0.0},
+        {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0},
+        {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0},
     };
+    if (m->mtp > 0) {
+        /* multi-token prediction on the last stage: per layer a layer of the last layer's
+         * kind (recomputed with full recomputation), its 2h -> h projection (an all-gather of
+         * its output over tp), the output layer and its collectives again */
+        int k = cc_model_mtp_experts(m) ? 0 : 1, f = x->rc == CC_RC_FULL;
+        int i = pp == 1 ? 0 : 1;
+        double nfw = f ? 2 : 1;
+        double proj = cc_gemm_time(mb * s_loc, h / tp, 2.0 * h, 1, rate, sms, (int)nfw, 1);
+        /* the gather after the projection, forward (and recomputed); with sequence
+         * parallelism the scatter before the layer gathers the gradient backward */
+        double gather = tp > 1 ? (nfw + (sp ? 1.0 : 0.0)) *
+                                     cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1),
+                                                  mb * s_loc * h * 2.0)
+                               : 0.0;
+        st[i].extra += m->mtp * (t_layer[k][f] + proj + t_logit);
+        st[i].tp += m->mtp * (tp_layer[k][f] + tp_output + gather);
+        st[i].ep += k == 0 ? m->mtp * ep_layer[f] : 0.0;
+    }
     int nst = stages_evaluated(pp) + (x->mid_lo_r >= 0 ? 1 : 0);
     /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
      * place them; else all or none) */
@@ -979,7 +1020,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double ti = mix(K, Ke, tp_layer[0][0], tp_layer[1][0]) +
                     mix(R, Re, tp_layer[0][1], tp_layer[1][1]) + st[i].tp;
         double ki = K * cp_layer[0] + R * cp_layer[1];
-        double ei = Ke * ep_layer[0] + Re * ep_layer[1];
+        double ei = Ke * ep_layer[0] + Re * ep_layer[1] + st[i].ep;
         double pi = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         double hi = paired * (fmin(ei / 2.0, ci * (pi - 1.0) / pi) + fmin(ei / 2.0, ci / pi));
         if (ci + ti + ki + ei - hi > slowest) { /* each stage after what it hides */

@@ -267,11 +267,12 @@ double cc_bubble_time(int pp, int vpp, double t_mb);
  * (ranks numbered node by node, groups tiling them): n when the group lies in one node;
  * gcd(n*stride, gpus per node)/stride when stride divides the node; else 1. */
 int cc_group_per_node(const struct cc_cluster *c, int n, int stride);
-/* Once per step with pp > 1 and tied embeddings: the first stage (input embedding) and the
- * last (output layer) hold copies of the V x h word embedding (/tp), and all-reduce their
+/* Once per step with pp > 1 and tied embeddings (or multi-token prediction, whose last stage
+ * keeps a copy of the input embedding): the first stage (input embedding) and the last
+ * (output layer) hold copies of the V x h word embedding (/tp), and all-reduce their
  * gradients (hb->grad_bytes per element) between the two, after the data-parallel reduction
  * (not overlapped). stride: rank distance between consecutive stages (tp*cp*dp). 0 if pp = 1
- * or the embeddings are not tied. Seconds. */
+ * or the embeddings are neither tied nor used by MTP. Seconds. */
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
                           const struct cc_habits *hb, int tp, int pp, long long stride);
 /* Time per micro-batch to add the stage's fresh 16-bit weight gradients into the gradient

@@ -71,12 +71,12 @@ static const struct cc_model presets[] = {
     /* latent attention, dense layers first, multi-token prediction left out */
     {.name = "deepseek-v3", .source = "DeepSeek-AI 2024, arXiv 2412.19437 (DeepSeek-V3), Sec. 4.2 "
      "and its config.json (Megatron-LM's examples agree); s=4096, batch 15360 (the final one); "
-     "its multi-token-prediction module not costed", .layers = 61, .hidden = 7168,
+     "one multi-token-prediction layer (--mtp 0: none)", .layers = 61, .hidden = 7168,
      .heads = 128, .kv_heads = 128, .ffn = 18432, .vocab = 129280, .seq_len = 4096,
      .global_batch = 15360, .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM,
      .recompute = CC_RC_SELECTIVE, .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .experts = 256,
      .topk = 8, .moe_ffn = 2048, .shared_ffn = 2048, .first_dense = 3, .q_lora = 1536,
-     .kv_lora = 512, .qk_nope = 128, .qk_rope = 64, .v_dim = 128},
+     .kv_lora = 512, .qk_nope = 128, .qk_rope = 64, .v_dim = 128, .mtp = 1},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),
@@ -119,7 +119,7 @@ long long cc_model_key_max(const char *key)
         {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000},
         {"first_dense_layers", 100000}, {"moe_layer_step", 100000}, {"q_lora_rank", 1000000},
         {"kv_lora_rank", 1000000}, {"qk_nope_head_dim", 100000}, {"qk_rope_head_dim", 100000},
-        {"v_head_dim", 100000}};
+        {"v_head_dim", 100000}, {"mtp_layers", 100}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -186,6 +186,11 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
     } else if (m->q_lora || m->qk_nope || m->qk_rope || m->v_dim) {
         cc_errbuf(err, errlen, "model '%s': q_lora_rank, qk_nope_head_dim, qk_rope_head_dim and "
                   "v_head_dim are for latent attention, which kv_lora_rank > 0 turns on", m->name);
+        return CC_EINVAL;
+    }
+    if (m->mtp < 0 || m->mtp > cc_model_key_max("mtp_layers")) {
+        cc_errbuf(err, errlen, "model '%s': mtp_layers '%d' must be from 0 to %lld", m->name,
+                  m->mtp, cc_model_key_max("mtp_layers"));
         return CC_EINVAL;
     }
     if (m->first_dense < 0 || m->moe_step < 0 || m->moe_step > m->layers) {
@@ -780,13 +785,22 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
     if (nm && strrchr(nm, '/') && strrchr(nm, '/')[1])
         nm = strrchr(nm, '/') + 1; /* a local path's last part */
     snprintf(m->name, sizeof m->name, "%s", nm && nm[0] ? nm : type ? type : "hf-config");
-    /* multi-token prediction (DeepSeek-V3, GLM-4.5): an extra layer and output head that
-     * training may add (Megatron-LM --mtp-num-layers); not costed, and said so */
+    /* multi-token prediction (DeepSeek-V3, GLM-4.5): layers the config's training added
+     * (Megatron-LM --mtp-num-layers), costed unless --mtp 0 */
     json_t *mtp = json_object_get(root, "num_nextn_predict_layers");
     char mtp_note[96] = "";
-    if (json_is_integer(mtp) && json_integer_value(mtp) > 0)
-        snprintf(mtp_note, sizeof mtp_note, "; its %lld multi-token-prediction layer%s not costed",
-                 (long long)json_integer_value(mtp), json_integer_value(mtp) > 1 ? "s" : "");
+    if (mtp && !json_is_null(mtp) &&
+        (!json_is_integer(mtp) || json_integer_value(mtp) < 0 ||
+         json_integer_value(mtp) > cc_model_key_max("mtp_layers"))) {
+        cc_errbuf(err, errlen, "model spec '%s': \"num_nextn_predict_layers\" must be a whole "
+                  "number from 0 to %lld", path, cc_model_key_max("mtp_layers"));
+        return CC_EINVAL;
+    }
+    if (json_is_integer(mtp) && json_integer_value(mtp) > 0) {
+        m->mtp = (int)json_integer_value(mtp);
+        snprintf(mtp_note, sizeof mtp_note, "; %d multi-token-prediction layer%s trained (--mtp 0: "
+                 "none)", m->mtp, m->mtp > 1 ? "s" : "");
+    }
     snprintf(m->source, sizeof m->source,
              "Hugging Face config, %s MLP%s; unless given: bf16, sequence %d (%s), a batch of "
              "4M tokens%s; %s", gated ? "gated" : "plain", m->tied_embed ? ", tied embeddings" : "",
@@ -806,7 +820,7 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
                                         "moe_ffn", "shared_ffn", "head_dim", "qk_norm",
                                         "first_dense_layers", "moe_layer_step", "q_lora_rank",
                                         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                                        "v_head_dim", NULL};
+                                        "v_head_dim", "mtp_layers", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
@@ -815,11 +829,11 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
                        m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn,
                        m->head_dim, m->qk_norm, m->first_dense, m->moe_step, m->q_lora,
-                       m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim};
+                       m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim, m->mtp};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
                        p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn, p.head_dim,
                        p.qk_norm, p.first_dense, p.moe_step, p.q_lora, p.kv_lora, p.qk_nope,
-                       p.qk_rope, p.v_dim};
+                       p.qk_rope, p.v_dim, p.mtp};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -847,7 +861,7 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "head_dim", "qk_norm", "first_dense_layers",
                                         "moe_layer_step", "q_lora_rank", "kv_lora_rank",
                                         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-                                        NULL};
+                                        "mtp_layers", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -1055,6 +1069,16 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         }
         *mla_ptr[i] = (int)mv;
     }
+    long long mtpv = m->mtp;
+    if ((st = get_int(root, "mtp_layers", &mtpv, path, err, errlen)) != CC_OK)
+        goto done;
+    if (json_object_get(root, "mtp_layers") && (mtpv < 0 || mtpv > cc_model_key_max("mtp_layers"))) {
+        cc_errbuf(err, errlen, "model spec '%s': \"mtp_layers\" '%lld' is out of range (0 to %lld)",
+                  path, mtpv, cc_model_key_max("mtp_layers"));
+        st = CC_EINVAL;
+        goto done;
+    }
+    m->mtp = (int)mtpv;
     if (m->kv_lora > 0) {
         if (!json_object_get(root, "qk_nope_head_dim") && !m->qk_nope)
             m->qk_nope = 128;
@@ -1272,6 +1296,31 @@ double cc_model_embed_params(const struct cc_model *m)
     return e;
 }
 
+int cc_model_mtp_experts(const struct cc_model *m)
+{
+    return cc_model_expert_layers_in(m, (long long)m->layers - 1, m->layers) > 0;
+}
+
+/* An MTP layer as a layer: the model itself where its last layer has experts, else its dense
+ * layer. */
+static void mtp_layer(const struct cc_model *m, struct cc_model *k)
+{
+    if (cc_model_mtp_experts(m))
+        *k = *m;
+    else
+        cc_model_dense_layer(m, k);
+}
+
+double cc_model_mtp_params(const struct cc_model *m)
+{
+    if (m->mtp <= 0)
+        return 0.0;
+    struct cc_model k;
+    double h = m->hidden;
+    mtp_layer(m, &k);
+    return m->mtp * (cc_model_layer_params(&k) + 2.0 * h * h + 3.0 * h);
+}
+
 /* Sum of a per-layer count over the model's layers: the expert layers' and the dense ones'. */
 static double over_layers(const struct cc_model *m, double (*per_layer)(const struct cc_model *))
 {
@@ -1291,6 +1340,19 @@ static double layers_fwd_flops(const struct cc_model *m, double b)
            (m->layers - ne ? (m->layers - ne) * cc_model_layer_fwd_flops(&d, b) : 0.0);
 }
 
+/* Forward FLOPs of the MTP layers for b sequences: each a layer, its 2h -> h projection and
+ * the output layer again. */
+static double mtp_fwd_flops(const struct cc_model *m, double b)
+{
+    if (m->mtp <= 0)
+        return 0.0;
+    struct cc_model k;
+    double h = m->hidden;
+    mtp_layer(m, &k);
+    return m->mtp * (cc_model_layer_fwd_flops(&k, b) + 2.0 * b * m->seq_len * 2.0 * h * h +
+                     cc_model_logit_fwd_flops(m, b));
+}
+
 /* The matrices of a layer that Megatron-LM's FLOP count sees: all but the router; with latent
  * attention it counts each latent norm's weights as one more row of the up projection. */
 static double megatron_layer_params(const struct cc_model *m)
@@ -1301,14 +1363,15 @@ static double megatron_layer_params(const struct cc_model *m)
 
 double cc_model_params(const struct cc_model *m)
 {
-    return over_layers(m, cc_model_layer_params) + cc_model_embed_params(m) +
+    return over_layers(m, cc_model_layer_params) + cc_model_mtp_params(m) + cc_model_embed_params(m) +
            (m->tied_embed ? 0.0 : (double)m->vocab * m->hidden) + cc_model_final_norm_params(m);
 }
 
 double cc_model_active_params(const struct cc_model *m)
 {
     double idle = cc_model_moe(m) ? 1.0 - (double)m->topk / m->experts : 0.0;
-    return cc_model_params(m) - cc_model_expert_layers(m) * cc_model_layer_expert_params(m) * idle;
+    double idle_layers = cc_model_expert_layers(m) + (cc_model_mtp_experts(m) ? m->mtp : 0);
+    return cc_model_params(m) - idle_layers * cc_model_layer_expert_params(m) * idle;
 }
 
 double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
@@ -1325,7 +1388,7 @@ double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
 double cc_model_step_flops(const struct cc_model *m)
 {
     double B = (double)m->global_batch;
-    return 3.0 * (layers_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B));
+    return 3.0 * (layers_fwd_flops(m, B) + cc_model_logit_fwd_flops(m, B) + mtp_fwd_flops(m, B));
 }
 
 int cc_model_padded_vocab(const struct cc_model *m, long long unit)
@@ -1341,18 +1404,32 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
     double B = (double)m->global_batch, s = m->seq_len, h = m->hidden;
     double Vp = cc_model_padded_vocab(m, vocab_unit);
     /* Megatron-LM's count leaves out the router (h x experts per expert layer) */
-    return 6.0 * B * s * (over_layers(m, megatron_layer_params) + h * Vp) +
-           6.0 * B * s * s * cc_model_attn_width(m) * m->layers;
+    /* with MTP: its layers as the last layer's kind, its norms and projection (3h + 2h^2 a
+     * token, the norms counted as Megatron-LM counts them) and the output layer again */
+    double mtp = 0.0;
+    if (m->mtp > 0) {
+        struct cc_model k;
+        mtp_layer(m, &k);
+        mtp = m->mtp * (megatron_layer_params(&k) + 3.0 * h + 2.0 * h * h + h * Vp);
+    }
+    return 6.0 * B * s * (over_layers(m, megatron_layer_params) + h * Vp + mtp) +
+           6.0 * B * s * s * cc_model_attn_width(m) * (m->layers + (m->mtp > 0 ? m->mtp : 0));
 }
 
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
 {
     double B = (double)m->global_batch, s = m->seq_len;
     double f = cc_model_step_flops(m);
-    if (rc == CC_RC_FULL)
+    int L = m->layers + (m->mtp > 0 ? m->mtp : 0); /* MTP layers recomputed alike */
+    if (rc == CC_RC_FULL) {
         f += layers_fwd_flops(m, B);
-    else if (rc == CC_RC_SELECTIVE)
-        f += m->layers * 4.0 * B * s * s * cc_model_attn_width(m);
+        if (m->mtp > 0) {
+            struct cc_model k;
+            mtp_layer(m, &k);
+            f += m->mtp * cc_model_layer_fwd_flops(&k, B);
+        }
+    } else if (rc == CC_RC_SELECTIVE)
+        f += L * 4.0 * B * s * s * cc_model_attn_width(m);
     return f;
 }
 

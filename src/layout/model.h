@@ -80,6 +80,12 @@ struct cc_model {
      * A layer without experts has a dense MLP of size ffn. */
     int first_dense;
     int moe_step;
+    /* Multi-token prediction layers trained beside the model (DeepSeek-V3, GLM-4.5; Megatron-LM
+     * --mtp-num-layers): each a transformer layer of the last layer's kind after two norms and
+     * a 2h -> h projection of the hidden state and the next token's embedding, then a norm and
+     * the shared output layer: on the last pipeline stage, which then also holds a copy of the
+     * input embedding (its gradients summed with the first stage's). 0: none. */
+    int mtp;
     double route_skew;    /* costing only, not the model: the routed tokens of the busiest
                              expert-parallel rank over its balanced share (habits'
                              moe_imbalance where ep > 1, then the capacity factor); 0 or 1:
@@ -127,6 +133,12 @@ void cc_model_dense_layer(const struct cc_model *m, struct cc_model *dense);
 /* Megatron-LM's --moe-layer-freq pattern of a mixed model, as a Python list expression
  * ("([0]*3+[1]*58)"), into buf; "1" when every layer has experts. */
 const char *cc_model_moe_pattern(const struct cc_model *m, char *buf, size_t len);
+
+/* Parameters of the multi-token-prediction layers (mtp x (a layer of the last layer's kind +
+ * 2h^2 + 3h)); their embedding and output layer are the model's. 0 without. */
+double cc_model_mtp_params(const struct cc_model *m);
+/* Whether the last layer, and so an MTP layer, has experts. */
+int cc_model_mtp_experts(const struct cc_model *m);
 
 /* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */
 int cc_model_dropout(const struct cc_model *m);

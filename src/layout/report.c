@@ -85,8 +85,11 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
         snprintf(moe, sizeof moe, " (%.1fB active), %d experts of ffn %d%s, top %d%s",
                  cc_model_active_params(m) / 1e9, m->experts, m->moe_ffn, shared, m->topk, dense);
     }
-    fprintf(out, "# model   %s: %.1fB parameters%s, l=%d h=%d a=%d kv=%d%s ffn=%d V=%d s=%d, "
-                 "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, moe, m->layers,
+    char mtp[24] = "";
+    if (m->mtp > 0) /* multi-token-prediction layers on top */
+        snprintf(mtp, sizeof mtp, "+%d mtp", m->mtp);
+    fprintf(out, "# model   %s: %.1fB parameters%s, l=%d%s h=%d a=%d kv=%d%s ffn=%d V=%d s=%d, "
+                 "batch %lld, %s, %s\n", m->name, cc_model_params(m) / 1e9, moe, m->layers, mtp,
             m->hidden, m->heads, m->kv_heads, hd, m->ffn, m->vocab, m->seq_len, m->global_batch,
             cc_prec_names[m->prec], cc_optim_names[m->optim]);
     if (m->source[0])
@@ -598,6 +601,8 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             PUT(" --moe-expert-capacity-factor %g%s", hb->moe_capacity,
                 hb->moe_pad ? " --moe-pad-expert-input-to-capacity" : "");
     }
+    if (m->mtp > 0)
+        PUT(" --mtp-num-layers %d", m->mtp);
     PUT(" --seq-length %d --max-position-embeddings %d", m->seq_len, m->seq_len);
     if (m->mlp == CC_MLP_SWIGLU) /* costed as Llama: no biases, RMSNorm, no learned positions */
         PUT(" --swiglu --normalization RMSNorm --position-embedding-type rope "
@@ -958,6 +963,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "qk_nope_head_dim", json_integer(m->qk_nope));
     json_object_set_new(mo, "qk_rope_head_dim", json_integer(m->qk_rope));
     json_object_set_new(mo, "v_head_dim", json_integer(m->v_dim));
+    json_object_set_new(mo, "mtp_layers", json_integer(m->mtp));
     json_object_set_new(mo, "first_dense_layers", json_integer(m->first_dense));
     json_object_set_new(mo, "moe_layer_step", json_integer(m->moe_step > 1 ? m->moe_step : 1));
     json_object_set_new(mo, "expert_layers", json_integer(cc_model_expert_layers(m)));

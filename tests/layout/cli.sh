@@ -608,11 +608,13 @@ refuse "mlp_layer_types with a dense last layer" '"mlp_layer_types" places dense
 sed 's/"intermediate_size":18432}/"intermediate_size":18432,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"n_shared_experts":1,"first_k_dense_replace":3,"num_key_value_heads":128,"num_nextn_predict_layers":1,"hidden_act":"silu"}/' "$out/dsv3.json" >"$out/dsv3w.json"
 "$CCBENCH" layout -m "$out/dsv3w.json" -g 1024 --gpu-model h100-sxm --seq-len 4096 --global-batch 15360 -k 1 >"$out/dsv3" 2>&1 &&
     "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm -k 1 >"$out/dsv3p" 2>&1 &&
-    grep -q "^# model   deepseek_v3: 671.0B parameters (37.6B active), 256 experts of ffn 2048, shared 2048, top 8 in 58 of the layers" "$out/dsv3" &&
-    grep -q "^# model   deepseek-v3: 671.0B parameters (37.6B active)" "$out/dsv3p" &&
+    grep -q "^# model   deepseek_v3: 682.6B parameters (38.2B active), 256 experts of ffn 2048, shared 2048, top 8 in 58 of the layers" "$out/dsv3" &&
+    grep -q "^# model   deepseek-v3: 682.6B parameters (38.2B active)" "$out/dsv3p" &&
+    "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm -k 1 --mtp 0 >"$out/dsv3n" 2>&1 &&
+    grep -q "^# model   deepseek-v3: 671.0B parameters (37.6B active), .* l=61 h=7168" "$out/dsv3n" &&
     [ "$(grep '^  1 ' "$out/dsv3")" = "$(grep '^  1 ' "$out/dsv3p")" ] &&
     grep -q -- "--multi-latent-attention --qk-layernorm --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128" "$out/dsv3p"
-ok $? "DeepSeek-V3: its config.json and the preset give 671.0B, 37.6B active, the same first layout and latent-attention arguments" "$(head -1 "$out/dsv3"; grep '^  1 ' "$out/dsv3" "$out/dsv3p")"
+ok $? "DeepSeek-V3: its config.json and the preset give 682.6B with MTP (671.0B with --mtp 0), the same first layout and latent-attention arguments" "$(head -1 "$out/dsv3"; grep '^  1 ' "$out/dsv3" "$out/dsv3p")"
 printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
 # uneven first and last pipeline stages (Megatron-LM --decoder-first/last-pipeline-num-layers)
 "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,rc=none,first=4,last=1,ep=8 >"$out/unev" 2>&1 &&
@@ -642,8 +644,8 @@ ok $? "decoder_sparse_step 2: 12 of 24 layers with experts, Megatron-LM's patter
 # the first layers dense (GLM-4.5's shape): header, --explain per stage, the pattern as
 # Python reads it (what Megatron-LM's --moe-layer-freq evaluates), the JSON
 "$CCBENCH" layout -m "$T/hf-glm4-moe.json" -g 256 --gpu-model h100-sxm --seq-len 4096 --global-batch 1024 -k 1 --explain tp=4,pp=4,dp=16,mb=1,ep=16,zero=1,sp=1,rc=none >"$out/glm" 2>&1 &&
-    grep -q "^# model   glm4_moe: 352.8B parameters (33.6B active), 160 experts of ffn 1536, shared 1536, top 8 in 89 of the layers (the others dense), .* ffn=12288" "$out/glm" &&
-    grep -q "its 1 multi-token-prediction layer not costed" "$out/glm" &&
+    grep -q "^# model   glm4_moe: 356.8B parameters (34.0B active), 160 experts of ffn 1536, shared 1536, top 8 in 89 of the layers (the others dense), l=92+1 mtp .* ffn=12288" "$out/glm" &&
+    grep -q "1 multi-token-prediction layer trained (--mtp 0: none)" "$out/glm" &&
     grep -q "^layers with experts per stage: first 20 of 23, stage 1 23 of 23, last 23 of 23; the others dense (MLP of ffn 12288)$" "$out/glm" &&
     grep -q -- "--ffn-hidden-size 12288 .*--add-qkv-bias\|--add-qkv-bias.*--ffn-hidden-size 12288" "$out/glm"
 ok $? "GLM-4.5-shaped config: 3 dense layers first, shown per stage" "$(head -1 "$out/glm"; grep "^layers with" "$out/glm")"

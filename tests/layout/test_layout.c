@@ -2427,8 +2427,24 @@ static void test_moe_mixed(void)
     ok(m.first_dense == 3 && m.moe_step == 0 && m.experts == 160 && m.topk == 8 &&
        m.moe_ffn == 1536 && m.shared_ffn == 1536 && m.ffn == 12288 && m.qk_norm && m.qkv_bias,
        "... 3 dense layers first, 160 experts of 1536 (one shared), QK norm, Q/K/V biases");
-    ok(strstr(m.source, "1 multi-token-prediction layer not costed") != NULL,
-       "... its multi-token-prediction layer said to be left out");
+    ok(m.mtp == 1 && strstr(m.source, "1 multi-token-prediction layer trained") != NULL,
+       "... its multi-token-prediction layer read and said so");
+    /* MTP: one more expert layer, 2h^2 of projection and 3 norms of h: 3,935,625,472 +
+     * 52,428,800 + 15,360; of which active: the layer less 152 of its 160 experts */
+    struct cc_model nomtp = m;
+    nomtp.mtp = 0;
+    is_near(cc_model_params(&m) - cc_model_params(&nomtp), 3988069632.0, 0,
+            "... its MTP layer: 3,988,069,632 parameters");
+    is_near(cc_model_active_params(&m) - cc_model_active_params(&nomtp), 401939712.0, 0,
+            "... 401,939,712 of them active");
+    /* Megatron-LM's count with it: the MTP layer as an expert layer, its norms and projection
+     * (3h + 2h^2), the output layer again, and its attention products */
+    REL(cc_model_megatron_log_flops(&m, 128),
+        6.0 * m.global_batch * 8192 * (3.0 * 325058560 + 90.0 * 348651520 + 3.0 * 5120 +
+                                       2.0 * 5120 * 5120 + 2.0 * 5120.0 * 151552) +
+            6.0 * m.global_batch * 8192.0 * 8192 * 12288 * 93, 1e-12,
+        "Megatron-LM's FLOPs with one MTP layer");
+    m.mtp = 0; /* the model itself below */
     ok(cc_model_mixed(&m) && cc_model_expert_layers(&m) == 89, "... 89 layers with experts");
     /* per layer: attention 2*5120*12288 + 2*5120*1024 = 136,314,880; Q/K/V biases 14,336,
      * RMSNorms 10,240, QK norms 256; a dense layer's MLP 3*5120*12288 = 188,743,680:
@@ -2552,8 +2568,12 @@ static void test_mla(void)
     struct cc_model m, d;
     char err[256];
     preset("deepseek-v3", &m);
-    ok(cc_model_mla(&m) && cc_model_check(&m, err, sizeof err) == CC_OK,
-       "preset deepseek-v3: latent attention %s", err);
+    ok(cc_model_mla(&m) && m.mtp == 1 && cc_model_check(&m, err, sizeof err) == CC_OK,
+       "preset deepseek-v3: latent attention, one MTP layer %s", err);
+    /* its MTP layer: an expert layer 11,507,286,016 + 2 x 7168^2 + 3 x 7168: 682,636,472,320
+     * in all (DeepSeek: 671B and a 14B MTP module with its embedding and head) */
+    is_near(cc_model_params(&m), 682636472320.0, 0, "DeepSeek-V3 with MTP: 682,636,472,320");
+    m.mtp = 0; /* the model itself below */
     /* attention: down projections 7168 x 1536 + 7168 x (512 + 64) = 15,138,816 (whole on
      * every tp rank); up 1536 x 128 x 192 = 37,748,736 and 512 x 128 x 256 = 16,777,216;
      * output 128 x 128 x 7168 = 117,440,512: 187,105,280 */
