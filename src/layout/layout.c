@@ -454,7 +454,10 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         else if (pp == 2 && mid != 0)
             why(e, "first %d + last %d must be the %d layers with pp 2", x->lfirst, x->llast,
                 m->layers);
-        else if (pp > 2 && (mid < pp - 2 || mid % (pp - 2)))
+        else if (pp > 2 && mid < pp - 2)
+            why(e, "first %d + last %d leave %lld of the %d layers for the %d middle stages (at "
+                "least one each)", x->lfirst, x->llast, mid < 0 ? 0 : mid, m->layers, pp - 2);
+        else if (pp > 2 && mid % (pp - 2))
             why(e, "the %lld layers between first %d and last %d do not divide evenly into the "
                 "%d middle stages", mid, x->lfirst, x->llast, pp - 2);
         else if (v > 1 && (x->lfirst % v || x->llast % v || (pp > 2 && (mid / (pp - 2)) % v)))
@@ -1191,7 +1194,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->edp = cc_model_moe(m) ? x.eshard : 0;
     if (x.lfirst > 0 && !x.split) { /* uneven: as given; the middle stages share the rest */
         x.Lf = x.lfirst, x.Ll = x.llast;
-        x.Lm = x.pp > 2 ? ((double)m->layers - x.lfirst - x.llast) / (x.pp - 2) : x.Lf;
+        x.Lm = x.pp > 2 ? fmax(0.0, ((double)m->layers - x.lfirst - x.llast) / (x.pp - 2)) : x.Lf;
     } else if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
                                   the embedding and the loss */
         double S = (double)(m->layers + 2) / x.pp;
@@ -1226,7 +1229,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
             x.mid_lo_r = -1;
     }
     /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
-    x.Ef = fmin(x.Ef, x.Lf), x.Em = fmin(x.Em, x.Lm), x.El = fmin(x.El, x.Ll);
+    x.Ef = fmax(0.0, fmin(x.Ef, x.Lf)), x.Em = fmax(0.0, fmin(x.Em, x.Lm));
+    x.El = fmax(0.0, fmin(x.El, x.Ll)), x.Em_lo = fmax(0.0, fmin(x.Em_lo, x.Lm));
     e->experts_first = x.Ef, e->experts_mid = x.Em, e->experts_last = x.El;
     e->mid_stage = x.mid_r;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */

@@ -193,10 +193,14 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
                   m->mtp, cc_model_key_max("mtp_layers"));
         return CC_EINVAL;
     }
-    if (m->first_dense < 0 || m->moe_step < 0 || m->moe_step > m->layers) {
-        cc_errbuf(err, errlen, "model '%s': first_dense_layers '%d' must be at least 0 and "
-                  "moe_layer_step '%d' from 0 to the %d layers", m->name, m->first_dense,
-                  m->moe_step, m->layers);
+    if (m->first_dense < 0) {
+        cc_errbuf(err, errlen, "model '%s': first_dense_layers '%d' must be at least 0", m->name,
+                  m->first_dense);
+        return CC_EINVAL;
+    }
+    if (m->moe_step < 0 || m->moe_step > m->layers) {
+        cc_errbuf(err, errlen, "model '%s': moe_layer_step (every k-th layer with experts) '%d' "
+                  "must be from 0 to the %d layers", m->name, m->moe_step, m->layers);
         return CC_EINVAL;
     }
     if (!cc_model_moe(m) && (m->first_dense > 0 || m->moe_step > 1)) {
@@ -421,6 +425,11 @@ static cc_status hf_mixed_layers(json_t *root, const char *type, long long *firs
                           "to %lld", path, read[r].keys[i], cc_model_key_max("first_dense_layers"));
                 return CC_EINVAL;
             }
+            if (r == 1 && json_integer_value(x) == 0) {
+                cc_errbuf(err, errlen, "model spec '%s': \"%s\" 0: every k-th layer needs k of "
+                          "at least 1", path, read[r].keys[i]);
+                return CC_EINVAL;
+            }
             *read[r].v = json_integer_value(x);
             break;
         }
@@ -479,7 +488,7 @@ static cc_status hf_mixed_layers(json_t *root, const char *type, long long *firs
                       : only && !json_is_null(only) &&
                               !(json_is_array(only) && json_array_size(only) == 0)
                           ? "mlp_only_layers"
-                      : end && !json_is_null(end) &&
+                      : end && !json_is_null(end) && json_is_integer(layers) &&
                               !(json_is_integer(end) &&
                                 (json_integer_value(end) == -1 ||
                                  (json_is_integer(layers) &&
@@ -585,6 +594,12 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                   "qk_rope_head_dim" : "v_head_dim");
         return CC_EINVAL;
     }
+    for (int i = 2; i < 5 && !mla[1]; i++)
+        if (mla[i]) {
+            cc_errbuf(err, errlen, "model spec '%s': \"%s\" without \"kv_lora_rank\" (the head "
+                      "widths of latent attention, which kv_lora_rank turns on)", path, mla_keys[i]);
+            return CC_EINVAL;
+        }
     if (!mla[1] && mla[0]) {
         cc_errbuf(err, errlen, "model spec '%s': \"q_lora_rank\" without \"kv_lora_rank\" "
                   "(latent attention needs both compressed keys/values)", path);
@@ -604,6 +619,16 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                                                 NULL};
         if ((st = hf_mixed_layers(root, type, &first_dense, &moe_step, path, err, errlen)))
             return st;
+        /* with dense layers beside them, intermediate_size is the dense layers' MLP and the
+         * experts' size must be given (Mixtral's experts take intermediate_size, every layer
+         * having them) */
+        json_t *mis = json_object_get(root, "moe_intermediate_size");
+        if ((first_dense > 0 || moe_step > 1) && (!mis || json_is_null(mis))) {
+            cc_errbuf(err, errlen, "model spec '%s': dense and expert layers mixed without "
+                      "\"moe_intermediate_size\" (intermediate_size is then the dense layers')",
+                      path);
+            return CC_EINVAL;
+        }
         if (json_is_object(ffc)) {
             cc_errbuf(err, errlen, "model spec '%s': experts described in \"ffn_config\" "
                       "(DBRX) are not read; write a ccbench spec (docs/layout.md)", path);
@@ -733,7 +758,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         {"layers", "layers", layers}, {"hidden", "hidden size", hidden},
         {"heads", "attention heads", heads}, {"kv_heads", "KV heads", kv},
         {"ffn", "MLP size", ffn ? ffn : exp ? exp * hidden : 4 * hidden},
-        {"shared_ffn", "shared expert size", nshared * (moe_ffn ? moe_ffn : ffn)},
+        {"shared_ffn", "shared expert size (n_shared_experts x the expert size)",
+         nshared * (moe_ffn ? moe_ffn : ffn ? ffn : exp ? exp * hidden : 4 * hidden)},
         {"vocab", "vocabulary", vocab}};
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
         if (sz[i].v > cc_model_key_max(sz[i].key)) {

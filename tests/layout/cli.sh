@@ -634,6 +634,15 @@ assert "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers
 assert "--num-layers-per-virtual-pipeline-stage" not in a, a
 ' "$out/unevj"
 ok $? "interleaved with uneven stages: virtual stages by count, JSON first/last" "$(head -c 300 "$out/unevj")"
+refuse "-x first/last that leave no middle layers" "first 61 + last 1 leave 0 of the 61 layers for the 14 middle stages" -m deepseek-v3 -g 1024 -x tp=4,pp=16,dp=16,sp=1,zero=1,ep=8,first=61,last=1
+printf '{"model_type":"mpt","n_layers":4,"d_model":8192,"n_heads":64,"vocab_size":1000,"expansion_ratio":1024,"num_experts":4,"num_experts_per_tok":2,"n_shared_experts":512}\n' >"$out/shwrap.json"
+refuse "shared experts whose size would wrap" "shared expert size (n_shared_experts x the expert size) 4294967296 is more than 100000000" -m "$out/shwrap.json" -g 8
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["kv_lora_rank"]=None; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/nolora.json"
+refuse "latent head widths without kv_lora_rank" '"qk_nope_head_dim" without "kv_lora_rank"' -m "$out/nolora.json" -g 16
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("moe_intermediate_size"); json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/nomis.json"
+refuse "dense layers first without moe_intermediate_size" 'dense and expert layers mixed without "moe_intermediate_size"' -m "$out/nomis.json" -g 16
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["decoder_sparse_step"]=0; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/step0.json"
+refuse "decoder_sparse_step 0" '"decoder_sparse_step" 0: every k-th layer needs k of at least 1' -m "$out/step0.json" -g 16
 refuse "-x first without last" "first and last (the layers of the first and the last pipeline stage) go together" -m deepseek-v3 -g 1024 -x tp=4,pp=16,first=4
 refuse "-x first/last that leave the middle uneven" "do not divide evenly into the 14 middle stages" -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,first=4,last=2,ep=8
 # dense and expert layers mixed: Qwen2-MoE's every 2nd layer with experts
@@ -690,7 +699,7 @@ ok $? "ERNIE 4.5 config: its default first dense layer, 2 shared experts" "$(hea
 printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"first_dense_layers":1}\n' >"$out/fdd.json"
 refuse "spec: first_dense_layers without experts" '"first_dense_layers" without experts' -m "$out/fdd.json" -g 8
 printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"experts":8,"topk":2,"moe_layer_step":5}\n' >"$out/mls.json"
-refuse "spec: moe_layer_step above the layers" "moe_layer_step '5' from 0 to the 4 layers" -m "$out/mls.json" -g 8
+refuse "spec: moe_layer_step above the layers" "moe_layer_step (every k-th layer with experts) '5' must be from 0 to the 4 layers" -m "$out/mls.json" -g 8
 printf '{"name":"x","layers":4,"hidden":1024,"heads":8,"vocab":1000,"seq_len":512,"global_batch":8,"experts":8,"topk":2,"first_dense_layers":2,"moe_layer_step":2}\n' >"$out/mls2.json"
 "$CCBENCH" layout -m "$out/mls2.json" -g 8 -k 1 >"$out/m2" 2>&1 &&
     grep -q "top 2 in 1 of the layers (the others dense)" "$out/m2"
