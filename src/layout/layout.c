@@ -580,13 +580,15 @@ static void stage_experts(const struct ctx *x, int r, double *E, double *RE)
     double cf = x->lfirst / (double)v, cl = x->llast / (double)v;
     double cm = pp > 2 ? ((double)m->layers - x->lfirst - x->llast) / ((double)v * (pp - 2)) : 0.0;
     for (int c = 0; c < v; c++) {
-        double k = (double)c * pp + r;
-        long long lo = (long long)floor(k * slots / runs + 1e-9) - off;
-        long long hi = (long long)floor((k + 1.0) * slots / runs + 1e-9) - off;
+        long long lo, hi;
         if (x->lfirst > 0) {
             double start = c * (cf + cm * (pp - 2) + cl) + (r > 0 ? cf + (r - 1) * cm : 0.0);
             double size = r == 0 ? cf : r == pp - 1 ? cl : cm;
             lo = (long long)floor(start + 1e-9), hi = (long long)floor(start + size + 1e-9);
+        } else {
+            double k = (double)c * pp + r;
+            lo = (long long)floor(k * slots / runs + 1e-9) - off;
+            hi = (long long)floor((k + 1.0) * slots / runs + 1e-9) - off;
         }
         lo = lo < 0 ? 0 : lo;
         hi = hi > m->layers ? m->layers : hi;
@@ -1352,12 +1354,11 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  * ones at ceil(layers / pp) each and the first and last sharing the rest, every
                  * split of it that leaves each at least 1 and at most a middle stage's */
                 int flf[64], nfl = 0;
-                if (!uniform && !uneven && hb->uneven_pp && pp >= 2) {
-                    int mid = (m->layers + pp - 1) / pp, rest = m->layers - (pp - 2) * mid;
-                    for (int f = mid; f >= 1 && nfl < 64; f--)
-                        if (rest - f >= 1 && rest - f <= mid)
+                int flmid = (m->layers + pp - 1) / pp, flrest = m->layers - (pp - 2) * flmid;
+                if (!uniform && !uneven && hb->uneven_pp && pp >= 2)
+                    for (int f = flmid; f >= 1 && nfl < 64; f--)
+                        if (flrest - f >= 1 && flrest - f <= flmid)
                             flf[nfl++] = f;
-                }
                 if (!(uniform || uneven || nfl) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);
@@ -1398,7 +1399,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     int mode = sv % nmodes, v = sv % (nmodes * hb->vpp_max) / nmodes + 1;
                                     int split = mode == 1;
                                     int lf = mode >= 2 ? flf[mode - 2] : 0;
-                                    int ll = mode >= 2 ? m->layers - (pp - 2) * ((m->layers + pp - 1) / pp) - lf : 0;
+                                    int ll = mode >= 2 ? flrest - lf : 0;
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
@@ -1406,8 +1407,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                         per_stage = lf < ll ? lf : ll;
                                     if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
                                                   per_stage % v || (per_dp / mb) % pp ||
-                                                  (mode >= 2 && (lf % v || ll % v ||
-                                                                 ((m->layers + pp - 1) / pp) % v))))
+                                                  (mode >= 2 && (lf % v || ll % v || flmid % v))))
                                         continue;
                                     if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
                                         continue; /* a chunk of one layer: block is full */

@@ -453,8 +453,12 @@ static cc_status hf_mixed_layers(json_t *root, const char *type, long long *firs
         long long found = 0, sp1 = -1, sp2 = -1;
         json_array_foreach(types, i, tv) {
             const char *t = json_string_value(tv);
-            if (t && !strcmp(t, "sparse"))
-                sp2 = sp1 < 0 ? -1 : sp2 < 0 ? (long long)i : sp2, sp1 = sp1 < 0 ? (long long)i : sp1;
+            if (!t || strcmp(t, "sparse"))
+                continue;
+            if (sp1 < 0)
+                sp1 = (long long)i;
+            else if (sp2 < 0)
+                sp2 = (long long)i;
         }
         long long cand[3] = {1, sp2 > sp1 ? sp2 - sp1 : 1, sp1 >= 0 ? sp1 + 1 : 1};
         for (int c = 0; fits && !found && c < 3; c++) {
