@@ -664,7 +664,10 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     if (nm > 0) {
         double split = nm * ((mtp_e ? Ps : Ps_d) + 2.0 * h * h), whole = nm * ((mtp_e ? Pw : Pw_d) + 3.0 * h);
         double pe = nm * (mtp_e ? Pe : 0.0) / x->ep;
-        if (pp > 1 && !m->tied_embed) /* tied: the output layer is that copy */
+        /* at pp > 1 the last stage builds the embedding for them; tied, it is the weight
+         * the output layer uses, and Megatron-LM's output layer there still allocates its
+         * own (unused, but a parameter with its gradient and optimizer state) */
+        if (pp > 1)
             split += embed - pos, whole += pos;
         double add = split / tp + whole + pe;
         if (pp == 1) {
@@ -736,7 +739,13 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                        mix(L[2], E[2], cache_e, cache_d)};
     if (nm > 0) { /* the MTP layers' activations, second logits and fp8 copies, on the last stage */
         int i = pp == 1 ? 0 : 1;
-        st[i].act += nm * ((mtp_e ? act[0] : act[1]) + x->logits);
+        /* beside the layer's own: recomputed (rc=full), the shifted tokens' embedding kept as
+         * the second input of the checkpoint; else the inputs of the two norms and of the
+         * 2h -> h projection (2h + 2h + 4h bytes a token; 1/tp of the tokens with sequence
+         * parallelism) */
+        double tok = x->mb * x->s_loc / (x->sp ? tp : 1);
+        double around = (x->rc == CC_RC_FULL ? 2.0 : 8.0) * h * tok;
+        st[i].act += nm * ((mtp_e ? act[0] : act[1]) + around + x->logits);
         cache[i] += nm * ((mtp_e ? cache_e : cache_d) + (fp8_cache ? 2.0 * 2.0 * h * h / tp : 0.0));
     }
     int nst = stages_evaluated(pp);
@@ -759,15 +768,21 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     e->mem_limit = x->c->mem_bytes * (1.0 - x->hb->mem_margin);
     if (block) {
-        /* the first rcl layers of each chunk recomputed: 1 to the chunk's layers less one
-         * (all of them is rc=full); unless given, the fewest with which every stage fits */
-        int chunk = (int)floor(fmin(x->Lm, x->lfirst > 0 ? fmin(x->Lf, x->Ll) : x->Lm) / v + 1e-9);
+        /* the first rcl layers of each chunk recomputed (Megatron-LM checkpoints a chunk's
+         * layers below rcl, all of a chunk that has no more): 1 to the largest chunk's layers
+         * less one (all of them everywhere is rc=full); unless given, the fewest with which
+         * every stage fits. A stage's chunks hold L/v layers (the first, last, second) */
+        int cs[3] = {0, 0, 0}, chunk = 0;
+        for (int i = 0; i < nst; i++) {
+            cs[i] = (int)floor((x->lfirst > 0 ? L[i] : x->Lm) / v + 1e-9);
+            chunk = cs[i] > chunk ? cs[i] : chunk;
+        }
         if (chunk < 2)
             why(e, "rc=block recomputes some of a model chunk's layers, and a chunk here has "
                 "%d (rc=full recomputes it whole)", chunk);
         else if (x->rcl >= chunk)
-            why(e, "rcl %d: a model chunk here has %d layers, and block recomputation keeps "
-                "at least one (rc=full recomputes them all)", x->rcl, chunk);
+            why(e, "rcl %d: the largest model chunk here has %d layers, and block recomputation "
+                "keeps at least one (rc=full recomputes them all)", x->rcl, chunk);
         if (x->rcl <= 0) {
             double need = 1.0;
             for (int i = 0; i < nst; i++)
@@ -777,10 +792,12 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
             x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
         }
         for (int i = 0; i < nst; i++) {
-            st[i].act = fmax(st[i].act - sv[i] * x->rcl * st[i].w, 0.0);
-            /* with the split, the first and the last stage have a chunk of one layer fewer,
-             * which rcl = chunk - 1 recomputes whole: no kept layer makes room */
-            if (x->split && i < 2 && x->rcl >= chunk - 1)
+            int r = x->rcl < cs[i] ? x->rcl : cs[i];
+            st[i].act = fmax(st[i].act - sv[i] * r * st[i].w, 0.0);
+            /* a chunk recomputed whole keeps no layer whose activations make room for the one
+             * recomputed: an uneven stage's short chunks where rcl reaches them, and with the
+             * split the first and the last stage's chunk of one layer fewer */
+            if (x->rcl >= cs[i] - (x->split && i < 2 ? 1 : 0))
                 st[i].act += kp[i];
         }
         e->rcl = x->rcl;
@@ -967,30 +984,39 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * unless the GEMM accumulates in place */
     /* [3]: a mixed model's middle stage with the fewest expert layers, for its time alone
      * (where its dense layers are the slower kind; its weights are taken as [2]'s, more) */
-    struct { double layers, experts, extra, tp, params, pe, ep; } st[4] = {
+    struct { double layers, experts, extra, tp, params, pe, ep, cp; } st[4] = {
         {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
-         x->p_first, x->pe_first, 0.0},
-        {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last, 0.0},
-        {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0},
-        {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0},
+         x->p_first, x->pe_first, 0.0, 0.0},
+        {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last, 0.0, 0.0},
+        {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0, 0.0},
+        {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0, 0.0},
     };
     if (m->mtp > 0) {
         /* multi-token prediction on the last stage: per layer a layer of the last layer's
-         * kind (recomputed with full recomputation), its 2h -> h projection (an all-gather of
-         * its output over tp), the output layer and its collectives again */
+         * kind (recomputed with full recomputation; Megatron-LM's block method leaves it
+         * alone), the embedding lookup of the shifted tokens, its 2h -> h projection, the
+         * output layer and their collectives again */
         int k = cc_model_mtp_experts(m) ? 0 : 1, f = x->rc == CC_RC_FULL;
         int i = pp == 1 ? 0 : 1;
         double nfw = f ? 2 : 1;
         double proj = cc_gemm_time(mb * s_loc, h / tp, 2.0 * h, 1, rate, sms, (int)nfw, 1);
-        /* the gather after the projection, forward (and recomputed); with sequence
-         * parallelism the scatter before the layer gathers the gradient backward */
-        double gather = tp > 1 ? (nfw + (sp ? 1.0 : 0.0)) *
-                                     cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1),
-                                                  mb * s_loc * h * 2.0)
-                               : 0.0;
+        double eh = 0.0;
+        if (tp > 1) {
+            /* the projection is column-parallel: with sequence parallelism its 2h input is
+             * all-gathered each forward and its gradient reduce-scattered, without it the
+             * gradient all-reduced; its h/tp output is all-gathered each forward, and with
+             * sequence parallelism split again, whose gradient is all-gathered backward */
+            int pn = per_node(c, tp, 1);
+            double S = mb * s_loc * h * 2.0;
+            double in = sp ? nfw * cc_comm_time(c, CC_ALLGATHER, tp, pn, 2.0 * S) +
+                                 cc_comm_time(c, CC_REDUCESCATTER, tp, pn, 2.0 * S)
+                           : cc_comm_time(c, CC_ALLREDUCE, tp, pn, 2.0 * S);
+            eh = in + (nfw + (sp ? 1.0 : 0.0)) * cc_comm_time(c, CC_ALLGATHER, tp, pn, S);
+        }
         st[i].extra += m->mtp * (t_layer[k][f] + proj + t_logit);
-        st[i].tp += m->mtp * (tp_layer[k][f] + tp_output + gather);
+        st[i].tp += m->mtp * (tp_layer[k][f] + tp_embed + eh + tp_output);
         st[i].ep += k == 0 ? m->mtp * ep_layer[f] : 0.0;
+        st[i].cp += m->mtp * cp_layer[f];
     }
     int nst = stages_evaluated(pp) + (x->mid_lo_r >= 0 ? 1 : 0);
     /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
@@ -1024,7 +1050,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                     cc_grad_accum_time(hb, st[i].params, hbm);
         double ti = mix(K, Ke, tp_layer[0][0], tp_layer[1][0]) +
                     mix(R, Re, tp_layer[0][1], tp_layer[1][1]) + st[i].tp;
-        double ki = K * cp_layer[0] + R * cp_layer[1];
+        double ki = K * cp_layer[0] + R * cp_layer[1] + st[i].cp;
         double ei = Ke * ep_layer[0] + Re * ep_layer[1] + st[i].ep;
         double pi = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         double hi = paired * (fmin(ei / 2.0, ci * (pi - 1.0) / pi) + fmin(ei / 2.0, ci / pi));
@@ -1052,8 +1078,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         /* gather each unit's weights for the forward and the backward pass and scatter its
          * gradients: a collective per unit (a layer; the embedding and the output layer),
          * each paying its ring latency */
-        double units = pp == 1 ? m->layers + (m->tied_embed ? 1.0 : 2.0)
-                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0)));
+        double nm = m->mtp > 0 ? m->mtp : 0.0; /* MTP layers: one unit each, last stage */
+        double units = pp == 1 ? m->layers + nm + (m->tied_embed ? 1.0 : 2.0)
+                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0 + nm)));
         e->z3_units = (int)units;
         double z3 = units * (2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / units) +
                              cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / units));
@@ -1127,12 +1154,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* the padded vocabulary rows and the K/V heads replicated over tp are executed too */
     const struct cc_model mv = x->mr;
     double hw = cc_model_step_hw_flops(&mv, x->rc);
-    if (x->rc == CC_RC_BLOCK) { /* a full recompute of the layers recomputed */
+    if (x->rc == CC_RC_BLOCK) { /* a full recompute of the decoder layers recomputed (not
+                                  * of the MTP layers: Megatron-LM's block method skips them) */
         double R = recomputed_layers(x, x->Lf) +
                    (pp > 1 ? recomputed_layers(x, x->Ll) : 0.0) +
                    (pp > 2 ? (pp - 2) * recomputed_layers(x, x->Lm) : 0.0);
-        double none = cc_model_step_hw_flops(&mv, CC_RC_NONE);
-        hw = none + R / m->layers * (cc_model_step_hw_flops(&mv, CC_RC_FULL) - none);
+        struct cc_model dec = mv;
+        dec.mtp = 0;
+        double layer_fwd = cc_model_step_hw_flops(&dec, CC_RC_FULL) -
+                           cc_model_step_hw_flops(&dec, CC_RC_NONE);
+        hw = cc_model_step_hw_flops(&mv, CC_RC_NONE) + R / m->layers * layer_fwd;
     }
     e->hw_tflops = hw / ((double)x->N * e->t_step) / 1e12;
     e->megatron_tflops = cc_model_megatron_log_flops(m, (long long)hb->vocab_pad * tp) /
@@ -1403,8 +1434,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
-                                    if (mode >= 2) /* the smallest stage sets the chunk */
-                                        per_stage = lf < ll ? lf : ll;
+                                    if (mode >= 2) /* a middle stage holds the most */
+                                        per_stage = pp > 2 ? flmid : (lf > ll ? lf : ll);
                                     if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
                                                   per_stage % v || (per_dp / mb) % pp ||
                                                   (mode >= 2 && (lf % v || ll % v || flmid % v))))

@@ -312,15 +312,24 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "feasible yes\n");
     else
         fprintf(out, "feasible no: %s\n", e->why);
+    char mtp[96] = "";
+    if (m->mtp > 0) /* outside the decoder's layers, on the last stage */
+        snprintf(mtp, sizeof mtp, "; %s %d multi-token-prediction layer%s",
+                 l->pp > 1 ? "the last stage also holds" : "plus", m->mtp,
+                 m->mtp == 1 ? "" : "s");
     if (e->layers_first == e->layers_mid && e->layers_mid == e->layers_last)
-        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %g\n",
-                e->m, e->layers_mid);
+        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage %g%s\n",
+                e->m, e->layers_mid, mtp);
+    else if (l->pp == 2)
+        fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
+                     "first %g, last %g (uneven first and last stage)%s\n",
+                e->m, e->layers_first, e->layers_last, mtp);
     else
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
-                     "first %g, middle %g, last %g%s\n",
+                     "first %g, middle %g, last %g%s%s\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last,
                 l->lfirst > 0 ? " (uneven first and last stage)"
-                              : " (embedding and loss count as one layer)");
+                              : " (embedding and loss count as one layer)", mtp);
     if (cc_model_mixed(m) && l->pp == 1)
         fprintf(out, "layers with experts %g of %g; dense (MLP of ffn %d): the first %d%s\n",
                 e->experts_first, e->layers_first, m->ffn, m->first_dense,
@@ -348,10 +357,20 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "GPU); %.3f s of the step not hidden behind compute\n", l->off,
                 m->layers, e->off_bytes / GB, cc_gbps_text(c->host_Bps, hb_buf, sizeof hb_buf),
                 c->host_mem_bytes / GB, e->t_offload);
-    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk)
+    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk) {
+        int v = l->vpp > 0 ? l->vpp : 1;
+        double cf = e->layers_first / v, cl = e->layers_last / v;
         fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
-                     "chunk(s) per stage recomputed whole, the others kept\n", e->rcl, chunk,
-                l->vpp > 0 ? l->vpp : 1);
+                     "chunk(s) per stage recomputed whole, the others kept", e->rcl, chunk, v);
+        /* an uneven stage's chunks of rcl layers or fewer: all of them */
+        if (l->lfirst > 0 && cf <= e->rcl)
+            fprintf(out, "; the first stage's chunks (%g layer%s) recomputed whole", cf,
+                    cf == 1 ? "" : "s");
+        if (l->lfirst > 0 && cl <= e->rcl)
+            fprintf(out, "; the last stage's chunks (%g layer%s) recomputed whole", cl,
+                    cl == 1 ? "" : "s");
+        fputc('\n', out);
+    }
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
             cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,

@@ -618,7 +618,7 @@ ok $? "DeepSeek-V3: its config.json and the preset give 682.6B with MTP (671.0B 
 printf '{"model_type":"qwen2_moe","hidden_size":2048,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"vocab_size":151936,"num_experts":60,"num_experts_per_tok":4,"moe_intermediate_size":1408,"shared_expert_intermediate_size":5632,"intermediate_size":5632,"decoder_sparse_step":2}\n' >"$out/mixed.json"
 # uneven first and last pipeline stages (Megatron-LM --decoder-first/last-pipeline-num-layers)
 "$CCBENCH" layout -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,rc=none,first=4,last=1,ep=8 >"$out/unev" 2>&1 &&
-    grep -q "^micro-batches per step 960 (gradient accumulation), layers per stage: first 4, middle 4, last 1 (uneven first and last stage)$" "$out/unev" &&
+    grep -q "^micro-batches per step 960 (gradient accumulation), layers per stage: first 4, middle 4, last 1 (uneven first and last stage); the last stage also holds 1 multi-token-prediction layer$" "$out/unev" &&
     grep -q "^layers with experts per stage: first 1 of 4, stage 1 4 of 4, last 1 of 1;" "$out/unev" &&
     grep -q -- "--pipeline-model-parallel-size 16 --decoder-first-pipeline-num-layers 4 --decoder-last-pipeline-num-layers 1 " "$out/unev"
 ok $? "DeepSeek-V3 on 16 stages of 4, 4 x 14 and 1 layers: --explain and Megatron-LM's arguments" "$(grep -E "^micro|^layers" "$out/unev")"
@@ -634,6 +634,30 @@ assert "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers
 assert "--num-layers-per-virtual-pipeline-stage" not in a, a
 ' "$out/unevj"
 ok $? "interleaved with uneven stages: virtual stages by count, JSON first/last" "$(head -c 300 "$out/unevj")"
+# block recomputation on uneven stages: Megatron-LM checkpoints a chunk's layers below rcl,
+# so the last stage's chunk of one layer is recomputed whole and holds what rc=full holds
+for rc in rc=block,rcl=3 rc=full; do
+    "$CCBENCH" layout -m deepseek-v3 --mtp 0 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,zero=1,$rc >"$out/ublk-${rc%%,*}" 2>&1
+done
+grep -q "^feasible yes" "$out/ublk-rc=block" &&
+    grep -q "^recomputation: the first 3 of the 4 layers of each of the 1 model chunk(s) per stage recomputed whole, the others kept; the last stage's chunks (1 layer) recomputed whole$" "$out/ublk-rc=block" &&
+    grep -q -- "--recompute-granularity full --recompute-method block --recompute-num-layers 3 " "$out/ublk-rc=block" &&
+    lb=$(sed -n 's/^memory per GPU by stage: .*, last \([0-9.]*\) GB$/\1/p' "$out/ublk-rc=block") &&
+    lf=$(sed -n 's/^memory per GPU by stage: .*, last \([0-9.]*\) GB$/\1/p' "$out/ublk-rc=full") &&
+    [ -n "$lb" ] && [ "$lb" = "$lf" ] &&
+    fb=$(sed -n 's/^memory per GPU by stage: first \([0-9.]*\) GB,.*/\1/p' "$out/ublk-rc=block") &&
+    ff=$(sed -n 's/^memory per GPU by stage: first \([0-9.]*\) GB,.*/\1/p' "$out/ublk-rc=full") &&
+    awk -v b="$fb" -v f="$ff" 'BEGIN { exit !(b > f) }'
+ok $? "rc=block with first=4,last=1: the 1-layer last stage recomputed whole (its memory as with rc=full: $lb GB), the first keeps a layer ($fb GB > $ff GB)" "$(grep -E '^(feasible|recomputation|memory per GPU by)' "$out/ublk-rc=block")"
+"$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=2,dp=128,mb=1,ep=32,first=31,last=30,zero=1,rc=full >"$out/unev2" 2>&1 &&
+    grep -q "^micro-batches per step 120 (gradient accumulation), layers per stage: first 31, last 30 (uneven first and last stage); the last stage also holds 1 multi-token-prediction layer$" "$out/unev2" &&
+    { "$CCBENCH" layout -m deepseek-v3 --mtp 0 -g 256 --gpu-model b200 -x tp=1,pp=1,dp=256,mb=1,ep=32,zero=1,rc=full >"$out/unev1" 2>&1; [ $? -le 2 ]; } && # too large for one stage: exit 2, explained
+    grep -q "^micro-batches per step 60 (gradient accumulation), layers per stage 61$" "$out/unev1"
+ok $? "--explain at pp 2 with first/last: no middle stage named; MTP layers said beside the stages' layers" "$(grep -h '^micro' "$out/unev2" "$out/unev1")"
+refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
+"$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
+    grep -q '^ *[0-9]*  tp=[0-9]*,pp=16,.*,rc=block,rcl=[0-9]*,first=4,last=1,' "$out/ublks"
+ok $? "--recompute block searches the uneven split 4, 14 x 4, 1" "$(grep -E '^ +[0-9]+  ' "$out/ublks" | head -5)"
 refuse "-x first/last that leave no middle layers" "first 61 + last 1 leave 0 of the 61 layers for the 14 middle stages" -m deepseek-v3 -g 1024 -x tp=4,pp=16,dp=16,sp=1,zero=1,ep=8,first=61,last=1
 printf '{"model_type":"mpt","n_layers":4,"d_model":8192,"n_heads":64,"vocab_size":1000,"expansion_ratio":1024,"num_experts":4,"num_experts_per_tok":2,"n_shared_experts":512}\n' >"$out/shwrap.json"
 refuse "shared experts whose size would wrap" "shared expert size (n_shared_experts x the expert size) 4294967296 is more than 100000000" -m "$out/shwrap.json" -g 8

@@ -1368,7 +1368,7 @@ static void test_block_recompute(void)
     struct cc_layout lx = ln;
     lx.rc = CC_RC_BLOCK, lx.rcl = 80;
     cc_layout_eval(&m, &c, &hb, &lx, &eb1);
-    ok(!eb1.feasible && strstr(eb1.why, "rcl 80: a model chunk here has 80 layers"),
+    ok(!eb1.feasible && strstr(eb1.why, "rcl 80: the largest model chunk here has 80 layers"),
        "rcl = the chunk's layers: that is full (%s)", eb1.why);
     struct cc_layout lone = {2, 80, 1, 1, 1, 1, 1, 1, CC_RC_BLOCK};
     cc_cluster_quick(&c, 160, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
@@ -2724,6 +2724,98 @@ static void test_uneven_first_last(void)
         ok(0, "DeepSeek-V3 search without uneven stages: %s", s.why_none);
 }
 
+/* Multi-token prediction's costs beside its layer: collectives, context-parallel traffic,
+ * activations, the last stage's embedding copy, and Megatron-LM's block method leaving the
+ * MTP layer unrecomputed. A dense model (llama3-8b) with one MTP layer, 16 H100s. */
+static void test_mtp_costs(void)
+{
+    struct cc_model m, m0;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e1, e0;
+    char err[256];
+    preset("llama3-8b", &m);
+    m.mtp = 1;
+    m0 = m, m0.mtp = 0;
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    /* tp 2 with sequence parallelism, pp 1, no recomputation: per micro-batch the MTP layer's
+     * two pairs forward and backward (8 collectives of S = s h 2 bytes), the embedding's pair,
+     * the projection's 2h input all-gathered and its gradient reduce-scattered, its output
+     * all-gathered forward and its split's gradient all-gathered backward, the output
+     * layer's pair and the cross entropy's 3 fp32 all-reduces */
+    struct cc_layout l = {2, 1, 8, 1, 1, 1, 1, 1, CC_RC_NONE};
+    cc_layout_eval(&m, &c, &hb, &l, &e1);
+    cc_layout_eval(&m0, &c, &hb, &l, &e0);
+    double s = m.seq_len, S = s * m.hidden * 2.0;
+    double ag = cc_comm_time(&c, CC_ALLGATHER, 2, 2, S), rs = cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, S);
+    double want = 4.0 * (ag + rs) + (ag + rs) +
+                  cc_comm_time(&c, CC_ALLGATHER, 2, 2, 2.0 * S) +
+                  cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, 2.0 * S) + 2.0 * ag + (ag + rs) +
+                  3.0 * cc_comm_time(&c, CC_ALLREDUCE, 2, 2, s * 4.0);
+    ok(e1.feasible && e0.feasible, "llama3-8b with and without an MTP layer fit tp 2 (%s)", e1.why);
+    REL(e1.t_tp - e0.t_tp, e1.m * want, 1e-12,
+        "MTP tp traffic: its layer, embedding, 2h -> h projection and output layer (%.4f s)",
+        e1.t_tp - e0.t_tp);
+    /* activations: the layer's, the norms' and projection's inputs (8h bytes a token, 1/tp
+     * of them), the second logits (16-bit + fp32 softmax over the padded vocabulary / tp) */
+    double an = cc_model_layer_act_bytes(&m, 1, s, 2, 1, CC_RC_NONE);
+    double V = cc_model_padded_vocab(&m, 128 * 2);
+    REL(e1.mem_act - e0.mem_act, an + 8.0 * m.hidden * s / 2 + s * V * 6.0 / 2, 1e-12,
+        "MTP activations: layer, norm and projection inputs, logits (%.3f GB)",
+        (e1.mem_act - e0.mem_act) / 1e9);
+    /* rc=full: the layer's input and the shifted tokens' embedding kept, 2 x 2h bytes */
+    struct cc_layout lf = l;
+    lf.rc = CC_RC_FULL;
+    cc_layout_eval(&m, &c, &hb, &lf, &e1);
+    cc_layout_eval(&m0, &c, &hb, &lf, &e0);
+    REL(e1.mem_act - e0.mem_act, 2.0 * 2.0 * m.hidden * s / 2 + s * V * 6.0 / 2, 1e-12,
+        "... recomputed: its two checkpointed inputs and the logits");
+    /* context parallelism 2: the MTP layer's K/V all-gathered forward and backward, their
+     * gradients reduce-scattered, like a decoder layer's (8 K/V heads over tp 2: 4 of 128) */
+    struct cc_layout lc = l;
+    lc.cp = 2, lc.dp = 4;
+    cc_layout_eval(&m, &c, &hb, &lc, &e1);
+    cc_layout_eval(&m0, &c, &hb, &lc, &e0);
+    double kv = (s / 2) * 2.0 * (4.0 * 128) * 2.0;
+    REL(e1.t_cp - e0.t_cp,
+        e1.m * (2.0 * cc_comm_time(&c, CC_ALLGATHER, 2, 2, kv * 2) +
+                cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, kv * 2)), 1e-12,
+        "MTP cp traffic: its K/V gathered twice, their gradients scattered once (%.4f s)",
+        e1.t_cp - e0.t_cp);
+    /* executed FLOPs with rc=block: Megatron-LM's block method does not recompute the MTP
+     * layer, so it adds what it adds without recomputation; rc=full recomputes it */
+    struct cc_layout lb = {1, 4, 4, 1, 1, 1, 0, 1, CC_RC_BLOCK, 0, 2};
+    struct cc_layout ln = lb;
+    ln.rc = CC_RC_NONE, ln.rcl = 0;
+    double add[3];
+    const struct cc_layout *ls[3] = {&lb, &ln, &lf};
+    for (int i = 0; i < 3; i++) {
+        cc_layout_eval(&m, &c, &hb, ls[i], &e1);
+        cc_layout_eval(&m0, &c, &hb, ls[i], &e0);
+        add[i] = e1.hw_tflops * e1.t_step - e0.hw_tflops * e0.t_step; /* x 1e12 x 16 GPUs */
+    }
+    REL(add[0], add[1], 1e-9, "executed FLOPs: rc=block adds the MTP layer's as rc=none does");
+    ok(add[2] > add[1] * 1.1, "... rc=full adds its recomputation too (%.4g vs %.4g)", add[2],
+       add[1]);
+    /* ZeRO 3: the MTP layer is a unit of its own beside the 32 layers, embedding and output */
+    struct cc_layout lz = {2, 1, 8, 1, 1, 1, 1, 3, CC_RC_FULL};
+    cc_layout_eval(&m, &c, &hb, &lz, &e1);
+    is_int(e1.z3_units, 35, "ZeRO 3: 32 layers, the MTP layer, embedding and output: 35 units");
+    /* pp 2: the last stage builds an embedding for the MTP layer whether or not the output
+     * layer is tied to it (Megatron-LM's output layer there keeps its own weight as well) */
+    struct cc_layout lp = {2, 2, 4, 1, 1, 1, 1, 1, CC_RC_FULL};
+    double d[2];
+    for (int tied = 0; tied < 2; tied++) {
+        m.tied_embed = m0.tied_embed = tied;
+        cc_layout_eval(&m, &c, &hb, &lp, &e1);
+        cc_layout_eval(&m0, &c, &hb, &lp, &e0);
+        d[tied] = e1.mem_stages[1] - e0.mem_stages[1];
+    }
+    REL(d[1], d[0], 1e-12, "pp 2, tied or not: the MTP stage holds an embedding copy alike (%.3f GB)",
+        d[0] / 1e9);
+}
+
 int main(void)
 {
     test_params();
@@ -2751,6 +2843,7 @@ int main(void)
     test_moe_mixed();
     test_mla();
     test_uneven_first_last();
+    test_mtp_costs();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
