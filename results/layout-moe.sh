@@ -41,7 +41,7 @@ row() {
     # shellcheck disable=SC2086
     "$CC" layout -m "$tmp/$m.json" -g "$n" --gpu-model "$gpu" --precision "$prec" \
         --global-batch "$b" --seq-len "$s" --grad-reduce bf16 $EXTRA "$@" \
-        -x "$lay,zero=1,rc=none" --json >"$tmp/out.json" 2>"$tmp/err"
+        -x "$lay,zero=1,rc=${RC:-none}" --json >"$tmp/out.json" 2>"$tmp/err"
     python3 - "$tmp/out.json" "$tmp/err" "${TAG:-}$rel" "$m" "$gpu" "$n" "$prec" "$b" "$s" "$lay" "$pub" <<'PY'
 import json, sys
 o, err, rel, m, gpu, n, prec, b, s, lay, pub = sys.argv[1:]
@@ -84,11 +84,10 @@ row 25.02 mixtral-8x7b b200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 15457 --mo
 row 25.04 mixtral-8x7b gb200 64 fp8 256 4096 tp=1,pp=1,dp=64,mb=2,ep=8 19275 --gpus-per-node 64 --gpus-per-host 4 --moe-capacity 1 --moe-pad 1
 row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1,ep=8 2232 --tp-overlap 1 --cp-max 8 --moe-capacity 1 --moe-pad 1
 # DeepSeek-V3 on B200, Megatron-Bridge 26.02 and 25.11: 61 layers on 16 stages of 4, 14 x 4
-# and 1 (the recipe's layout; its multi-token-prediction layer, on the last stage, is not
-# costed, and that stage is not the slowest); the recipe recomputes the latent up projections
-# (mla_up_proj), not costed here either
-row 26.02 deepseek-v3 b200 256 fp8 4096 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2689
-row 25.11 deepseek-v3 b200 256 fp8 2048 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2139
+# and 1 (the recipe's layout), the preset's multi-token-prediction layer on the last stage;
+# the recipe recomputes the latent up projections (selective, --recompute-modules mla_up_proj)
+RC=selective row 26.02 deepseek-v3 b200 256 fp8 4096 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2689 --recompute-modules mla_up_proj
+RC=selective row 25.11 deepseek-v3 b200 256 fp8 2048 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2139 --recompute-modules mla_up_proj
 # the same two H100 runs with the expert all-to-all overlap their recipes turn on
 # (--overlap-moe-expert-parallel-comm), costed at best: a table of its own
 echo

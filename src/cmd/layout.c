@@ -25,7 +25,7 @@ struct layout_cfg {
     double gpu_mem_gb, peak_tflops, hbm_GBps, host_GBps, host_mem_gb, intra_GBps, inter_GBps;
     int seq_len, mtp;
     long long global_batch;
-    const char *precision, *optimizer, *recompute;
+    const char *precision, *optimizer, *recompute, *rc_modules;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance, moe_capacity;
     size_t bucket;
     int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, moe_pad, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
@@ -76,6 +76,7 @@ static const struct cc_opt layout_opts[] = {
     {"precision", 0, CC_OPT_STR, F(precision), NULL, "bf16|fp16|fp8", "override the model's precision"},
     {"optimizer", 0, CC_OPT_STR, F(optimizer), NULL, "adam|sgd", "override the model's optimizer"},
     {"recompute", 0, CC_OPT_STR, F(recompute), "auto", "MODE", "activation recomputation: none|selective|full|block (the fewest layers per chunk that fit)|auto (search)|model"},
+    {"recompute-modules", 0, CC_OPT_STR, F(rc_modules), NULL, "LIST", "what selective recomputation recomputes, comma-separated: core_attn (the default), layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts (Megatron-Core --recompute-modules)"},
     {"efficiency", 'e', CC_OPT_DOUBLE, F(efficiency), "0.71", "F", "achieved/peak FLOP/s of a fully occupied matrix multiply (calibrated on Megatron-LM)", NULL, CC_OPT_RANGE, 0.01, 1},
     {"attn-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_attn), "0", "F", "the same for the attention products, counted as full s x s products (0: --efficiency; docs/layout.md)", NULL, CC_OPT_RANGE, 0, 1},
     {"fp8-efficiency", 0, CC_OPT_DOUBLE, F(efficiency_fp8), "0.48", "F", "the same for the fp8 linear layers, of the fp8 peak (calibrated on NeMo fp8 runs on H100)", NULL, CC_OPT_RANGE, 0.01, 1},
@@ -218,6 +219,25 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
         cc_model_set_seq_len(m, cfg->seq_len);
     if (cfg->mtp >= 0)
         m->mtp = cfg->mtp;
+    if (cfg->rc_modules) {
+        if ((st = cc_rc_modules_parse(cfg->rc_modules, &m->rc_modules, err, errlen)) != CC_OK)
+            return st;
+        /* a module the model does not have would recompute nothing */
+        unsigned moe_only = CC_RCM_MOE | CC_RCM_MOE_ACT | CC_RCM_SHARED_EXPERTS;
+        const char *miss = (m->rc_modules & moe_only) && !cc_model_moe(m) ? "has no experts"
+                           : (m->rc_modules & CC_RCM_SHARED_EXPERTS) && m->shared_ffn <= 0
+                               ? "has no shared expert"
+                           : (m->rc_modules & CC_RCM_MLA_UP_PROJ) && !cc_model_mla(m)
+                               ? "has no latent attention"
+                           : (m->rc_modules & CC_RCM_MLP) && cc_model_moe(m) && !cc_model_mixed(m)
+                               ? "has experts in every layer (no dense MLP)"
+                               : NULL;
+        if (miss) {
+            cc_errbuf(err, errlen, "--recompute-modules %s: %s %s", cfg->rc_modules, m->name,
+                      miss);
+            return CC_EUSAGE;
+        }
+    }
     const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {
         {"precision", cfg->precision, cc_prec_names, (int *)&m->prec},
         {"optimizer", cfg->optimizer, cc_optim_names, (int *)&m->optim}};
@@ -574,6 +594,11 @@ int cc_cmd_layout(int argc, char **argv)
     if (cc_choice_index(cc_recompute_names, cfg.recompute) < 0 &&
         strcmp(cfg.recompute, "model") != 0) {
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
+        return 2;
+    }
+    if (cfg.rc_modules && strcmp(cfg.recompute, "selective") && strcmp(cfg.recompute, "auto")) {
+        cc_err("--recompute-modules is for selective recomputation (--recompute selective or "
+               "auto), not --recompute %s", cfg.recompute);
         return 2;
     }
     if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {

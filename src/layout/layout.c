@@ -885,8 +885,9 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     for (int k = 0; k < 2; k++) {
         const struct cc_model *mk = k ? &x->md : mr;
         double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mk, mb, s_loc, tp, sp) / hbm;
+        int attn_again = x->rc == CC_RC_SELECTIVE && (cc_model_rc_modules(mr) & CC_RCM_CORE_ATTN);
         t_layer[k][0] = use[0] ? cc_layer_gemm_time(&mlp[k], mb, s_loc, tp, rate, rate_attn, sms, 1,
-                                                    x->rc == CC_RC_SELECTIVE) +
+                                                    attn_again) +
                                      cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1) +
                                      3.0 * traffic
                                : 0.0;
@@ -960,6 +961,52 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double ag = cc_comm_time(c, CC_ALLGATHER, cp, pn, kv * cp);
         double rs = cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
         cp_layer[0] = 2.0 * ag + rs, cp_layer[1] = 3.0 * ag + rs;
+    }
+    /* selective recomputation beyond the attention products (Megatron-Core
+     * --recompute-modules): each module's forward again in the backward pass, with the
+     * collectives inside it (a dense MLP's or the shared expert's tp pair, the experts'
+     * dispatch and combine); element-wise modules at memory speed */
+    unsigned mods = x->rc == CC_RC_SELECTIVE ? cc_model_rc_modules(mr) : 0;
+    for (int k = 0; k < 2 && (mods & ~(unsigned)CC_RCM_CORE_ATTN); k++) {
+        const struct cc_model *mk = k ? &x->md : mr;
+        int moe = cc_model_moe(mk), mla = cc_model_mla(mk);
+        double T = mb * s_loc, own = T / (sp ? tp : 1), again = 0.0, coll = 0.0, bytes = 0.0;
+        double S = T * h * 2.0, n = mk->heads;
+        double one = tp < 2 ? 0.0
+                     : sp   ? cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S) +
+                               cc_comm_time(c, CC_REDUCESCATTER, tp, per_node(c, tp, 1), S)
+                            : cc_comm_time(c, CC_ALLREDUCE, tp, per_node(c, tp, 1), S);
+        double up = mk->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0; /* gate and up fused */
+        if (mla && (mods & CC_RCM_MLA_UP_PROJ)) {
+            if (mk->q_lora > 0)
+                again += cc_gemm_time(T, n * ((double)mk->qk_nope + mk->qk_rope) / tp, mk->q_lora,
+                                      1, rate, sms, 1, 0);
+            again += cc_gemm_time(T, n * ((double)mk->qk_nope + mk->v_dim) / tp, mk->kv_lora, 1,
+                                  rate, sms, 1, 0);
+        }
+        double mlp_ffn = !moe && (mods & CC_RCM_MLP) ? mk->ffn
+                         : moe && (mods & (CC_RCM_MOE | CC_RCM_SHARED_EXPERTS)) ? mk->shared_ffn
+                                                                                : 0.0;
+        if (mlp_ffn > 0) { /* a dense MLP or the shared expert, split over tp */
+            again += cc_gemm_time(T, up * mlp_ffn / tp, h, 1, rate, sms, 1, 0) +
+                     cc_gemm_time(T, h, mlp_ffn / tp, 1, rate, sms, 1, 0);
+            coll += one;
+        }
+        if (moe && (mods & CC_RCM_MOE)) {
+            /* forward only: two forwards less one */
+            again += cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 2) -
+                     cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1);
+            if (x->ep > 1)
+                ep_layer[0] += 2.0 * cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, 1),
+                                                  cc_expert_a2a_bytes(mr, mb, s_loc, tp));
+        } else if (moe && (mods & CC_RCM_MOE_ACT)) {
+            /* each routed copy: read the first GEMM's output, write the activation */
+            bytes += (up + 1.0) * 2.0 * mk->moe_ffn * mk->topk * cc_model_route_skew(mk) * T / tp;
+        }
+        if (mods & CC_RCM_LAYERNORM) /* read the input, write the output */
+            bytes += ((moe ? 1.0 : 0.0) + (mla ? 1.0 : 0.0)) * 4.0 * h * own;
+        t_layer[k][0] += again + bytes / hbm;
+        tp_layer[k][0] += coll;
     }
     if (pp > 1) {
         /* with sequence parallelism each tp rank holds 1/tp of the activations and sends it;

@@ -16,6 +16,59 @@ const char *const cc_prec_names[] = {"bf16", "fp16", "fp8", NULL};
 const char *const cc_optim_names[] = {"adam", "sgd", NULL};
 const char *const cc_recompute_names[] = {"none", "selective", "full", "block", "auto", NULL};
 const char *const cc_mlp_names[] = {"gelu", "swiglu", NULL};
+const char *const cc_rc_module_names[CC_RCM_COUNT] = {
+    "core_attn", "layernorm", "moe_act", "mla_up_proj", "mlp", "moe", "shared_experts"};
+
+cc_status cc_rc_modules_parse(const char *text, unsigned *mods, char *err, size_t errlen)
+{
+    unsigned set = 0;
+    const char *p = text ? text : "";
+    while (*p) {
+        size_t n = strcspn(p, ", ");
+        if (n > 0) {
+            int k = 0;
+            while (k < CC_RCM_COUNT &&
+                   (strlen(cc_rc_module_names[k]) != n || strncmp(p, cc_rc_module_names[k], n)))
+                k++;
+            if (k == CC_RCM_COUNT) {
+                cc_errbuf(err, errlen, "recompute module '%.*s' is not one of core_attn, "
+                          "layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts (Megatron-Core's "
+                          "others are not costed)", (int)(n > 64 ? 64 : n), p);
+                return CC_EUSAGE;
+            }
+            set |= 1u << k;
+        }
+        p += n;
+        p += strspn(p, ", ");
+    }
+    if (!set) {
+        cc_errbuf(err, errlen, "recompute modules: give at least one of core_attn, layernorm, "
+                  "moe_act, mla_up_proj, mlp, moe, shared_experts");
+        return CC_EUSAGE;
+    }
+    *mods = set;
+    return CC_OK;
+}
+
+const char *cc_rc_modules_format(unsigned mods, const char *sep, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    if (!mods)
+        mods = CC_RCM_CORE_ATTN;
+    for (int k = 0; k < CC_RCM_COUNT && at < len; k++)
+        if (mods & (1u << k)) {
+            int w = snprintf(buf + at, len - at, "%s%s", at ? sep : "", cc_rc_module_names[k]);
+            at += w > 0 ? (size_t)w : 0;
+        }
+    return buf;
+}
+
+unsigned cc_model_rc_modules(const struct cc_model *m)
+{
+    return m->rc_modules ? m->rc_modules : CC_RCM_CORE_ATTN;
+}
 
 #define GPT(nm, src, l, h, a, B)                                                              \
     {nm, src, l, h, a, a, 4 * (h), 51200, 2048, B, CC_PREC_FP16, CC_OPTIM_ADAM, CC_RC_FULL,     \
@@ -1410,6 +1463,28 @@ double cc_model_layer_fwd_flops(const struct cc_model *m, double b)
     return 2.0 * b * s * cc_model_layer_matmul_params(m) + 4.0 * b * s * s * cc_model_attn_width(m);
 }
 
+double cc_model_selective_fwd_flops(const struct cc_model *m, double b)
+{
+    unsigned mods = cc_model_rc_modules(m);
+    double T = b * m->seq_len, h = m->hidden, f = 0.0;
+    double up = m->mlp == CC_MLP_SWIGLU ? 3.0 : 2.0; /* matrices of an MLP */
+    if (mods & CC_RCM_CORE_ATTN)
+        f += 4.0 * b * m->seq_len * (double)m->seq_len * cc_model_attn_width(m);
+    if ((mods & CC_RCM_MLA_UP_PROJ) && cc_model_mla(m))
+        f += 2.0 * T * m->heads *
+             ((m->q_lora > 0 ? (double)m->q_lora * (m->qk_nope + m->qk_rope) : 0.0) +
+              (double)m->kv_lora * ((double)m->qk_nope + m->v_dim));
+    if (!cc_model_moe(m)) {
+        if (mods & CC_RCM_MLP)
+            f += 2.0 * T * up * h * m->ffn;
+    } else if (mods & CC_RCM_MOE) {
+        f += 2.0 * T * (up * h * ((double)m->topk * m->moe_ffn + m->shared_ffn) + h * m->experts);
+    } else if (mods & CC_RCM_SHARED_EXPERTS) {
+        f += 2.0 * T * up * h * m->shared_ffn;
+    }
+    return f;
+}
+
 double cc_model_logit_fwd_flops(const struct cc_model *m, double b)
 {
     return 2.0 * b * m->seq_len * (double)m->hidden * m->vocab;
@@ -1448,18 +1523,26 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
 
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc)
 {
-    double B = (double)m->global_batch, s = m->seq_len;
+    double B = (double)m->global_batch;
     double f = cc_model_step_flops(m);
-    int L = m->layers + (m->mtp > 0 ? m->mtp : 0); /* MTP layers recomputed alike */
-    if (rc == CC_RC_FULL) {
+    if (rc == CC_RC_FULL) { /* MTP layers recomputed alike */
         f += layers_fwd_flops(m, B);
         if (m->mtp > 0) {
             struct cc_model k;
             mtp_layer(m, &k);
             f += m->mtp * cc_model_layer_fwd_flops(&k, B);
         }
-    } else if (rc == CC_RC_SELECTIVE)
-        f += L * 4.0 * B * s * s * cc_model_attn_width(m);
+    } else if (rc == CC_RC_SELECTIVE) {
+        struct cc_model d, k;
+        long long ne = cc_model_expert_layers(m);
+        cc_model_dense_layer(m, &d);
+        f += (double)ne * cc_model_selective_fwd_flops(m, B) +
+             (double)(m->layers - ne) * cc_model_selective_fwd_flops(&d, B);
+        if (m->mtp > 0) {
+            mtp_layer(m, &k);
+            f += m->mtp * cc_model_selective_fwd_flops(&k, B);
+        }
+    }
     return f;
 }
 
@@ -1515,9 +1598,33 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         lat -= cc_model_mla(m) ? (double)m->q_lora + m->kv_lora : 0.0; /* up projections' */
         routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) : 0.0;
     }
+    double shared = cc_model_moe(m) ? per_f * m->shared_ffn - (fp8 ? m->shared_ffn : 0.0) : 0.0;
+    unsigned mods = rc == CC_RC_SELECTIVE ? cc_model_rc_modules(m) : 0;
+    if (mods) {
+        /* selective recomputation: what its modules produce is let go and made again in the
+         * backward pass (docs/layout.md); core_attn is the scores below */
+        int moe = cc_model_moe(m);
+        if (mods & CC_RCM_LAYERNORM) /* the norms Transformer Engine does not fuse into a linear */
+            out -= (moe ? 2.0 : 0.0) + (cc_model_mla(m) && !fp8 ? 2.0 : 0.0);
+        if ((mods & CC_RCM_MLA_UP_PROJ) && cc_model_mla(m)) /* Q, K, V; the projection input stays */
+            par -= 2.0 * m->heads * (2.0 * ((double)m->qk_nope + m->qk_rope) + m->v_dim);
+        if ((mods & CC_RCM_MLP) && !moe) { /* the MLP's input copy and inner activations */
+            out -= fp8 ? 1.0 : 2.0;
+            par -= per_f * m->ffn - (fp8 ? m->ffn : 0.0);
+        }
+        if (moe && (mods & CC_RCM_MOE)) { /* router, routed and shared experts: only the input */
+            par -= 4.0 * m->experts + shared;
+            routed = 0.0;
+        } else if (moe) {
+            if (mods & CC_RCM_SHARED_EXPERTS)
+                par -= shared;
+            if (mods & CC_RCM_MOE_ACT) /* each routed copy's activation output (fc2's input) */
+                routed -= (double)m->topk * m->moe_ffn * (fp8 ? 1.0 : 2.0);
+        }
+    }
     par += routed * cc_model_route_skew(m);
-    double scores = (rc == CC_RC_NONE && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b
-                                                         : 0.0;
+    int keep_scores = rc == CC_RC_NONE || (rc == CC_RC_SELECTIVE && !(mods & CC_RCM_CORE_ATTN));
+    double scores = (keep_scores && !m->flash_attn) ? (dropout ? 5.0 : 2.0) * a * s * s * b : 0.0;
     if (sp)
         return (out * sbh + lat * s * b + par * s * b + scores) / t;
     return out * sbh + lat * s * b + (par * s * b + scores) / t;

@@ -24,6 +24,32 @@ extern const char *const cc_recompute_names[]; /* "none", "selective", "full", "
                                                   "auto" */
 extern const char *const cc_mlp_names[];       /* "gelu", "swiglu" */
 
+/* What selective recomputation recomputes instead of keeping (Megatron-Core
+ * --recompute-modules with --recompute-granularity selective), one bit each; a set of 0 is
+ * Megatron-Core's default, core_attn alone (cc_model_rc_modules). */
+enum {
+    CC_RCM_CORE_ATTN = 1 << 0,      /* the attention products (the s x s scores, without flash) */
+    CC_RCM_LAYERNORM = 1 << 1,      /* the outputs of the norms that are modules of their own:
+                                       an expert layer's pre-MLP norm (the router's input), the
+                                       input norm of latent attention */
+    CC_RCM_MOE_ACT = 1 << 2,        /* the routed experts' activation outputs */
+    CC_RCM_MLA_UP_PROJ = 1 << 3,    /* latent attention's up projections: Q, K, V */
+    CC_RCM_MLP = 1 << 4,            /* a dense layer's MLP (its input and inner activations) */
+    CC_RCM_MOE = 1 << 5,            /* an expert layer's MLP whole: router, experts, shared
+                                       expert, their all-to-alls */
+    CC_RCM_SHARED_EXPERTS = 1 << 6, /* the shared expert */
+};
+#define CC_RCM_COUNT 7
+/* Names by bit ("core_attn", "layernorm", "moe_act", "mla_up_proj", "mlp", "moe",
+ * "shared_experts"), Megatron-Core's spelling. */
+extern const char *const cc_rc_module_names[CC_RCM_COUNT];
+/* Parse a comma- or space-separated list of those names into a set (at least one). CC_EUSAGE
+ * with a one-line message naming the unknown word (and Megatron-Core's modules that ccbench
+ * does not cost) otherwise. */
+cc_status cc_rc_modules_parse(const char *text, unsigned *mods, char *err, size_t errlen);
+/* The names of a set, joined by sep, into buf (the default set's too). */
+const char *cc_rc_modules_format(unsigned mods, const char *sep, char *buf, size_t len);
+
 struct cc_model {
     char name[64];
     char source[256];     /* where the shape comes from */
@@ -86,6 +112,8 @@ struct cc_model {
      * the shared output layer: on the last pipeline stage, which then also holds a copy of the
      * input embedding (its gradients summed with the first stage's). 0: none. */
     int mtp;
+    unsigned rc_modules;  /* costing only: what selective recomputation recomputes (CC_RCM_*
+                             bits; 0: Megatron-Core's default, core_attn) */
     double route_skew;    /* costing only, not the model: the routed tokens of the busiest
                              expert-parallel rank over its balanced share (habits'
                              moe_imbalance where ep > 1, then the capacity factor); 0 or 1:
@@ -139,6 +167,13 @@ const char *cc_model_moe_pattern(const struct cc_model *m, char *buf, size_t len
 double cc_model_mtp_params(const struct cc_model *m);
 /* Whether the last layer, and so an MTP layer, has experts. */
 int cc_model_mtp_experts(const struct cc_model *m);
+
+/* The modules selective recomputation recomputes: rc_modules, or CC_RCM_CORE_ATTN when 0. */
+unsigned cc_model_rc_modules(const struct cc_model *m);
+/* Forward FLOPs that selective recomputation runs again in one layer of m's kind for b
+ * sequences (its modules' matrix products: the attention products, the up projections, a
+ * dense MLP, the routed and shared experts and router); 0 for the others' element-wise work. */
+double cc_model_selective_fwd_flops(const struct cc_model *m, double b);
 
 /* Whether the model trains with dropout (its masks are stored; Megatron-LM's 0.1). */
 int cc_model_dropout(const struct cc_model *m);
@@ -203,7 +238,7 @@ double cc_model_megatron_log_flops(const struct cc_model *m, long long vocab_uni
  * slice of the embedding and the output layer); unit <= 1: V itself. */
 int cc_model_padded_vocab(const struct cc_model *m, long long unit);
 /* FLOPs executed per step with recomputation mode rc (full: + one forward of every layer;
- * selective: + the attention score products). With full recompute and a GPT shape this is
+ * selective: + what its modules run again, cc_model_selective_fwd_flops, in every layer). With full recompute and a GPT shape this is
  * 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Narayanan et al. 2021). */
 double cc_model_step_hw_flops(const struct cc_model *m, enum cc_recompute rc);
 /* The paper's formula itself, for comparison with published figures. */
@@ -212,8 +247,8 @@ double cc_model_megatron_flops(const struct cc_model *m);
 /* Activation bytes of one layer for one micro-batch of b sequences of s tokens on one GPU
  * (Korthikanti et al. 2022, generalised to GQA and the MLP size): with no recomputation
  * s*b*h*(10 + 24/t + 5*a*s/(h*t)) for a GPT shape; sequence parallel divides everything by
- * t; selective drops the 5as/h term (as flash attention does); full keeps 2*s*b*h (/t
- * with sp). s here is the per-GPU sequence length (divide by the context-parallel degree).
+ * t; selective drops what its modules produce (cc_model_rc_modules; the default core_attn
+ * the 5as/h term, as flash attention does); full keeps 2*s*b*h (/t with sp). s here is the per-GPU sequence length (divide by the context-parallel degree).
  * fp8 (Transformer Engine): the four linear layers' inputs are kept as 1-byte copies, so
  * 8h outside the tensor-parallel region instead of 10h, and h + ffn less inside it. */
 double cc_model_layer_act_bytes(const struct cc_model *m, double b, double s, int t, int sp,

@@ -357,6 +357,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "GPU); %.3f s of the step not hidden behind compute\n", l->off,
                 m->layers, e->off_bytes / GB, cc_gbps_text(c->host_Bps, hb_buf, sizeof hb_buf),
                 c->host_mem_bytes / GB, e->t_offload);
+    if (l->rc == CC_RC_SELECTIVE) {
+        char mods[128];
+        fprintf(out, "recomputation: selective, modules %s (--recompute-modules)\n",
+                cc_rc_modules_format(m->rc_modules, ", ", mods, sizeof mods));
+    }
     if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk) {
         int v = l->vpp > 0 ? l->vpp : 1;
         double cf = e->layers_first / v, cl = e->layers_last / v;
@@ -587,8 +592,13 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             l->rcl);
     if (l->off > 0)
         PUT(" --cpu-offloading-num-layers %d", l->off);
-    else if (l->rc == CC_RC_SELECTIVE)
+    else if (l->rc == CC_RC_SELECTIVE) {
         PUT(" --recompute-granularity selective");
+        if (cc_model_rc_modules(m) != CC_RCM_CORE_ATTN) {
+            char mods[128];
+            PUT(" --recompute-modules %s", cc_rc_modules_format(m->rc_modules, " ", mods, sizeof mods));
+        }
+    }
     PUT(" --num-layers %d --hidden-size %d --ffn-hidden-size %d --num-attention-heads %d",
         m->layers, m->hidden, m->ffn, m->heads);
     if (m->kv_heads != m->heads)
@@ -897,6 +907,11 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "recompute", json_string(cc_recompute_names[l->rc]));
     json_object_set_new(lay, "recompute_layers",
                         l->rc == CC_RC_BLOCK ? json_integer(l->rcl) : json_null());
+    json_t *mods = l->rc == CC_RC_SELECTIVE ? json_array() : json_null(); /* what it recomputes */
+    for (int k = 0; k < CC_RCM_COUNT && l->rc == CC_RC_SELECTIVE; k++)
+        if (cc_model_rc_modules(m) & (1u << k))
+            json_array_append_new(mods, json_string(cc_rc_module_names[k]));
+    json_object_set_new(lay, "recompute_modules", mods);
     json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
     json_object_set_new(lay, "ep", json_integer(cc_layout_ep(l)));
     json_object_set_new(lay, "expert_dp", json_integer(e->edp));

@@ -2816,6 +2816,81 @@ static void test_mtp_costs(void)
         d[0] / 1e9);
 }
 
+/* Selective recomputation's modules (Megatron-Core --recompute-modules): the bytes each lets
+ * go, the FLOPs it runs again, its collectives, by hand. */
+static void test_rc_modules(void)
+{
+    struct cc_model m, x;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e1, e0;
+    char err[256], buf[128];
+    unsigned mods = 0;
+    is_int(cc_rc_modules_parse("moe_act, mla_up_proj", &mods, err, sizeof err), CC_OK,
+           "parse 'moe_act, mla_up_proj' %s", err);
+    ok(mods == (CC_RCM_MOE_ACT | CC_RCM_MLA_UP_PROJ) &&
+           strcmp(cc_rc_modules_format(mods, " ", buf, sizeof buf), "moe_act mla_up_proj") == 0,
+       "... two modules, formatted in Megatron-Core's order ('%s')", buf);
+    is_int(cc_rc_modules_parse("core_attn,mhc", &mods, err, sizeof err), CC_EUSAGE,
+           "an uncosted module refused: %s", err);
+    ok(strstr(err, "'mhc'") != NULL, "... by name");
+    /* DeepSeek-V3, bf16, one sequence of 4096 on tp 1: per token a layer keeps, among others,
+     * Q and K of 128 x 192 and V of 128 x 128 at 2 bytes (131,072 bytes), the router's
+     * normalised input and the latent input norm's output (2h each), 8 routed copies' 2048
+     * activation outputs at 2 bytes (32,768) */
+    preset("deepseek-v3", &m);
+    m.prec = CC_PREC_BF16;
+    double s = m.seq_len, h = m.hidden;
+    x = m;
+    double none = cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_NONE);
+    REL(cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), none, 1e-12,
+        "flash attention: selective core_attn keeps what none keeps");
+    x.rc_modules = CC_RCM_MLA_UP_PROJ;
+    REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 131072.0 * s, 1e-12,
+        "mla_up_proj lets Q, K and V go: 131,072 bytes a token");
+    x.rc_modules = CC_RCM_LAYERNORM;
+    REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 4.0 * h * s, 1e-12,
+        "layernorm: the latent input norm's and the router's input norm's outputs, 2h each");
+    x.rc_modules = CC_RCM_MOE_ACT;
+    REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 8.0 * 2048 * 2 * s,
+        1e-12, "moe_act: 8 routed copies' activation outputs, 32,768 bytes a token");
+    /* moe: the router's fp32 probabilities (4 x 256), the shared expert's inner activations
+     * (6 x 2048), the routed copies' (8 x (6 x 2048 + 2h)) */
+    x.rc_modules = CC_RCM_MOE;
+    REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE),
+        (4.0 * 256 + 6.0 * 2048 + 8.0 * (6.0 * 2048 + 2.0 * h)) * s, 1e-12,
+        "moe: router probabilities, shared and routed experts' activations");
+    /* forward FLOPs again: the up projections (1536 -> 128 x 192, 512 -> 128 x 256) */
+    REL(cc_model_selective_fwd_flops(&x, 1), 2.0 * s * (3.0 * h * (8.0 * 2048 + 2048) + h * 256),
+        1e-12, "moe runs the routed and shared experts and the router again");
+    x.rc_modules = CC_RCM_MLA_UP_PROJ;
+    REL(cc_model_selective_fwd_flops(&x, 1), 2.0 * s * 128 * (1536.0 * 192 + 512.0 * 256), 1e-12,
+        "mla_up_proj runs the two up projections again");
+    /* a dense model: mlp lets the MLP's input copy (2h) and inner activations (6 x ffn) go */
+    preset("llama3-8b", &m);
+    s = m.seq_len, h = m.hidden;
+    x = m, x.rc_modules = CC_RCM_MLP;
+    REL(cc_model_layer_act_bytes(&m, 1, s, 2, 1, CC_RC_NONE) -
+            cc_model_layer_act_bytes(&x, 1, s, 2, 1, CC_RC_SELECTIVE),
+        (2.0 * h + 6.0 * 14336) * s / 2, 1e-12, "mlp (tp 2, sp): 2h + 6 ffn bytes a token, halved");
+    /* and its time: the MLP's tp pair once more per layer and micro-batch (no attention
+     * products again: core_attn is not in the set); the executed FLOPs as the model counts */
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l = {2, 1, 8, 1, 1, 1, 1, 1, CC_RC_SELECTIVE};
+    cc_layout_eval(&x, &c, &hb, &l, &e1);
+    cc_layout_eval(&m, &c, &hb, &l, &e0);
+    double S = s * h * 2.0;
+    double one = cc_comm_time(&c, CC_ALLGATHER, 2, 2, S) + cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, S);
+    REL(e1.t_tp - e0.t_tp, e1.m * 32.0 * one, 1e-12,
+        "mlp: one tp pair more per layer and micro-batch (%.4f s)", e1.t_tp - e0.t_tp);
+    REL(e1.hw_tflops * 16 * e1.t_step * 1e12, cc_model_step_hw_flops(&x, CC_RC_SELECTIVE), 1e-12,
+        "executed FLOPs: the MLPs' forward again");
+    REL(cc_model_step_hw_flops(&x, CC_RC_SELECTIVE) - cc_model_step_flops(&x),
+        32.0 * 2.0 * m.global_batch * s * 3.0 * h * 14336, 1e-12,
+        "... 32 layers x 2 x tokens x 3 h ffn");
+}
+
 int main(void)
 {
     test_params();
@@ -2844,6 +2919,7 @@ int main(void)
     test_mla();
     test_uneven_first_last();
     test_mtp_costs();
+    test_rc_modules();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
