@@ -219,25 +219,9 @@ static cc_status build_model(const struct layout_cfg *cfg, struct cc_model *m, c
         cc_model_set_seq_len(m, cfg->seq_len);
     if (cfg->mtp >= 0)
         m->mtp = cfg->mtp;
-    if (cfg->rc_modules) {
-        if ((st = cc_rc_modules_parse(cfg->rc_modules, &m->rc_modules, err, errlen)) != CC_OK)
-            return st;
-        /* a module the model does not have would recompute nothing */
-        unsigned moe_only = CC_RCM_MOE | CC_RCM_MOE_ACT | CC_RCM_SHARED_EXPERTS;
-        const char *miss = (m->rc_modules & moe_only) && !cc_model_moe(m) ? "has no experts"
-                           : (m->rc_modules & CC_RCM_SHARED_EXPERTS) && m->shared_ffn <= 0
-                               ? "has no shared expert"
-                           : (m->rc_modules & CC_RCM_MLA_UP_PROJ) && !cc_model_mla(m)
-                               ? "has no latent attention"
-                           : (m->rc_modules & CC_RCM_MLP) && cc_model_moe(m) && !cc_model_mixed(m)
-                               ? "has experts in every layer (no dense MLP)"
-                               : NULL;
-        if (miss) {
-            cc_errbuf(err, errlen, "--recompute-modules %s: %s %s", cfg->rc_modules, m->name,
-                      miss);
-            return CC_EUSAGE;
-        }
-    }
+    if (cfg->rc_modules &&
+        (st = cc_rc_modules_parse(cfg->rc_modules, &m->rc_modules, err, errlen)) != CC_OK)
+        return st;
     const struct { const char *opt, *val; const char *const *names; int *field; } ch[] = {
         {"precision", cfg->precision, cc_prec_names, (int *)&m->prec},
         {"optimizer", cfg->optimizer, cc_optim_names, (int *)&m->optim}};
@@ -596,9 +580,10 @@ int cc_cmd_layout(int argc, char **argv)
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
         return 2;
     }
-    if (cfg.rc_modules && strcmp(cfg.recompute, "selective") && strcmp(cfg.recompute, "auto")) {
-        cc_err("--recompute-modules is for selective recomputation (--recompute selective or "
-               "auto), not --recompute %s", cfg.recompute);
+    if (cfg.rc_modules && strcmp(cfg.recompute, "selective") && strcmp(cfg.recompute, "auto") &&
+        strcmp(cfg.recompute, "model")) {
+        cc_err("--recompute-modules is for selective recomputation (--recompute selective, auto "
+               "or model), not --recompute %s", cfg.recompute);
         return 2;
     }
     if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {

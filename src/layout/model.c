@@ -268,6 +268,22 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
                   m->first_dense, m->moe_step, m->layers);
         return CC_EINVAL;
     }
+    /* a recompute module the model does not have would recompute nothing */
+    const struct { unsigned bit; int lacks; const char *why; } need[] = {
+        {CC_RCM_MOE_ACT, !cc_model_moe(m), "no experts"},
+        {CC_RCM_MOE, !cc_model_moe(m), "no experts"},
+        {CC_RCM_SHARED_EXPERTS, m->shared_ffn <= 0, "no shared expert"},
+        {CC_RCM_MLA_UP_PROJ, !cc_model_mla(m), "no latent attention"},
+        {CC_RCM_MLP, cc_model_moe(m) && !cc_model_mixed(m), "experts in every layer (no dense MLP)"}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if ((m->rc_modules & need[i].bit) && need[i].lacks) {
+            int k = 0;
+            while (need[i].bit >> (k + 1))
+                k++;
+            cc_errbuf(err, errlen, "model '%s': recompute module %s has nothing to recompute: "
+                      "the model has %s", m->name, cc_rc_module_names[k], need[i].why);
+            return CC_EINVAL;
+        }
     return CC_OK;
 }
 
@@ -377,6 +393,39 @@ static cc_status get_choice(json_t *o, const char *key, const char *const *names
     cc_errbuf(err, errlen, "model spec '%s': unknown \"%s\" '%s'", path, key,
               s ? s : "(not a string)");
     return CC_EINVAL;
+}
+
+/* "recompute_modules": Megatron-Core's list (["core_attn", "moe_act"]) or one string of them,
+ * comma-separated. */
+static cc_status get_rc_modules(json_t *o, unsigned *mods, const char *path, char *err,
+                                size_t errlen)
+{
+    json_t *x = json_object_get(o, "recompute_modules"), *e;
+    char list[256] = "", why[192];
+    size_t i;
+    if (!x)
+        return CC_OK;
+    if (json_is_string(x))
+        snprintf(list, sizeof list, "%s", json_string_value(x));
+    else if (json_is_array(x))
+        json_array_foreach(x, i, e) {
+            if (!json_is_string(e) || strlen(list) + strlen(json_string_value(e)) + 2 > sizeof list) {
+                cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of "
+                          "module names", path);
+                return CC_EINVAL;
+            }
+            strcat(strcat(list, i ? "," : ""), json_string_value(e));
+        }
+    else {
+        cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of module "
+                  "names", path);
+        return CC_EINVAL;
+    }
+    if (cc_rc_modules_parse(list, mods, why, sizeof why) != CC_OK) {
+        cc_errbuf(err, errlen, "model spec '%s': %s", path, why);
+        return CC_EINVAL;
+    }
+    return CC_OK;
 }
 
 /* ---- Hugging Face config.json ------------------------------------------------------------ */
@@ -944,7 +993,7 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "head_dim", "qk_norm", "first_dense_layers",
                                         "moe_layer_step", "q_lora_rank", "kv_lora_rank",
                                         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-                                        "mtp_layers", NULL};
+                                        "mtp_layers", "recompute_modules", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -1075,6 +1124,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         goto done;
     }
     m->prec = c[0], m->optim = c[1], m->recompute = c[2], m->mlp = c[3];
+    if ((st = get_rc_modules(root, &m->rc_modules, path, err, errlen)))
+        goto done;
     if (!m->ffn && m->hidden)
         m->ffn = 4 * m->hidden; /* hidden is at most 1e6 here */
     if ((st = get_bool(root, "flash_attention", &m->flash_attn, path, err, errlen)) ||

@@ -675,9 +675,17 @@ assert lay["recompute"] == "selective" and lay["recompute_modules"] == ["moe"], 
     python3 -c 'import json, sys; assert json.load(sys.stdin)["explain"]["layout"]["recompute_modules"] is None'
 ok $? "JSON: recompute_modules [\"moe\"] with selective, null otherwise"
 refuse "--recompute-modules with a module not costed" "recompute module 'mhc' is not one of core_attn, layernorm, moe_act" -m deepseek-v3 -g 256 --recompute-modules core_attn,mhc
-refuse "--recompute-modules moe_act on a dense model" "recompute-modules moe_act: llama3-8b has no experts" -m llama3-8b -g 8 --recompute-modules moe_act
-refuse "--recompute-modules mla_up_proj without latent attention" "has no latent attention" -m mixtral-8x7b -g 8 --recompute-modules mla_up_proj
-refuse "--recompute-modules with --recompute full" "recompute-modules is for selective recomputation (--recompute selective or auto), not --recompute full" -m llama3-8b -g 8 --recompute full --recompute-modules mlp
+refuse "--recompute-modules moe_act on a dense model" "model 'llama3-8b': recompute module moe_act has nothing to recompute: the model has no experts" -m llama3-8b -g 8 --recompute-modules moe_act
+refuse "--recompute-modules mla_up_proj without latent attention" "recompute module mla_up_proj has nothing to recompute: the model has no latent attention" -m mixtral-8x7b -g 8 --recompute-modules mla_up_proj
+printf '{"preset": "deepseek-v3", "recompute": "selective", "recompute_modules": ["mla_up_proj", "moe_act"]}\n' >"$out/rcms.json"
+"$CCBENCH" layout -m "$out/rcms.json" -g 256 --gpu-model b200 --recompute model -k 1 >"$out/rcms" 2>&1 &&
+    grep -q -- "--recompute-granularity selective --recompute-modules moe_act mla_up_proj " "$out/rcms"
+ok $? "spec recompute_modules as a list, with the spec's selective recomputation" "$(grep -o -- '--recompute-granularity [a-z_ -]*' "$out/rcms" | head -1)"
+printf '{"preset": "llama3-8b", "recompute_modules": "mlp,bogus"}\n' >"$out/rcmb.json"
+refuse "spec recompute_modules with an unknown name" "recompute module 'bogus' is not one of" -m "$out/rcmb.json" -g 8
+printf '{"preset": "llama3-8b", "recompute_modules": [1]}\n' >"$out/rcmn.json"
+refuse "spec recompute_modules not names" '"recompute_modules" must be a list of module names' -m "$out/rcmn.json" -g 8
+refuse "--recompute-modules with --recompute full" "recompute-modules is for selective recomputation (--recompute selective, auto or model), not --recompute full" -m llama3-8b -g 8 --recompute full --recompute-modules mlp
 refuse "--recompute-modules empty" "give at least one of core_attn" -m llama3-8b -g 8 --recompute-modules ,
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
