@@ -741,10 +741,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         int i = pp == 1 ? 0 : 1;
         /* beside the layer's own: recomputed (rc=full), the shifted tokens' embedding kept as
          * the second input of the checkpoint; else the inputs of the two norms and of the
-         * 2h -> h projection (2h + 2h + 4h bytes a token; 1/tp of the tokens with sequence
-         * parallelism) */
+         * 2h -> h projection (2h + 2h + 4h bytes a token, the projection's 2h in fp8; 1/tp of
+         * the tokens with sequence parallelism). The final norm's input is left out, as the
+         * decoder's own is */
         double tok = x->mb * x->s_loc / (x->sp ? tp : 1);
-        double around = (x->rc == CC_RC_FULL ? 2.0 : 8.0) * h * tok;
+        double around = (x->rc == CC_RC_FULL ? 2.0 : m->prec == CC_PREC_FP8 ? 6.0 : 8.0) * h * tok;
         st[i].act += nm * ((mtp_e ? act[0] : act[1]) + around + x->logits);
         cache[i] += nm * ((mtp_e ? cache_e : cache_d) + (fp8_cache ? 2.0 * 2.0 * h * h / tp : 0.0));
     }
@@ -1127,7 +1128,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
          * each paying its ring latency */
         double nm = m->mtp > 0 ? m->mtp : 0.0; /* MTP layers: one unit each, last stage */
         double units = pp == 1 ? m->layers + nm + (m->tied_embed ? 1.0 : 2.0)
-                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0 + nm)));
+                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0 + (nm > 0 ? nm + 1.0 : 0.0))));
         e->z3_units = (int)units;
         double z3 = units * (2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / units) +
                              cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / units));

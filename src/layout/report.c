@@ -362,18 +362,24 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "recomputation: selective, modules %s (--recompute-modules)\n",
                 cc_rc_modules_format(m->rc_modules, ", ", mods, sizeof mods));
     }
-    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && e->rcl < chunk) {
-        int v = l->vpp > 0 ? l->vpp : 1;
-        double cf = e->layers_first / v, cl = e->layers_last / v;
+    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && l->lfirst <= 0 && e->rcl < chunk)
         fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
-                     "chunk(s) per stage recomputed whole, the others kept", e->rcl, chunk, v);
-        /* an uneven stage's chunks of rcl layers or fewer: all of them */
-        if (l->lfirst > 0 && cf <= e->rcl)
-            fprintf(out, "; the first stage's chunks (%g layer%s) recomputed whole", cf,
-                    cf == 1 ? "" : "s");
-        if (l->lfirst > 0 && cl <= e->rcl)
-            fprintf(out, "; the last stage's chunks (%g layer%s) recomputed whole", cl,
-                    cl == 1 ? "" : "s");
+                     "chunk(s) per stage recomputed whole, the others kept\n", e->rcl, chunk,
+                l->vpp > 0 ? l->vpp : 1);
+    else if (l->rc == CC_RC_BLOCK && e->rcl > 0 && l->lfirst > 0) {
+        /* uneven stages: the chunks of rcl layers or fewer are recomputed whole */
+        int v = l->vpp > 0 ? l->vpp : 1;
+        const struct { const char *name; double c; } st[3] = {
+            {"first", e->layers_first / v}, {"middle", e->layers_mid / v},
+            {"last", e->layers_last / v}};
+        fprintf(out, "recomputation: the first %d layers of each of the %d model chunk(s) per "
+                     "stage recomputed whole, the others kept; chunks of",
+                e->rcl, v);
+        for (int i = 0, n = 0; i < 3; i++)
+            if (i != 1 || l->pp > 2)
+                fprintf(out, "%s %g layer%s (%s stage%s)%s", n++ ? "," : "", st[i].c,
+                        st[i].c == 1 ? "" : "s", st[i].name, i == 1 ? "s" : "",
+                        st[i].c <= e->rcl ? ": all" : "");
         fputc('\n', out);
     }
     fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
@@ -920,10 +926,15 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
     json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
+    /* [first, middle, last]; no middle stage below pp 3 */
     json_object_set_new(lay, "layers_per_stage",
-                        json_pack("[fff]", e->layers_first, e->layers_mid, e->layers_last));
+                        json_pack("[fof]", e->layers_first,
+                                  l->pp > 2 ? json_real(e->layers_mid) : json_null(),
+                                  e->layers_last));
     json_object_set_new(lay, "expert_layers_per_stage",
-                        json_pack("[fff]", e->experts_first, e->experts_mid, e->experts_last));
+                        json_pack("[fof]", e->experts_first,
+                                  l->pp > 2 ? json_real(e->experts_mid) : json_null(),
+                                  e->experts_last));
     json_object_set_new(lay, "middle_stage", l->pp > 2 ? json_integer(e->mid_stage) : json_null());
     json_object_set_new(lay, "grad_accum", json_integer(e->m));
     json_object_set_new(lay, "zero3_units", json_integer(e->z3_units));

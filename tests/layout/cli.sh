@@ -640,7 +640,7 @@ for rc in rc=block,rcl=3 rc=full; do
     "$CCBENCH" layout -m deepseek-v3 --mtp 0 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,zero=1,$rc >"$out/ublk-${rc%%,*}" 2>&1
 done
 grep -q "^feasible yes" "$out/ublk-rc=block" &&
-    grep -q "^recomputation: the first 3 of the 4 layers of each of the 1 model chunk(s) per stage recomputed whole, the others kept; the last stage's chunks (1 layer) recomputed whole$" "$out/ublk-rc=block" &&
+    grep -q "^recomputation: the first 3 layers of each of the 1 model chunk(s) per stage recomputed whole, the others kept; chunks of 4 layers (first stage), 4 layers (middle stages), 1 layer (last stage): all$" "$out/ublk-rc=block" &&
     grep -q -- "--recompute-granularity full --recompute-method block --recompute-num-layers 3 " "$out/ublk-rc=block" &&
     lb=$(sed -n 's/^memory per GPU by stage: .*, last \([0-9.]*\) GB$/\1/p' "$out/ublk-rc=block") &&
     lf=$(sed -n 's/^memory per GPU by stage: .*, last \([0-9.]*\) GB$/\1/p' "$out/ublk-rc=full") &&
@@ -687,6 +687,11 @@ printf '{"preset": "llama3-8b", "recompute_modules": [1]}\n' >"$out/rcmn.json"
 refuse "spec recompute_modules not names" '"recompute_modules" must be a list of module names' -m "$out/rcmn.json" -g 8
 refuse "--recompute-modules with --recompute full" "recompute-modules is for selective recomputation (--recompute selective, auto or model), not --recompute full" -m llama3-8b -g 8 --recompute full --recompute-modules mlp
 refuse "--recompute-modules empty" "give at least one of core_attn" -m llama3-8b -g 8 --recompute-modules ,
+"$CCBENCH" layout -m llama3-8b -g 8 -x tp=4,pp=2,dp=1,mb=1,first=1,last=31,rc=block,rcl=30 >"$out/ublk2" 2>&1 &&
+    grep -q "^recomputation: the first 30 layers of each of the 1 model chunk(s) per stage recomputed whole, the others kept; chunks of 1 layer (first stage): all, 31 layers (last stage)$" "$out/ublk2" &&
+    "$CCBENCH" layout -m llama3-8b -g 8 -x tp=4,pp=2,dp=1,mb=1,first=1,last=31,rc=block,rcl=30 -j 2>/dev/null |
+    python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["layers_per_stage"] == [1, None, 31] and l["expert_layers_per_stage"][1] is None, l'
+ok $? "rc=block on pp 2 with first 1, last 31: every stage's chunks said; JSON has no middle stage" "$(grep '^recomputation' "$out/ublk2")"
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
     grep -q '^ *[0-9]*  tp=[0-9]*,pp=16,.*,rc=block,rcl=[0-9]*,first=4,last=1,' "$out/ublks"
