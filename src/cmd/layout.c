@@ -25,7 +25,7 @@ struct layout_cfg {
     double gpu_mem_gb, peak_tflops, hbm_GBps, host_GBps, host_mem_gb, intra_GBps, inter_GBps;
     int seq_len, mtp;
     long long global_batch;
-    const char *precision, *optimizer, *recompute, *rc_modules;
+    const char *precision, *optimizer, *recompute, *rc_modules, *pp_layout;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance, moe_capacity;
     size_t bucket;
     int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, moe_pad, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
@@ -101,6 +101,7 @@ static const struct cc_opt layout_opts[] = {
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"ep-overlap", 0, CC_OPT_INT, F(ep_overlap), "0", "0|1", "experts: one micro-batch's all-to-alls beside another's compute, at best (Megatron-Core --overlap-moe-expert-parallel-comm; pp = 1 or interleaved, no full or block recomputation)", NULL, CC_OPT_RANGE, 0, 1},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also pipelines of uneven stages: layers + 2 split evenly, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split), or where that does not divide either, other layer counts on the first and last stage (--decoder-first/last-pipeline-num-layers)", NULL, CC_OPT_RANGE, 0, 1},
+    {"pipeline-layout", 0, CC_OPT_STR, F(pp_layout), NULL, "LAYOUT", "an explicit pipeline layout for every layout with pp > 1, in Megatron-Core's notation (--pipeline-model-parallel-layout; e.g. 'Et*4|(t*4|)*14tmL': E embedding, t layer, m MTP layer, L loss, | between the pp x v virtual stages); v = its stages / pp"},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
     {"cp-max", 0, CC_OPT_INT, F(cp_max), "1", "N", "largest context-parallel degree (1: off)", NULL, CC_OPT_RANGE, 1, 1024},
     {"interleave", 0, CC_OPT_INT, F(vpp_max), "8", "N", "largest interleaved-schedule degree (1: off)", NULL, CC_OPT_RANGE, 1, 64},
@@ -439,6 +440,8 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (l.sp < 0)
         l.sp = l.tp > 1 && hb->sp != 0;
+    if (hb->plan && l.pp > 1 && l.vpp <= 1 && hb->plan->n % l.pp == 0)
+        l.vpp = hb->plan->n / l.pp; /* the explicit pipeline layout's */
     if (!dp_given) {
         double rest = (double)c->gpus / ((double)l.tp * l.pp * l.cp);
         l.dp = rest >= 1 ? (int)rest : 1;
@@ -527,6 +530,7 @@ int cc_cmd_layout(int argc, char **argv)
     struct cc_cluster *c = NULL;
     struct cc_habits hb;
     struct cc_search s = {0};
+    struct cc_pplan *plan = NULL; /* --pipeline-layout */
     int rc = 2;
 
     unsigned char given[sizeof layout_opts / sizeof layout_opts[0]] = {0};
@@ -615,6 +619,19 @@ int cc_cmd_layout(int argc, char **argv)
         goto done;
     }
     build_habits(&cfg, &m, &hb);
+    if (cfg.pp_layout) {
+        if ((plan = malloc(sizeof *plan)) == NULL) {
+            cc_err("out of memory");
+            rc = 3;
+            goto done;
+        }
+        if ((st = cc_pplan_parse(cfg.pp_layout, plan, err, sizeof err)) != CC_OK) {
+            cc_err("%s", err);
+            rc = 2;
+            goto done;
+        }
+        hb.plan = plan;
+    }
     if (cfg.explain) {
         rc = explain(&cfg, &m, c, &hb);
         goto done;
@@ -665,6 +682,7 @@ int cc_cmd_layout(int argc, char **argv)
     rc = 0;
 done:
     cc_search_free(&s);
+    free(plan);
     free(c);
     return rc;
 }

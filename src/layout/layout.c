@@ -401,6 +401,7 @@ struct ctx {
     int off;                /* layers whose activations go to host memory (-1: the fewest) */
     int split;
     int lfirst, llast;      /* uneven first and last stage (both > 0), else 0 */
+    const struct cc_pplan *plan; /* an explicit pipeline layout (pp > 1), else NULL */
     long long N;
     double mm, s_loc, peak;
     double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
@@ -447,7 +448,10 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     int fl = x->lfirst > 0;
     if (x->split && pp < 2)
         why(e, "split=1 (embedding and loss counted as layers) needs pp >= 2");
-    if (fl) { /* Megatron-LM's uneven first and last stage */
+    if (fl && x->plan)
+        why(e, "first/last and an explicit pipeline layout (--pipeline-layout) do not go "
+            "together: the layout places every layer");
+    else if (fl) { /* Megatron-LM's uneven first and last stage */
         long long mid = (long long)m->layers - x->lfirst - x->llast;
         if (pp < 2)
             why(e, "first/last (uneven pipeline stages) need pp >= 2");
@@ -463,6 +467,18 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         else if (v > 1 && (x->lfirst % v || x->llast % v || (pp > 2 && (mid / (pp - 2)) % v)))
             why(e, "v %d does not divide the layers of every stage (first %d, middle %lld, last "
                 "%d)", v, x->lfirst, pp > 2 ? mid / (pp - 2) : 0, x->llast);
+    } else if (x->plan) {
+        char pw[160];
+        if (x->split)
+            why(e, "split=1 and an explicit pipeline layout (--pipeline-layout) do not go "
+                "together: the layout places the embedding and the loss");
+        else if (cc_pplan_check(x->plan, m->layers, m->mtp, pp, pw, sizeof pw))
+            why(e, "%s", pw);
+        else if (v != x->plan->n / pp)
+            why(e, "v %d: the pipeline layout's %d stages on pp %d make v %d", v, x->plan->n, pp,
+                x->plan->n / pp);
+        if (x->rc == CC_RC_BLOCK)
+            why(e, "rc=block with an explicit pipeline layout is not costed");
     } else if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
@@ -488,7 +504,7 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
                                                       between the same two ranks at once */
         why(e, "an interleaved schedule (v=%d) with blocking pipeline sends (--pp-overlap 0) "
             "needs pp > 2 (Megatron-LM)", v);
-    if (v > 1 && !fl && slots % ((long long)pp * v))
+    if (v > 1 && !fl && !x->plan && slots % ((long long)pp * v))
         why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
                         : "v %d does not divide the %d layers per stage", v, slots / pp);
     if (v > 1 && e->m % pp)
@@ -532,18 +548,20 @@ static double chunk_steps(double w, int pp, int v, int k)
     return full * pp + fmin(fmax(rem - (double)k * pp, 0.0), pp);
 }
 
+/* Forward chunk steps in flight on stage r (pp > 1): Megatron-LM's warm-up count and the step
+ * in progress, at most every chunk step (all of them in warm-up); before November 2024
+ * Megatron-LM ran every stage's whole step as warm-up when m = pp, which the min gives only
+ * for the first stages. */
+static double warm_chunks(int r, int pp, int v, double mm)
+{
+    return v == 1 ? fmin(pp - r, mm) : fmin(2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0, mm * v);
+}
+
 double cc_inflight_layers(int r, int pp, int v, double slots, int short_chunk, double mm)
 {
-    double w; /* forward chunk steps in flight */
     if (pp == 1)
         return fmax(slots - (short_chunk >= 0 ? 1.0 : 0.0), 0.0);
-    /* interleaved: Megatron-LM's warm-up count and the step in progress, at most every
-     * chunk step (all of them in warm-up); before November 2024 Megatron-LM ran every stage's
-     * whole step as warm-up when m = pp, which the min gives only for the first stages */
-    if (v == 1)
-        w = fmin(pp - r, mm);
-    else
-        w = fmin(2.0 * (pp - r - 1) + (v - 1.0) * pp + 1.0, mm * v);
+    double w = warm_chunks(r, pp, v, mm);
     double layers = w * slots / v;
     if (short_chunk >= 0)
         layers -= v == 1 ? w : chunk_steps(w, pp, v, short_chunk);
@@ -581,7 +599,10 @@ static void stage_experts(const struct ctx *x, int r, double *E, double *RE)
     double cm = pp > 2 ? ((double)m->layers - x->lfirst - x->llast) / ((double)v * (pp - 2)) : 0.0;
     for (int c = 0; c < v; c++) {
         long long lo, hi;
-        if (x->lfirst > 0) {
+        if (x->plan) {
+            lo = cc_pplan_offset(x->plan, pp, r, c);
+            hi = lo + cc_pplan_chunk(x->plan, pp, r, c);
+        } else if (x->lfirst > 0) {
             double start = c * (cf + cm * (pp - 2) + cl) + (r > 0 ? cf + (r - 1) * cm : 0.0);
             double size = r == 0 ? cf : r == pp - 1 ? cl : cm;
             lo = (long long)floor(start + 1e-9), hi = (long long)floor(start + size + 1e-9);
@@ -617,6 +638,23 @@ static double recomputed_layers(const struct ctx *x, double L)
     if (x->rc == CC_RC_FULL)
         return L;
     return x->rc == CC_RC_BLOCK ? fmin((double)x->rcl * x->v, L) : 0.0;
+}
+
+/* Layers in flight on stage r (cc_inflight_layers); with an explicit pipeline layout its
+ * chunks as the layout sizes them, and for a middle stage (r = -1) the most over them. */
+static double stage_inflight(const struct ctx *x, int r, double slots, int short_chunk)
+{
+    int pp = x->pp, v = x->v;
+    if (!x->plan || x->plan->n != pp * v)
+        return cc_inflight_layers(r < 0 ? 1 : r, pp, v, slots, short_chunk, x->mm);
+    double most = 0.0;
+    for (int q = r < 0 ? 1 : r; q <= (r < 0 ? pp - 2 : r); q++) {
+        double w = warm_chunks(q, pp, v, x->mm), layers = 0.0;
+        for (int c = 0; c < v; c++)
+            layers += chunk_steps(w, pp, v, c) * cc_pplan_chunk(x->plan, pp, q, c);
+        most = fmax(most, layers);
+    }
+    return most;
 }
 
 /* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the
@@ -726,13 +764,13 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     /* w: model chunks in flight (forward steps not yet backward) */
     struct { double p, pe, act, w; } st[3] = {
-        {x->p_first, x->pe_first, a[0] * cc_inflight_layers(0, pp, v, x->lfirst > 0 ? x->Lf : x->Lm, x->split ? 0 : -1, x->mm) +
+        {x->p_first, x->pe_first, a[0] * stage_inflight(x, 0, x->lfirst > 0 ? x->Lf : x->Lm, x->split ? 0 : -1) +
                          work[0] + (pp == 1 ? x->logits : 0.0),
          cc_inflight_layers(0, pp, v, v, -1, x->mm)},
-        {x->p_last, x->pe_last, a[1] * cc_inflight_layers(pp - 1, pp, v, x->lfirst > 0 ? x->Ll : x->Lm, x->split ? v - 1 : -1,
-                                                x->mm) + work[1] + x->logits,
+        {x->p_last, x->pe_last, a[1] * stage_inflight(x, pp - 1, x->lfirst > 0 ? x->Ll : x->Lm, x->split ? v - 1 : -1) +
+                                    work[1] + x->logits,
          cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
-        {x->p_mid, x->pe_mid, a[2] * cc_inflight_layers(1, pp, v, x->Lm, -1, x->mm) + work[2],
+        {x->p_mid, x->pe_mid, a[2] * stage_inflight(x, -1, x->Lm, -1) + work[2],
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
     };
     double cache[3] = {mix(L[0], E[0], cache_e, cache_d), mix(L[1], E[1], cache_e, cache_d),
@@ -754,7 +792,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
      * of an interleaved pipeline (Megatron-Core's schedule) */
     if (pp > 1 && ep_overlaps(x))
         for (int i = 0; i < nst; i++)
-            st[i].act += a[i] * (x->lfirst > 0 ? L[i] : x->Lm) / v, st[i].w += 1.0;
+            st[i].act += a[i] * (x->lfirst > 0 || x->plan ? L[i] : x->Lm) / v, st[i].w += 1.0;
     double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
         cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
@@ -1273,7 +1311,19 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
-    if (x.lfirst > 0 && !x.split) { /* uneven: as given; the middle stages share the rest */
+    x.plan = hb->plan && x.pp > 1 ? hb->plan : NULL;
+    int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
+    if (planned) { /* as the layout places them; the middle stage with the most */
+        e->plan = x.plan;
+        x.Lf = cc_pplan_rank_layers(x.plan, x.pp, 0);
+        x.Ll = cc_pplan_rank_layers(x.plan, x.pp, x.pp - 1);
+        x.Lm = x.Lf;
+        for (int r = 1; r < x.pp - 1; r++) {
+            double Lr = cc_pplan_rank_layers(x.plan, x.pp, r);
+            if (r == 1 || Lr > x.Lm)
+                x.Lm = Lr;
+        }
+    } else if (x.lfirst > 0 && !x.split) { /* uneven: as given; the middle stages share the rest */
         x.Lf = x.lfirst, x.Ll = x.llast;
         x.Lm = x.pp > 2 ? fmax(0.0, ((double)m->layers - x.lfirst - x.llast) / (x.pp - 2)) : x.Lf;
     } else if (x.split && x.pp > 2) { /* layers + 2 slots: the first and last stage give one to
@@ -1308,6 +1358,25 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         }
         if (x.pp < 4 || x.Em_lo >= x.Em)
             x.mid_lo_r = -1;
+    }
+    if (planned && x.pp > 2) {
+        /* an explicit layout: the middle stages with the most layers; of them the one with
+         * the most expert layers, and a mixed model's with the fewest */
+        int hi = -1, lo = -1;
+        double Ehi = 0.0, Elo = 0.0, unused;
+        for (int r = 1; r < x.pp - 1; r++) {
+            if (cc_pplan_rank_layers(x.plan, x.pp, r) != (int)x.Lm)
+                continue;
+            double E = !cc_model_moe(m) ? 0.0 : x.Lm;
+            if (cc_model_mixed(m))
+                stage_experts(&x, r, &E, &unused);
+            if (hi < 0 || E > Ehi)
+                hi = r, Ehi = E;
+            if (lo < 0 || E < Elo)
+                lo = r, Elo = E;
+        }
+        x.mid_r = hi, x.Em = Ehi, x.Em_lo = Elo;
+        x.mid_lo_r = cc_model_mixed(m) && Elo < Ehi ? lo : -1;
     }
     /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
     x.Ef = fmax(0.0, fmin(x.Ef, x.Lf)), x.Em = fmax(0.0, fmin(x.Em, x.Lm));
@@ -1438,6 +1507,15 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                     for (int f = flmid; f >= 1 && nfl < 64; f--)
                         if (flrest - f >= 1 && flrest - f <= flmid)
                             flf[nfl++] = f;
+                /* an explicit pipeline layout: pp dividing its stages, v = stages / pp, and
+                 * nothing else with a pipeline */
+                int planned = hb->plan && pp > 1;
+                if (planned) {
+                    if (hb->plan->n % pp)
+                        continue;
+                    uniform = 1, uneven = 0, nfl = 0;
+                }
+                int vmax = planned ? hb->plan->n / pp : hb->vpp_max;
                 if (!(uniform || uneven || nfl) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);
@@ -1473,18 +1551,21 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     continue; /* check_structure's rules for experts */
                                 /* modes: 0 uniform, 1 the split, 2.. uneven first/last */
                                 int nmodes = 2 + nfl;
-                                for (int sv = 0; sv < nmodes * hb->vpp_max * neps; sv++) {
-                                    int ep = eps[sv / (nmodes * hb->vpp_max)];
-                                    int mode = sv % nmodes, v = sv % (nmodes * hb->vpp_max) / nmodes + 1;
+                                for (int sv = 0; sv < nmodes * vmax * neps; sv++) {
+                                    int ep = eps[sv / (nmodes * vmax)];
+                                    int mode = sv % nmodes, v = sv % (nmodes * vmax) / nmodes + 1;
                                     int split = mode == 1;
                                     int lf = mode >= 2 ? flf[mode - 2] : 0;
                                     int ll = mode >= 2 ? flrest - lf : 0;
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
+                                    if (planned && (v != vmax || rcs[r] == CC_RC_BLOCK ||
+                                                    (v > 1 && (per_dp / mb) % pp)))
+                                        continue; /* the layout's v; its chunks set the rest */
                                     if (mode >= 2) /* a middle stage holds the most */
                                         per_stage = pp > 2 ? flmid : (lf > ll ? lf : ll);
-                                    if (v > 1 && (pp < (hb->pp_overlap ? 2 : 3) ||
+                                    if (v > 1 && !planned && (pp < (hb->pp_overlap ? 2 : 3) ||
                                                   per_stage % v || (per_dp / mb) % pp ||
                                                   (mode >= 2 && (lf % v || ll % v || flmid % v))))
                                         continue;

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "layout/cluster.h"
 #include "layout/model.h"
+#include "layout/pplayout.h"
 
 /* The calibrated constants (docs/layout.md). Achieved/peak FLOP/s of a 16-bit matrix multiply
  * that fills every SM (tile and wave losses come on top, layout/gemm.h), chosen to minimise
@@ -86,6 +87,10 @@ struct cc_habits {
                               an expert's balanced share dropped); 0: dropless */
     int moe_pad;           /* 1: every expert's input padded to that capacity
                               (--moe-pad-expert-input-to-capacity) */
+    const struct cc_pplan *plan; /* an explicit pipeline layout (--pipeline-layout, Megatron-Core
+                              --pipeline-model-parallel-layout): every layout with a pipeline
+                              follows it, pp dividing its stages and v = stages / pp; NULL:
+                              none */
     int ep_overlap;        /* 1: one micro-batch's expert all-to-alls run beside another's
                               compute where Megatron-Core allows it (combined 1F1B,
                               --overlap-moe-expert-parallel-comm; cc_layout_ep_overlaps) */
@@ -190,6 +195,7 @@ struct cc_eval {
                               layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     double experts_first, experts_mid, experts_last; /* of them, layers with experts */
+    const struct cc_pplan *plan; /* the explicit pipeline layout the stages follow, or NULL */
     int mid_stage;         /* the middle stage costed when pp > 2 (0-based): the second, or
                               with a mixed model's dense layers the middle one with the most
                               expert layers (its micro-batches in flight taken as the

@@ -7,6 +7,7 @@ libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
 	src/layout/nccltests.c src/layout/nccltests.h \
 	src/layout/osu.c src/layout/osu.h \
 	src/layout/megatron.c src/layout/megatron.h \
+	src/layout/pplayout.c src/layout/pplayout.h \
 	src/layout/report.c src/layout/report.h
 
 check_PROGRAMS += tests/layout/test_layout

@@ -329,7 +329,17 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "first %g, middle %g, last %g%s%s\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last,
                 l->lfirst > 0 ? " (uneven first and last stage)"
+                : e->plan     ? " (the explicit pipeline layout; middle: the most)"
                               : " (embedding and loss count as one layer)", mtp);
+    if (e->plan && l->vpp > 1) { /* chunk by chunk */
+        fprintf(out, "pipeline layout %s: chunks (layers) per stage:", e->plan->text);
+        for (int r = 0; r < l->pp && r < 64; r++) {
+            fprintf(out, "%s%d ", r ? "; " : " ", r);
+            for (int k = 0; k < l->vpp; k++)
+                fprintf(out, "%s%d", k ? "," : "", cc_pplan_chunk(e->plan, l->pp, r, k));
+        }
+        fprintf(out, "%s\n", l->pp > 64 ? "; ..." : "");
+    }
     if (cc_model_mixed(m) && l->pp == 1)
         fprintf(out, "layers with experts %g of %g; dense (MLP of ffn %d): the first %d%s\n",
                 e->experts_first, e->layers_first, m->ffn, m->first_dense,
@@ -571,12 +581,16 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
                       if (w_ > 0) n += (size_t)w_; } while (0)
     buf[0] = 0;
     PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
-    if (l->split && l->pp > 1)
+    if (hb->plan && l->pp > 1) /* it sets v (stages / pp) and where every layer goes */
+        PUT(" --pipeline-model-parallel-layout '%s'", hb->plan->text);
+    else if (l->split && l->pp > 1)
         PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
-    if (l->lfirst > 0 && l->pp > 1) /* uneven: the virtual stages by count, not by size */
+    if (l->lfirst > 0 && l->pp > 1 && !hb->plan) /* uneven: virtual stages by count, not size */
         PUT(" --decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d",
             l->lfirst, l->llast);
-    if (l->vpp > 1 && l->lfirst > 0)
+    if (hb->plan && l->pp > 1)
+        ;
+    else if (l->vpp > 1 && l->lfirst > 0)
         PUT(" --num-virtual-stages-per-pipeline-rank %d", l->vpp);
     else if (l->vpp > 1)
         PUT(" --num-layers-per-virtual-pipeline-stage %lld",
@@ -760,6 +774,9 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "--cpu-offloading-num-layers (Transformer Engine's offload context); DeepSpeed "
                 "moves activations to the host only as checkpoints of recomputation "
                 "(activation_checkpointing.cpu_checkpointing)", l->off);
+    if (e->plan)
+        NOTE(1, "the explicit pipeline layout is Megatron-Core's (--pipeline-model-parallel-layout); "
+                "DeepSpeed's PipelineModule places layers by its own partition_method");
     if (l->rc == CC_RC_BLOCK)
         NOTE(1, "block recomputation (the first %d layer%s of every model chunk, the others "
                 "kept) is Megatron-LM's --recompute-method block; DeepSpeed's config does not "
@@ -924,6 +941,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     /* the busiest expert-parallel rank's routed tokens over its share, as costed */
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
+    json_object_set_new(lay, "pipeline_layout", e->plan ? json_string(e->plan->text) : json_null());
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
     json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
     /* [first, middle, last]; no middle stage below pp 3 */

@@ -692,6 +692,29 @@ refuse "--recompute-modules empty" "give at least one of core_attn" -m llama3-8b
     "$CCBENCH" layout -m llama3-8b -g 8 -x tp=4,pp=2,dp=1,mb=1,first=1,last=31,rc=block,rcl=30 -j 2>/dev/null |
     python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["layers_per_stage"] == [1, None, 31] and l["expert_layers_per_stage"][1] is None, l'
 ok $? "rc=block on pp 2 with first 1, last 31: every stage's chunks said; JSON has no middle stage" "$(grep '^recomputation' "$out/ublk2")"
+# an explicit pipeline layout (Megatron-Core --pipeline-model-parallel-layout)
+PL='Et*4|(t*4|)*14tmL'
+G2="-m deepseek-v3 -g 256 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --precision fp8 --grad-reduce bf16 --global-batch 4096"
+"$CCBENCH" layout $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=none >"$out/pl" 2>&1 &&
+    grep -q "^layout   tp=1,pp=4,dp=64,cp=1,mb=1,v=4,sp=0,zero=1,rc=none,ep=64$" "$out/pl" &&
+    grep -q "^micro-batches per step 64 (gradient accumulation), layers per stage: first 16, middle 16, last 13 (the explicit pipeline layout; middle: the most); the last stage also holds 1 multi-token-prediction layer$" "$out/pl" &&
+    grep -q "^pipeline layout Et\*4|(t\*4|)\*14tmL: chunks (layers) per stage: 0 4,4,4,4; 1 4,4,4,4; 2 4,4,4,4; 3 4,4,4,1$" "$out/pl" &&
+    grep -q -- "--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et\*4|(t\*4|)\*14tmL' --micro-batch-size 1 " "$out/pl" &&
+    ! grep -q -- "--num-layers-per-virtual-pipeline-stage" "$out/pl"
+ok $? "--pipeline-layout: v from its 16 stages, every stage's chunks, Megatron-LM's argument in place of the virtual-stage ones" "$(grep -E '^(layout|micro|pipeline layout)' "$out/pl")"
+"$CCBENCH" layout $G2 --pipeline-layout "$PL" -k 40 --json 2>/dev/null >"$out/plj" &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+piped = [t["layout"] for t in d["top"] if t["layout"]["pp"] > 1]
+assert piped and all(16 % l["pp"] == 0 and l["interleave"] == 16 // l["pp"] and l["pipeline_layout"] == "Et*4|(t*4|)*14tmL" for l in piped), piped
+assert all(t["layout"]["pipeline_layout"] is None for t in d["top"] if t["layout"]["pp"] == 1)
+' "$out/plj"
+ok $? "the search under --pipeline-layout: every pipeline has pp dividing 16 and v = 16 / pp; JSON names the layout"
+refuse "--pipeline-layout that does not parse" "pipeline layout 'Et\*4|(t\*4|L': a '(' without its ')'" $G2 --pipeline-layout 'Et*4|(t*4|L'
+refuse "-x with a pipeline layout of other layers" "the pipeline layout holds 60 transformer layers, the model 61" $G2 --pipeline-layout 'Et*4|(t*4|)*13t*3|tmL' -x tp=1,pp=4,dp=64,mb=1,ep=64
+refuse "-x with a pipeline layout and first/last" "first/last and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1
+refuse "-x pp not dividing the layout's stages" "the pipeline layout's 16 stages are not a multiple of pp 3" -m deepseek-v3 -g 384 --gpu-model gb200 --pipeline-layout "$PL" -x tp=1,pp=3,dp=128,mb=1,ep=64
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
     grep -q '^ *[0-9]*  tp=[0-9]*,pp=16,.*,rc=block,rcl=[0-9]*,first=4,last=1,' "$out/ublks"

@@ -2891,6 +2891,130 @@ static void test_rc_modules(void)
         "... 32 layers x 2 x tokens x 3 h ffn");
 }
 
+/* An explicit pipeline layout (Megatron-Core --pipeline-model-parallel-layout): parsed as
+ * Megatron-Core does, checked against the model, and evaluated like the equivalent layout
+ * where one exists. */
+static void test_pipeline_layout(void)
+{
+    static struct cc_pplan p;
+    char err[256] = "", why[160];
+    is_int(cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err), CC_OK, "parse %s", err);
+    int fours = 1;
+    for (int k = 1; k < 15; k++)
+        fours &= p.layers[k] == 4;
+    ok(p.n == 16 && p.layers[0] == 4 && fours && p.layers[15] == 1 && p.total == 61 &&
+           p.mtp == 1 && p.mtp_stage == 15,
+       "Et*4|(t*4|)*14tmL: 16 stages of 4, 4 x 14, 1 (+ MTP) layers (%d stages, %d layers)", p.n,
+       p.total);
+    is_int(cc_pplan_parse("E,tt|t,t|,L", &p, err, sizeof err), CC_OK, "commas are cosmetic %s", err);
+    ok(p.n == 3 && p.layers[0] == 2 && p.layers[1] == 2 && p.layers[2] == 0,
+       "... and a stage may hold no layer (the loss alone)");
+    const struct { const char *text, *want; } bad[] = {
+        {"t*4|L", "it must open with 'E'"},
+        {"Et*4", "close with 'L'"},
+        {"Et|(t|L", "a '(' without its ')'"},
+        {"E((t)*2)*2L", "groups do not nest"},
+        {"E(t|)L", "needs '*N' after it"},
+        {"Etm|tL", "a transformer layer after an MTP layer"},
+        {"Etm|mL", "the MTP layers must all be in one stage"},
+        {"tE|L", "'E' (the embedding) comes first"},
+        {"EtL|t", "'L' (the loss) comes last"},
+        {"Etx|L", "'x' is not E, t, m, L"},
+        {"Et*9999999L", "more than 1048576 characters unrolled"},
+        {"", "give 1 to"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        ok(cc_pplan_parse(bad[i].text, &p, err, sizeof err) == CC_EUSAGE && strstr(err, bad[i].want),
+           "'%s' refused: %s", bad[i].text, err);
+    }
+    cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err);
+    ok(cc_pplan_check(&p, 61, 1, 16, why, sizeof why) == 0 && cc_pplan_check(&p, 61, 1, 4, why, sizeof why) == 0,
+       "DeepSeek-V3 (61 layers, 1 MTP) on pp 16 or pp 4 (v 4)");
+    ok(cc_pplan_check(&p, 61, 1, 3, why, sizeof why) && strstr(why, "16 stages are not a multiple of pp 3"),
+       "pp 3: %s", why);
+    ok(cc_pplan_check(&p, 60, 1, 4, why, sizeof why) && strstr(why, "holds 61 transformer layers, the model 60"),
+       "60 layers: %s", why);
+    ok(cc_pplan_check(&p, 61, 0, 4, why, sizeof why) && strstr(why, "holds 1 MTP layers, the model trains 0"),
+       "no MTP: %s", why);
+    is_int(cc_pplan_parse("Et*30|t*31|m|L", &p, err, sizeof err), CC_OK, "parse Et*30|t*31|m|L %s", err);
+    ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) && strstr(why, "standalone MTP stage"),
+       "MTP alone on rank 2 of 4: %s", why);
+    /* pp 4, v 4: rank r holds stages r, r + 4, r + 8, r + 12 */
+    cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err);
+    ok(cc_pplan_rank_layers(&p, 4, 0) == 16 && cc_pplan_rank_layers(&p, 4, 3) == 13 &&
+           cc_pplan_chunk(&p, 4, 3, 3) == 1 && cc_pplan_offset(&p, 4, 1, 2) == 36,
+       "pp 4: rank 0 holds 16 layers, rank 3 13 (its last chunk 1); rank 1's third chunk starts "
+       "at layer 36");
+
+    /* evaluation: the layout that first=4,last=1 describes gives the same figures, and a
+     * uniform interleaved one the same as v alone */
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb, hp;
+    struct cc_eval e0, e1;
+    preset("deepseek-v3", &m);
+    m.prec = CC_PREC_FP8;
+    cc_cluster_quick(&c, 256, 8, cc_gpu_lookup("b200"), err, sizeof err);
+    cc_habits_default(&hb);
+    hp = hb, hp.plan = &p;
+    struct cc_layout lu = {1, 16, 16, 1, 1, 1, 0, 1, CC_RC_NONE, 0, 0, 0, 8, 4, 1};
+    struct cc_layout lp = lu;
+    lp.lfirst = lp.llast = 0;
+    cc_layout_eval(&m, &c, &hb, &lu, &e0);
+    cc_layout_eval(&m, &c, &hp, &lp, &e1);
+    ok(e1.feasible && e1.plan == &p && e1.t_step == e0.t_step && e1.mem_stages[0] == e0.mem_stages[0] &&
+           e1.mem_stages[1] == e0.mem_stages[1] && e1.mem_stages[2] == e0.mem_stages[2],
+       "DeepSeek-V3 on pp 16: the layout Et*4|(t*4|)*14tmL costs as first=4,last=1 (%.4f s, %.4f s) %s",
+       e1.t_step, e0.t_step, e1.why);
+    preset("llama3-8b", &m);
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    static struct cc_pplan u;
+    cc_pplan_parse("Et*4|(t*4|)*6t*4L", &u, err, sizeof err);
+    hp.plan = &u;
+    struct cc_layout lv = {1, 4, 4, 1, 1, 2, 0, 1, CC_RC_NONE};
+    cc_layout_eval(&m, &c, &hb, &lv, &e0);
+    cc_layout_eval(&m, &c, &hp, &lv, &e1);
+    ok(e1.feasible && e1.t_step == e0.t_step && e1.mem_total == e0.mem_total,
+       "llama3-8b pp 4: Et*4|(t*4|)*6t*4L costs as v 2 (%.4f s, %.4f s)", e1.t_step, e0.t_step);
+    /* an uneven one: 8 layers on the first chunk of rank 0, none on its second; the first
+     * stage holds the same 8 layers but all in its first chunk, which stays in flight the
+     * longest: more activations than the even split's, the same weights */
+    is_int(cc_pplan_parse("Et*8|t*4|t*4|t*4||t*4|t*4|t*4L", &u, err, sizeof err), CC_OK,
+           "parse a layout with an empty stage %s", err);
+    cc_layout_eval(&m, &c, &hp, &lv, &e1);
+    /* 128 micro-batches, rank 0 of 4 with v 2: 11 chunk steps in flight, 7 of its first chunk
+     * and 4 of its second: 7 x 8 + 4 x 0 = 56 layers against 7 x 4 + 4 x 4 = 44 */
+    double an = cc_model_layer_act_bytes(&m, 1, m.seq_len, 1, 0, CC_RC_NONE);
+    ok(e1.layers_first == 8 && e1.mem_weights == e0.mem_weights,
+       "a first chunk of 8: the first stage's 8 layers, its weights unchanged");
+    REL(e1.mem_stages[0] - e0.mem_stages[0], 12.0 * an, 1e-12,
+        "... 56 layers' activations in flight, not 44 (%.2f GB > %.2f GB)", e1.mem_stages[0] / 1e9,
+        e0.mem_stages[0] / 1e9);
+    lv.vpp = 4;
+    cc_layout_eval(&m, &c, &hp, &lv, &e1);
+    ok(!e1.feasible && strstr(e1.why, "v 4: the pipeline layout's 8 stages on pp 4 make v 2"),
+       "v 4 against an 8-stage layout on pp 4: %s", e1.why);
+    lv.vpp = 2, lv.rc = CC_RC_BLOCK;
+    cc_layout_eval(&m, &c, &hp, &lv, &e1);
+    ok(!e1.feasible && strstr(e1.why, "rc=block with an explicit pipeline layout is not costed"),
+       "rc=block with it: %s", e1.why);
+    /* the search follows it: every pipeline at v = 8 / pp */
+    struct cc_search s;
+    cc_pplan_parse("Et*4|(t*4|)*6t*4L", &u, err, sizeof err);
+    if (cc_layout_search(&m, &c, &hp, &s) == CC_OK && s.nbest > 0) {
+        int okv = 1, piped = 0;
+        for (int k = 0; k < s.nbest; k++)
+            if (s.best[k].layout.pp > 1) {
+                piped++;
+                okv &= s.best[k].layout.vpp == 8 / s.best[k].layout.pp && s.best[k].eval.plan == &u;
+            }
+        ok(okv && piped > 0, "the search: %d pipelines, each at v = 8 / pp under the layout", piped);
+        cc_search_free(&s);
+    } else
+        ok(0, "search with a pipeline layout: %s", s.why_none);
+}
+
 int main(void)
 {
     test_params();
@@ -2920,6 +3044,7 @@ int main(void)
     test_uneven_first_last();
     test_mtp_costs();
     test_rc_modules();
+    test_pipeline_layout();
     test_uneven();
     test_megatron();
     test_nemo_fp8();

@@ -1,0 +1,44 @@
+/* pplayout.h - an explicit pipeline layout: which layers each virtual pipeline stage holds,
+ * in Megatron-Core's notation (--pipeline-model-parallel-layout, docs/layout.md).
+ *
+ * The text lists the pp x v virtual stages separated by '|', stage k = chunk c of pipeline
+ * rank r with k = c * pp + r; in each, 'E' the embedding, 't' a transformer layer, 'm' a
+ * multi-token-prediction layer, 'L' the loss (and output layer); "x*n" repeats a character,
+ * "(...)*n" a group (no nesting), commas are cosmetic. "Et*4|(t*4|)*14tmL" is 16 stages: the
+ * embedding and 4 layers, 14 of 4, then 1 layer, the MTP layer and the loss.
+ */
+#ifndef CC_LAYOUT_PPLAYOUT_H
+#define CC_LAYOUT_PPLAYOUT_H
+
+#include <stddef.h>
+#include "core/status.h"
+
+#define CC_PPLAN_MAX 1024 /* virtual stages */
+
+struct cc_pplan {
+    char text[256];           /* as given (Megatron-LM's argument) */
+    int n;                    /* virtual stages: pp x v */
+    int layers[CC_PPLAN_MAX]; /* transformer layers of each */
+    int total;                /* all of them */
+    int mtp;                  /* MTP layers, all in one stage */
+    int mtp_stage;            /* that stage; -1 without */
+};
+
+/* Parse text. The rules that need no model: characters, repetition, one 'E' opening the first
+ * stage, one 'L' closing the last, no transformer layer after an MTP one, the MTP layers in
+ * one stage. CC_EUSAGE with a one-line message naming what is wrong. */
+cc_status cc_pplan_parse(const char *text, struct cc_pplan *p, char *err, size_t errlen);
+
+/* Whether the plan fits a model of `layers` transformer layers and `mtp` MTP layers on pp
+ * pipeline ranks (pp divides the stages; the MTP layers on the last rank's last chunk, where
+ * ccbench costs them). 0, or -1 with a reason in why. */
+int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *why,
+                   size_t len);
+
+/* Layers of chunk c of rank r (c < n / pp), the layers before it in the model's order, and
+ * all of rank r's. */
+int cc_pplan_chunk(const struct cc_pplan *p, int pp, int r, int c);
+long long cc_pplan_offset(const struct cc_pplan *p, int pp, int r, int c);
+int cc_pplan_rank_layers(const struct cc_pplan *p, int pp, int r);
+
+#endif
