@@ -88,6 +88,11 @@ row 25.02 mixtral-8x22b b200 256 fp8 64 65536 tp=2,pp=4,cp=8,dp=4,v=14,mb=1,sp=1
 # the recipe recomputes the latent up projections (selective, --recompute-modules mla_up_proj)
 RC=selective row 26.02 deepseek-v3 b200 256 fp8 4096 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2689 --recompute-modules mla_up_proj
 RC=selective row 25.11 deepseek-v3 b200 256 fp8 2048 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2139 --recompute-modules mla_up_proj
+# DeepSeek-V3 on GB200, Megatron-Bridge 26.02 and 26.04.01: pp 4 x v 4 in the recipe's explicit
+# layout (16 stages of 4 layers but the last: 1, the MTP layer and the loss), ep 64; the
+# recipes recompute the latent up projections (26.02) or the dense MLPs (26.04.01)
+RC=selective row 26.02 deepseek-v3 gb200 256 fp8 4096 4096 tp=1,pp=4,dp=64,v=4,mb=1,ep=64 3955 --gpus-per-node 64 --gpus-per-host 4 --pipeline-layout 'Et*4|(t*4|)*14tmL' --recompute-modules mla_up_proj
+RC=selective row 26.04.01 deepseek-v3 gb200 256 fp8 4096 4096 tp=1,pp=4,dp=64,v=4,mb=1,ep=64 4256 --gpus-per-node 64 --gpus-per-host 4 --pipeline-layout 'Et*4|(t*4|)*14tmL' --recompute-modules mlp
 # the same two H100 runs with the expert all-to-all overlap their recipes turn on
 # (--overlap-moe-expert-parallel-comm), costed at best: a table of its own
 echo

@@ -125,6 +125,16 @@ CASES = [
      "(DeepSeek-V2-Lite-shaped config.json)",
      ["-m", "tests/layout/hf-deepseek-v2-lite.json", "-g", "12", "--gpus-per-node", "4", "-x",
       "tp=2,pp=3,mb=1,ep=4,zero=1,sp=1,rc=selective"], 9),
+    ("explicit pipeline layout and recompute modules: DeepSeek-V3 on 256 GB200, pp 4 x v 4 "
+     "(NVIDIA's interleaved recipe's layout), the up projections recomputed",
+     ["-m", "deepseek-v3", "-g", "256", "--gpu-model", "gb200", "--gpus-per-node", "64",
+      "--gpus-per-host", "4", "--precision", "fp8", "--grad-reduce", "bf16", "--global-batch",
+      "4096", "--pipeline-layout", "Et*4|(t*4|)*14tmL", "--recompute-modules", "mla_up_proj",
+      "-x", "tp=1,pp=4,mb=1,ep=64,zero=1,rc=selective"], 10),
+    ("recompute modules of an expert layer (Qwen3-MoE config.json), tp=2",
+     ["-m", "tests/layout/hf-qwen3-moe.json", "-g", "16", "--seq-len", "4096",
+      "--recompute-modules", "moe_act,layernorm,core_attn",
+      "-x", "tp=2,pp=2,mb=1,ep=4,zero=1,sp=1,rc=selective"], 9),
 ]
 
 # a Qwen2 config.json (Qwen2.5-7B's shape and keys), written for the case above
@@ -225,6 +235,25 @@ def run_case(name, cl, arch):
     rc = lay["recompute"]
     check(name, "recomputation", a.recompute_granularity,
           None if rc == "none" else "full" if rc == "block" else rc)
+    if rc == "selective":  # Megatron-Core's default set is core_attn alone
+        check(name, "recompute modules", sorted(a.recompute_modules or ["core_attn"]),
+              sorted(lay["recompute_modules"]))
+    # an explicit pipeline layout: Megatron-Core's own parse and checks, and the layers it
+    # gives the first and last pipeline ranks
+    check(name, "pipeline layout", a.pipeline_model_parallel_layout, lay["pipeline_layout"])
+    if lay["pipeline_layout"]:
+        from megatron.core.transformer.pipeline_parallel_layer_layout import \
+            PipelineParallelLayerLayout
+        from megatron.core.transformer.enums import LayerType
+        pl = PipelineParallelLayerLayout(lay["pipeline_layout"], lay["pp"])
+        check(name, "MTP standalone (Megatron-Core's layout check)",
+              pl.validate_layer_layout(m["layers"], m["mtp_layers"] or None), False)
+        per_rank = [sum(pl.get_num_layers_to_build(LayerType.decoder, v, r)
+                        for v in range(pl.virtual_pipeline_model_parallel_size))
+                    for r in range(lay["pp"])]
+        check(name, "layers of the first and last pipeline rank (Megatron-Core's count)",
+              [per_rank[0], per_rank[-1]],
+              [lay["layers_per_stage"][0], lay["layers_per_stage"][2]])
     check(name, "recompute method", a.recompute_method,
           "block" if rc == "block" else "uniform" if rc == "full" else None)
     if rc == "block":  # Megatron-Core: the first N layers of each model chunk's block

@@ -1655,8 +1655,12 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         /* selective recomputation: what its modules produce is let go and made again in the
          * backward pass (docs/layout.md); core_attn is the scores below */
         int moe = cc_model_moe(m);
-        if (mods & CC_RCM_LAYERNORM) /* the norms Transformer Engine does not fuse into a linear */
-            out -= (moe ? 2.0 : 0.0) + (cc_model_mla(m) && !fp8 ? 2.0 : 0.0);
+        /* the norms Transformer Engine does not fuse into a linear: their outputs, which in
+         * fp8 the linear layers after them keep instead of their 1-byte copies (an expert
+         * layer's router keeps its input at 16 bits either way) */
+        if (mods & CC_RCM_LAYERNORM)
+            out -= (moe ? 2.0 + (fp8 && m->shared_ffn > 0 ? 1.0 : 0.0) : 0.0) +
+                   (cc_model_mla(m) ? (fp8 ? 1.0 : 2.0) : 0.0);
         if ((mods & CC_RCM_MLA_UP_PROJ) && cc_model_mla(m)) /* Q, K, V; the projection input stays */
             par -= 2.0 * m->heads * (2.0 * ((double)m->qk_nope + m->qk_rope) + m->v_dim);
         if ((mods & CC_RCM_MLP) && !moe) { /* the MLP's input copy and inner activations */

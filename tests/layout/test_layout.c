@@ -2851,6 +2851,13 @@ static void test_rc_modules(void)
     x.rc_modules = CC_RCM_LAYERNORM;
     REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 4.0 * h * s, 1e-12,
         "layernorm: the latent input norm's and the router's input norm's outputs, 2h each");
+    /* fp8: the down projections' 1-byte copy (h), the router's 16-bit input (2h) and the
+     * shared expert's 1-byte copy (h), which Megatron-Core no longer keeps */
+    x.prec = CC_PREC_FP8;
+    REL(cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_NONE) -
+            cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 4.0 * h * s, 1e-12,
+        "layernorm in fp8: h + 2h + h");
+    x.prec = CC_PREC_BF16;
     x.rc_modules = CC_RCM_MOE_ACT;
     REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE), 8.0 * 2048 * 2 * s,
         1e-12, "moe_act: 8 routed copies' activation outputs, 32,768 bytes a token");
