@@ -248,8 +248,9 @@ def run_case(name, cl, arch):
         pl = PipelineParallelLayerLayout(lay["pipeline_layout"], lay["pp"])
         check(name, "MTP standalone (Megatron-Core's layout check)",
               pl.validate_layer_layout(m["layers"], m["mtp_layers"] or None), False)
-        per_rank = [sum(pl.get_num_layers_to_build(LayerType.decoder, v, r)
-                        for v in range(pl.virtual_pipeline_model_parallel_size))
+        # its layout[pp rank][virtual stage] (get_num_layers_to_build reads the virtual stage
+        # from the process groups, which are not set up here)
+        per_rank = [sum(stage.count(LayerType.decoder) for stage in pl.layout[r])
                     for r in range(lay["pp"])]
         check(name, "layers of the first and last pipeline rank (Megatron-Core's count)",
               [per_rank[0], per_rank[-1]],
