@@ -416,6 +416,9 @@ struct ctx {
     double p_first, p_mid, p_last; /* parameters per GPU of those stages */
     double pe_first, pe_mid, pe_last; /* of which routed experts' (sharded over eshard) */
     double logits;          /* logit bytes per micro-batch per GPU */
+    double w_sync;          /* parameters every tp rank holds whole whose gradients it sums
+                               over tp after the backward pass (sequence parallelism), on the
+                               stage with the most */
 };
 
 /* cc_layout_ep_overlaps for the layout being evaluated. */
@@ -708,6 +711,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         if (pp > 1)
             split += embed - pos, whole += pos;
         double add = split / tp + whole + pe;
+        wl += whole - (pp > 1 ? pos : 0.0);
         if (pp == 1) {
             x->p_first += add, x->pe_first += pe;
             x->p_mid = x->p_last = x->p_first, x->pe_mid = x->pe_last = x->pe_first;
@@ -715,6 +719,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
             x->p_last += add, x->pe_last += pe;
         }
     }
+    /* with sequence parallelism each tp rank's share of the tokens gives only part of the
+     * gradients of what it holds whole (norms, row-parallel biases, a router, latent
+     * attention's down projections and norms): Megatron-Core sums them over tp once the
+     * backward pass is done; learned positions are gathered whole and need no sum */
+    x->w_sync = x->sp && tp > 1 ? fmax(wf - pos, pp == 1 ? wl - pos : fmax(wm, wl)) : 0.0;
     double unit = cc_layout_zero3_unit(m, tp);
     int block = x->rc == CC_RC_BLOCK;
     /* per layer, [0] an expert layer's, [1] a dense one's */
@@ -1225,6 +1234,8 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
             e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - win_b);
     }
     e->t_dp += cc_embed_sync_time(mr, c, hb, tp, pp, (long long)tp * cp * x->dp);
+    if (x->w_sync > 0) /* the whole-held parameters' gradient sums over tp */
+        e->t_dp += cc_comm_time(c, CC_ALLREDUCE, tp, per_node(c, tp, 1), x->w_sync * hb->grad_bytes);
     double p_opt = (p_max - pe_max) / (x->zero >= 1 ? shard : 1) +
                    pe_max / (x->zero >= 1 ? x->eshard : 1);
     /* the optimizer reads the gradient; with an fp32 copy of 16-bit reduced gradients it

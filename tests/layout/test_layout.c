@@ -986,9 +986,13 @@ static void test_eval(void)
     cc_habits_default(&hb);
     hb.pp_overlap = 0; /* blocking pipeline sends (Megatron-LM 2021) */
     cc_layout_eval(&m, &c, &hb, &l2, &e);
-    /* no ZeRO-3 here: t_dp is only the once-per-step tied-embedding all-reduce */
+    /* no ZeRO-3 here: t_dp is only the once-per-step tied-embedding all-reduce and, with
+     * sequence parallelism, the sum over tp of the last stage's whole-held parameters'
+     * gradients: 9 layers' biases and LayerNorms (6h each) and the final LayerNorm (2h) */
     double t_emb = cc_embed_sync_time(&m, &c, &hb, 8, 4, 8);
-    is_near(e.t_dp, t_emb, 1e-15, "gradient reduction: dp = 1, only the embedding sync");
+    double t_w = cc_comm_time(&c, CC_ALLREDUCE, 8, 8, (9.0 * 6 + 2) * m.hidden * hb.grad_bytes);
+    REL(e.t_dp, t_emb + t_w, 1e-12, "gradient reduction: dp = 1, the embedding sync and the "
+        "whole-held parameters' sum over tp");
     double t_mb = (e.t_compute + e.t_tp + e.t_cp + e.t_pp) / e.m;
     is_near(e.t_bubble, 3.0 / 3.0 * t_mb, 1e-9 * t_mb, "bubble (p-1)/v micro-batch slots");
     ok(e.t_tp > 0 && e.t_pp > 0, "tensor and pipeline traffic counted");
@@ -2798,6 +2802,19 @@ static void test_mtp_costs(void)
     REL(add[0], add[1], 1e-9, "executed FLOPs: rc=block adds the MTP layer's as rc=none does");
     ok(add[2] > add[1] * 1.1, "... rc=full adds its recomputation too (%.4g vs %.4g)", add[2],
        add[1]);
+    /* sequence parallelism: what every tp rank holds whole (here the norms: 32 layers' two
+     * of h, the final one, the MTP layer's three and its layer's two) has partial gradients,
+     * summed over tp after the backward pass; with dp 1 that is all of the reduction */
+    struct cc_cluster c2;
+    cc_cluster_quick(&c2, 2, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    struct cc_layout l2 = {2, 1, 1, 1, 1, 1, 1, 1, CC_RC_FULL};
+    cc_layout_eval(&m, &c2, &hb, &l2, &e1);
+    double w = (32.0 * 2 + 1 + 3 + 2) * m.hidden;
+    REL(e1.t_dp, cc_comm_time(&c2, CC_ALLREDUCE, 2, 2, w * hb.grad_bytes), 1e-12,
+        "tp 2 with sp: the norms' gradients summed over tp, %.0f parameters (%.6f s)", w, e1.t_dp);
+    l2.sp = 0;
+    cc_layout_eval(&m, &c2, &hb, &l2, &e1);
+    is_near(e1.t_dp, 0.0, 0, "... none without sequence parallelism");
     /* ZeRO 3: the MTP layer is a unit of its own beside the 32 layers, embedding and output */
     struct cc_layout lz = {2, 1, 8, 1, 1, 1, 1, 3, CC_RC_FULL};
     cc_layout_eval(&m, &c, &hb, &lz, &e1);
