@@ -431,7 +431,7 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
 {
     char err[256];
     int dp_given;
-    struct cc_layout l = {1, 1, 0, 1, 1, 1, 0, hb->zero_min,
+    struct cc_layout l = {1, 1, 0, 1, 1, 0 /* v: below */, 0, hb->zero_min,
                           hb->recompute == CC_RC_AUTO ? m->recompute : hb->recompute};
     l.sp = -1;
     if (cc_layout_parse(cfg->explain, &l, &dp_given, err, sizeof err) != CC_OK) {
@@ -440,8 +440,8 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     }
     if (l.sp < 0)
         l.sp = l.tp > 1 && hb->sp != 0;
-    if (hb->plan && l.pp > 1 && l.vpp <= 1 && hb->plan->n % l.pp == 0)
-        l.vpp = hb->plan->n / l.pp; /* the explicit pipeline layout's */
+    if (l.vpp == 0) /* not given: 1, or the explicit pipeline layout's */
+        l.vpp = hb->plan && l.pp > 1 && hb->plan->n % l.pp == 0 ? hb->plan->n / l.pp : 1;
     if (!dp_given) {
         double rest = (double)c->gpus / ((double)l.tp * l.pp * l.cp);
         l.dp = rest >= 1 ? (int)rest : 1;
@@ -619,6 +619,14 @@ int cc_cmd_layout(int argc, char **argv)
         goto done;
     }
     build_habits(&cfg, &m, &hb);
+    if (m.rc_modules && hb.recompute != CC_RC_AUTO && hb.recompute != CC_RC_SELECTIVE) {
+        cc_err("recompute modules (%s) are for selective recomputation, and the layouts here "
+               "recompute %s (--recompute %s)", cfg.rc_modules ? "--recompute-modules"
+                                                             : "the spec's recompute_modules",
+               cc_recompute_names[hb.recompute], cfg.recompute);
+        rc = 2;
+        goto done;
+    }
     if (cfg.pp_layout) {
         if ((plan = malloc(sizeof *plan)) == NULL) {
             cc_err("out of memory");
@@ -627,6 +635,13 @@ int cc_cmd_layout(int argc, char **argv)
         }
         if ((st = cc_pplan_parse(cfg.pp_layout, plan, err, sizeof err)) != CC_OK) {
             cc_err("%s", err);
+            rc = 2;
+            goto done;
+        }
+        /* the layers and MTP layers it places, whatever pp (the last stage is the last
+         * rank's last chunk at any pp) */
+        if (cc_pplan_check(plan, m.layers, m.mtp, 1, err, sizeof err)) {
+            cc_err("--pipeline-layout '%s': %s", cfg.pp_layout, err);
             rc = 2;
             goto done;
         }

@@ -643,21 +643,19 @@ static double recomputed_layers(const struct ctx *x, double L)
     return x->rc == CC_RC_BLOCK ? fmin((double)x->rcl * x->v, L) : 0.0;
 }
 
-/* Layers in flight on stage r (cc_inflight_layers); with an explicit pipeline layout its
- * chunks as the layout sizes them, and for a middle stage (r = -1) the most over them. */
+/* Layers in flight on stage r (cc_inflight_layers; a middle stage, r = -1, as the second,
+ * which holds the most micro-batches of them); with an explicit pipeline layout its chunks
+ * as the layout sizes them, the middle stage being the one costed (mid_r: the most layers). */
 static double stage_inflight(const struct ctx *x, int r, double slots, int short_chunk)
 {
     int pp = x->pp, v = x->v;
     if (!x->plan || x->plan->n != pp * v)
         return cc_inflight_layers(r < 0 ? 1 : r, pp, v, slots, short_chunk, x->mm);
-    double most = 0.0;
-    for (int q = r < 0 ? 1 : r; q <= (r < 0 ? pp - 2 : r); q++) {
-        double w = warm_chunks(q, pp, v, x->mm), layers = 0.0;
-        for (int c = 0; c < v; c++)
-            layers += chunk_steps(w, pp, v, c) * cc_pplan_chunk(x->plan, pp, q, c);
-        most = fmax(most, layers);
-    }
-    return most;
+    int q = r < 0 ? x->mid_r : r;
+    double w = warm_chunks(q, pp, v, x->mm), layers = 0.0;
+    for (int c = 0; c < v; c++)
+        layers += chunk_steps(w, pp, v, c) * cc_pplan_chunk(x->plan, pp, q, c);
+    return layers;
 }
 
 /* Weights, gradients, optimizer state and activations of the fullest pipeline stage: the

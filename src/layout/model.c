@@ -274,7 +274,10 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
         {CC_RCM_MOE, !cc_model_moe(m), "no experts"},
         {CC_RCM_SHARED_EXPERTS, m->shared_ffn <= 0, "no shared expert"},
         {CC_RCM_MLA_UP_PROJ, !cc_model_mla(m), "no latent attention"},
-        {CC_RCM_MLP, cc_model_moe(m) && !cc_model_mixed(m), "experts in every layer (no dense MLP)"}};
+        {CC_RCM_MLP, cc_model_moe(m) && !cc_model_mixed(m), "experts in every layer (no dense MLP)"},
+        {CC_RCM_LAYERNORM, !cc_model_moe(m) && !cc_model_mla(m),
+         "neither experts nor latent attention (Transformer Engine fuses its norms into the "
+         "linear layers after them)"}};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if ((m->rc_modules & need[i].bit) && need[i].lacks) {
             int k = 0;
@@ -405,18 +408,27 @@ static cc_status get_rc_modules(json_t *o, unsigned *mods, const char *path, cha
     size_t i;
     if (!x)
         return CC_OK;
-    if (json_is_string(x))
+    if (json_is_string(x) && strlen(json_string_value(x)) < sizeof list)
         snprintf(list, sizeof list, "%s", json_string_value(x));
     else if (json_is_array(x))
         json_array_foreach(x, i, e) {
-            if (!json_is_string(e) || strlen(list) + strlen(json_string_value(e)) + 2 > sizeof list) {
+            if (!json_is_string(e)) {
                 cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of "
                           "module names", path);
                 return CC_EINVAL;
             }
+            if (strlen(list) + strlen(json_string_value(e)) + 2 > sizeof list) {
+                cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" is longer than "
+                          "%zu characters", path, sizeof list - 1);
+                return CC_EINVAL;
+            }
             strcat(strcat(list, i ? "," : ""), json_string_value(e));
         }
-    else {
+    else if (json_is_string(x)) {
+        cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" is longer than %zu "
+                  "characters", path, sizeof list - 1);
+        return CC_EINVAL;
+    } else {
         cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of module "
                   "names", path);
         return CC_EINVAL;

@@ -92,6 +92,18 @@ cc_status cc_pplan_parse(const char *text, struct cc_pplan *p, char *err, size_t
         return CC_EUSAGE;
     }
     snprintf(p->text, sizeof p->text, "%s", text);
+    /* only the notation's characters, even where a repeat of 0 would drop them: the text is
+     * passed on verbatim inside quotes */
+    size_t bad = strspn(text, "ELtm|()*,0123456789");
+    if (text[bad]) {
+        cc_errbuf(err, errlen, "pipeline layout: '%c' is not E, t, m, L, '|', '(...)*N' or "
+                  "'x*N'", isprint((unsigned char)text[bad]) ? text[bad] : '?');
+        return CC_EUSAGE;
+    }
+    if (strstr(text, "()")) {
+        cc_errbuf(err, errlen, "pipeline layout '%s': an empty group '()'", text);
+        return CC_EUSAGE;
+    }
     char *a = malloc(EXPANDED_MAX + 1), *b = malloc(EXPANDED_MAX + 1);
     cc_status st = CC_EUSAGE;
     if (!a || !b) {
@@ -117,6 +129,11 @@ cc_status cc_pplan_parse(const char *text, struct cc_pplan *p, char *err, size_t
             if (!*s)
                 break;
             continue;
+        }
+        if (k >= CC_PPLAN_MAX) { /* a stage past the last one kept */
+            cc_errbuf(err, errlen, "pipeline layout '%s': more than %d stages", text,
+                      CC_PPLAN_MAX);
+            goto done;
         }
         switch (*s) {
         case 't':

@@ -6,6 +6,11 @@
  * multi-token-prediction layer, 'L' the loss (and output layer); "x*n" repeats a character,
  * "(...)*n" a group (no nesting), commas are cosmetic. "Et*4|(t*4|)*14tmL" is 16 stages: the
  * embedding and 4 layers, 14 of 4, then 1 layer, the MTP layer and the loss.
+ *
+ * Stricter than Megatron-Core where ccbench's costing or output needs it: 'E' opens the
+ * first stage and 'L' closes the last (Megatron-Core also takes them after or before empty
+ * stages), only the notation's characters anywhere (also inside a repeat of 0: the text is
+ * passed on verbatim), no empty group, at most 255 characters and CC_PPLAN_MAX stages.
  */
 #ifndef CC_LAYOUT_PPLAYOUT_H
 #define CC_LAYOUT_PPLAYOUT_H

@@ -322,8 +322,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                 e->m, e->layers_mid, mtp);
     else if (l->pp == 2)
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
-                     "first %g, last %g (uneven first and last stage)%s\n",
-                e->m, e->layers_first, e->layers_last, mtp);
+                     "first %g, last %g (%s)%s\n",
+                e->m, e->layers_first, e->layers_last,
+                e->plan ? "the explicit pipeline layout" : "uneven first and last stage", mtp);
     else
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
                      "first %g, middle %g, last %g%s%s\n",
@@ -353,7 +354,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "others dense (MLP of ffn %d)\n", e->experts_first, e->layers_first, mid,
                 e->experts_last, e->layers_last, m->ffn);
     }
-    if (cc_model_mixed(m) && l->pp > 2 && e->mid_stage != 1)
+    if (e->plan && l->pp > 2 && e->mid_stage != 1)
+        fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
+                     "most layers%s, with its own micro-batches in flight\n",
+                e->mid_stage, l->pp, cc_model_mixed(m) ? " (of them the most expert layers)" : "");
+    else if (cc_model_mixed(m) && l->pp > 2 && e->mid_stage != 1)
         fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
                      "most expert layers, with the second's micro-batches in flight\n",
                 e->mid_stage, l->pp);
@@ -392,15 +397,21 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                         st[i].c <= e->rcl ? ": all" : "");
         fputc('\n', out);
     }
-    fprintf(out, "memory per GPU (%s stage): weights %.2f GB, gradients %.2f GB, optimizer "
+    /* an explicit layout's middle stage costed may be another than the second */
+    char mid[32] = "second";
+    if (e->plan && e->mid_stage != 1)
+        snprintf(mid, sizeof mid, "stage %d", e->mid_stage);
+    fprintf(out, "memory per GPU (%s%s): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
-            cc_stage_name(e->mem_stage), e->mem_weights / GB, e->mem_grads / GB,
+            e->mem_stage == 2 ? mid : cc_stage_name(e->mem_stage),
+            e->mem_stage == 2 && e->plan && e->mid_stage != 1 ? "" : " stage",
+            e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
     if (e->mem_stages[1] > 0) { /* pp > 1: the stages side by side */
         fprintf(out, "memory per GPU by stage: first %.2f GB", e->mem_stages[0] / GB);
         if (e->mem_stages[2] > 0)
-            fprintf(out, ", second %.2f GB", e->mem_stages[2] / GB);
+            fprintf(out, ", %s %.2f GB", mid, e->mem_stages[2] / GB);
         fprintf(out, ", last %.2f GB\n", e->mem_stages[1] / GB);
     }
     if (e->z3_units > 0)

@@ -715,6 +715,20 @@ refuse "--pipeline-layout that does not parse" "pipeline layout 'Et\*4|(t\*4|L':
 refuse "-x with a pipeline layout of other layers" "the pipeline layout holds 60 transformer layers, the model 61" $G2 --pipeline-layout 'Et*4|(t*4|)*13t*3|tmL' -x tp=1,pp=4,dp=64,mb=1,ep=64
 refuse "-x with a pipeline layout and first/last" "first/last and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1
 refuse "-x pp not dividing the layout's stages" "the pipeline layout's 16 stages are not a multiple of pp 3" -m deepseek-v3 -g 384 --gpu-model gb200 --pipeline-layout "$PL" -x tp=1,pp=3,dp=128,mb=1,ep=64
+refuse "--pipeline-layout of 1025 stages" "more than 1024 stages" -m llama3-8b -g 16 --pipeline-layout 'E(|)*1024t*32L'
+refuse "--pipeline-layout with a quote inside a repeat of 0" "is not E, t, m, L" -m llama3-8b -g 16 --pipeline-layout "E(';x;')*0t*16|t*16L"
+refuse "--pipeline-layout with an empty group" "an empty group '()'" -m llama3-8b -g 16 --pipeline-layout 'E()*3t*16|t*16L'
+refuse "--pipeline-layout checked against the model before any pp" "pipeline-layout 'Et|tL': the pipeline layout holds 2 transformer layers, the model 32" -m llama3-8b -g 16 --pipeline-layout 'Et|tL'
+refuse "-x v=1 against the layout's v" "v 1: the pipeline layout's 8 stages on pp 4 make v 2" -m llama3-8b -g 16 --pipeline-layout 'E(t*4|)*7t*4L' -x tp=1,pp=4,dp=4,mb=1,v=1
+"$CCBENCH" layout -m llama3-8b -g 16 --pipeline-layout 'Et*2|t*14|t*15|tL' -x tp=1,pp=4,dp=4,mb=1,rc=full >"$out/plm" 2>&1 &&
+    grep -q "^middle stage costed: stage 2 of 4 (0-based), the middle one with the most layers, with its own micro-batches in flight$" "$out/plm" &&
+    grep -q "^memory per GPU by stage: first [0-9.]* GB, stage 2 [0-9.]* GB, last [0-9.]* GB$" "$out/plm"
+ok $? "an explicit layout's middle stages of 14 and 15 layers: the one of 15 costed, and named" "$(grep -E '^(middle|memory)' "$out/plm")"
+refuse "--recompute-modules layernorm on a model whose norms are all fused" "recompute module layernorm has nothing to recompute: the model has neither experts nor latent attention" -m llama3-8b -g 16 --recompute-modules layernorm
+printf '{"preset": "llama3-8b", "recompute": "full", "recompute_modules": "mlp"}\n' >"$out/rcmf.json"
+refuse "spec recompute_modules with the spec's full recomputation under --recompute model" "the spec's recompute_modules) are for selective recomputation, and the layouts here recompute full (--recompute model)" -m "$out/rcmf.json" -g 16 --recompute model
+python3 -c 'import json,sys; json.dump({"preset": "llama3-8b", "recompute_modules": ["core_attn"] * 30}, open(sys.argv[1], "w"))' "$out/rcml.json"
+refuse "spec recompute_modules too long" '"recompute_modules" is longer than 255 characters' -m "$out/rcml.json" -g 16
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
     grep -q '^ *[0-9]*  tp=[0-9]*,pp=16,.*,rc=block,rcl=[0-9]*,first=4,last=1,' "$out/ublks"
