@@ -1639,10 +1639,6 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
      * the compressed queries and keys/values with the rotary key before their norms and
      * after (the up projections' inputs) */
     double lat = cc_model_mla(m) ? 4.0 * ((double)m->q_lora + m->kv_lora) + 2.0 * m->qk_rope : 0.0;
-    /* QK norm (Qwen3, Megatron-LM --qk-layernorm): each norm keeps its input, the queries
-     * and keys before it (16-bit, inside the tensor-parallel region) */
-    if (m->qk_norm && !cc_model_mla(m))
-        attn += 2.0 * (q + kv_dim(m));
     double par = attn + per_f * m->ffn, routed = 0.0;
     if (cc_model_moe(m)) {
         /* topk routed copies of each token: the experts' inner activations and their permuted

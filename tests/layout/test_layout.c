@@ -2890,13 +2890,6 @@ static void test_rc_modules(void)
     x.rc_modules = CC_RCM_MLA_UP_PROJ;
     REL(cc_model_selective_fwd_flops(&x, 1), 2.0 * s * 128 * (1536.0 * 192 + 512.0 * 256), 1e-12,
         "mla_up_proj runs the two up projections again");
-    /* QK norm keeps the norms' inputs, Q (32 x 128) and K (4 x 128), 2 bytes each, /t */
-    preset("qwen3-30b-a3b", &m);
-    x = m, x.qk_norm = 0;
-    s = m.seq_len;
-    REL(cc_model_layer_act_bytes(&m, 1, s, 2, 1, CC_RC_NONE) -
-            cc_model_layer_act_bytes(&x, 1, s, 2, 1, CC_RC_NONE),
-        2.0 * (32 * 128 + 4 * 128) * s / 2, 1e-12, "QK norm: the queries and keys before it, /tp");
     /* a dense model: mlp lets the MLP's input copy (2h) and inner activations (6 x ffn) go */
     preset("llama3-8b", &m);
     s = m.seq_len, h = m.hidden;
