@@ -131,6 +131,8 @@ CASES = [
       "--gpus-per-host", "4", "--precision", "fp8", "--grad-reduce", "bf16", "--global-batch",
       "4096", "--pipeline-layout", "Et*4|(t*4|)*14tmL", "--recompute-modules", "mla_up_proj",
       "-x", "tp=1,pp=4,mb=1,ep=64,zero=1,rc=selective"], 10),
+    ("expert tensor parallelism: Mixtral 8x7B's experts each split over tp=2",
+     ["-m", "mixtral-8x7b", "-g", "16", "-x", "tp=2,pp=1,mb=1,ep=4,etp=2,zero=1,sp=1,rc=full"], 9),
     ("recompute modules of an expert layer (Qwen3-MoE config.json), tp=2",
      ["-m", "tests/layout/hf-qwen3-moe.json", "-g", "16", "--seq-len", "4096",
       "--recompute-modules", "moe_act,layernorm,core_attn",
@@ -298,7 +300,7 @@ def run_case(name, cl, arch):
         check(name, "expert FFN", a.moe_ffn_hidden_size, m["moe_ffn"])
         check(name, "shared expert", a.moe_shared_expert_intermediate_size or 0, m["shared_ffn"])
         check(name, "expert-parallel size", a.expert_model_parallel_size, lay["ep"])
-        check(name, "expert tensor-parallel size", a.expert_tensor_parallel_size, 1)
+        check(name, "expert tensor-parallel size", a.expert_tensor_parallel_size, lay["etp"])
         check(name, "token dispatcher", a.moe_token_dispatcher_type, "alltoall")
         check(name, "grouped GEMM", bool(a.moe_grouped_gemm), True)
         check(name, "expert all-to-all overlap", bool(a.overlap_moe_expert_parallel_comm),

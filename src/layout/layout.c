@@ -107,13 +107,15 @@ int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_clust
 
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
-    char rcl[24] = "", off[24] = "", ep[24] = "", fl[48] = "";
+    char rcl[24] = "", off[24] = "", ep[48] = "", fl[48] = "";
     if (l->rc == CC_RC_BLOCK && l->rcl > 0)
         snprintf(rcl, sizeof rcl, ",rcl=%d", l->rcl);
     if (l->off > 0)
         snprintf(off, sizeof off, ",off=%d", l->off);
-    if (l->ep > 1)
-        snprintf(ep, sizeof ep, ",ep=%d", l->ep);
+    if (l->ep > 1 || l->etp > 1)
+        snprintf(ep, sizeof ep, ",ep=%d", cc_layout_ep(l));
+    if (l->etp > 1)
+        snprintf(ep + strlen(ep), sizeof ep - strlen(ep), ",etp=%d", l->etp);
     if (l->lfirst > 0 || l->llast > 0)
         snprintf(fl, sizeof fl, ",first=%d,last=%d", l->lfirst, l->llast);
     snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s%s", l->tp,
@@ -157,11 +159,11 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
             continue;
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
-                                            "zero", "split", "rcl", "off", "ep", "first",
-                                            "last", NULL};
+                                            "zero", "split", "rcl", "off", "ep", "etp",
+                                            "first", "last", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, rcl, off, split, first, last, ep)", text, key);
+                      "zero, rc, rcl, off, split, first, last, ep, etp)", text, key);
             return CC_EUSAGE;
         }
         char *end;
@@ -190,6 +192,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "rcl") == 0) l->rcl = iv, rcl_given = 1;
         else if (strcmp(key, "off") == 0) l->off = iv, off_given = 1;
         else if (strcmp(key, "ep") == 0) l->ep = iv;
+        else if (strcmp(key, "etp") == 0) l->etp = iv;
         else if (strcmp(key, "first") == 0) l->lfirst = iv;
         else if (strcmp(key, "last") == 0) l->llast = iv;
         else l->split = iv;
@@ -263,14 +266,16 @@ double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, in
     if (!cc_model_moe(m))
         return 0.0;
     double h = m->hidden, t = tp > 0 ? tp : 1, e = ep > 0 ? ep : 1;
+    double et = m->expert_tp > 1 ? m->expert_tp : 1;
     double tokens = mb * s_loc / t;                     /* this GPU's, sequence-parallel */
-    /* rows per expert of the busiest rank */
-    double rows = e * tokens * m->topk / m->experts * cc_model_route_skew(m);
+    /* rows per expert of the busiest rank: with expert tensor parallelism gathered over its
+     * etp group, each rank computing 1/etp of the expert's width */
+    double rows = e * et * tokens * m->topk / m->experts * cc_model_route_skew(m);
     double local = m->experts / e;
-    double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->moe_ffn;
-    return cc_gemm_time(rows, up, h, local, rate, sms, nfwd, 1) +          /* experts in */
-           cc_gemm_time(rows, h, m->moe_ffn, local, rate, sms, nfwd, 1) +  /* experts out */
-           cc_gemm_time(tokens, m->experts, h, 1, rate, sms, nfwd, 1);     /* router */
+    double up = (m->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0) * m->moe_ffn / et;
+    return cc_gemm_time(rows, up, h, local, rate, sms, nfwd, 1) +               /* experts in */
+           cc_gemm_time(rows, h, m->moe_ffn / et, local, rate, sms, nfwd, 1) +  /* experts out */
+           cc_gemm_time(tokens, m->experts, h, 1, rate, sms, nfwd, 1);          /* router */
 }
 
 double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, int tp)
@@ -395,7 +400,9 @@ struct ctx {
     const struct cc_cluster *c;
     const struct cc_habits *hb;
     int tp, pp, dp, cp, mb, v, sp, zero, shard;
-    int ep, eshard;         /* expert parallelism; ranks holding the same experts (tp*cp*dp/ep) */
+    int ep, eshard;         /* expert parallelism; ranks holding the same experts
+                               (tp*cp*dp/(ep*etp)) */
+    int etp;                /* expert tensor parallelism (1: none) */
     enum cc_recompute rc;
     int rcl;                /* rc = block: layers of every model chunk recomputed */
     int off;                /* layers whose activations go to host memory (-1: the fewest) */
@@ -518,15 +525,18 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     if (cc_model_moe(m)) {
         if (m->experts % x->ep)
             why(e, "ep %d does not divide the %d experts", x->ep, m->experts);
-        else if (((long long)tp * x->cp * x->dp) % x->ep)
-            why(e, "ep %d does not divide tp*cp*dp = %lld, the ranks of a pipeline stage that "
-                "share the experts", x->ep, (long long)tp * x->cp * x->dp);
+        else if (((long long)tp * x->cp * x->dp) % ((long long)x->ep * x->etp))
+            why(e, "ep %d x etp %d does not divide tp*cp*dp = %lld, the ranks of a pipeline "
+                "stage that share the experts", x->ep, x->etp, (long long)tp * x->cp * x->dp);
+        else if (m->moe_ffn % x->etp)
+            why(e, "etp %d does not divide the experts' size %d", x->etp, m->moe_ffn);
         if (tp > 1 && !x->sp)
             why(e, "experts with tp %d need sequence parallelism (Megatron-Core)", tp);
         if (x->zero == 3)
             why(e, "ZeRO stage 3 with experts is not modelled");
-    } else if (x->ep > 1) {
-        why(e, "ep %d: model '%s' has no experts", x->ep, m->name);
+    } else if (x->ep > 1 || x->etp > 1) {
+        why(e, "%s %d: model '%s' has no experts", x->ep > 1 ? "ep" : "etp",
+            x->ep > 1 ? x->ep : x->etp, m->name);
     }
     if (x->zero >= 2 && pp > 1)
         why(e, "ZeRO stage %d with pipeline parallelism is not supported (DeepSpeed, "
@@ -693,8 +703,9 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     x->p_first = x->p_first / tp + wf, x->p_mid = x->p_mid / tp + wm;
     x->p_last = x->p_last / tp + wl;
-    x->pe_first = x->Ef * Pe / x->ep, x->pe_mid = x->Em * Pe / x->ep;
-    x->pe_last = x->El * Pe / x->ep;
+    double egpus = (double)x->ep * x->etp; /* the GPUs one layer's routed experts span */
+    x->pe_first = x->Ef * Pe / egpus, x->pe_mid = x->Em * Pe / egpus;
+    x->pe_last = x->El * Pe / egpus;
     x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
     /* multi-token prediction: its layers, norms and 2h -> h projection on the last stage (the
      * only one at pp = 1), which also keeps a copy of the input embedding */
@@ -702,7 +713,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double nm = m->mtp > 0 ? m->mtp : 0.0, h = m->hidden;
     if (nm > 0) {
         double split = nm * ((mtp_e ? Ps : Ps_d) + 2.0 * h * h), whole = nm * ((mtp_e ? Pw : Pw_d) + 3.0 * h);
-        double pe = nm * (mtp_e ? Pe : 0.0) / x->ep;
+        double pe = nm * (mtp_e ? Pe : 0.0) / egpus;
         /* at pp > 1 the last stage builds the embedding for them; tied, it is the weight
          * the output layer uses, and Megatron-LM's output layer there still allocates its
          * own (unused, but a parameter with its gradient and optimizer state) */
@@ -751,7 +762,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double whole_d = cc_model_attn_whole_params(d);
     double router = cc_model_moe(m) ? (double)m->hidden * m->experts : 0.0;
     double cache_e = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(m) - routed - router - whole_e) / tp +
-                                        whole_e + Pe / x->ep)
+                                        whole_e + Pe / ((double)x->ep * x->etp))
                                : 0.0;
     double cache_d = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(d) - whole_d) / tp + whole_d)
                                : 0.0;
@@ -946,14 +957,22 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                      ELEMWISE_TRAFFIC * 3.0 * x->logits / hbm;
     /* communication per layer and micro-batch */
     double tp_layer[2][2] = {{0, 0}, {0, 0}}, cp_layer[2] = {0, 0}, ep_layer[2] = {0, 0};
-    if (x->ep > 1) {
-        /* the routed tokens go to their experts' GPUs and come back (dispatch and combine,
-         * all-to-all over the ep group), in the forward pass, the backward pass and a
-         * recomputed forward */
-        double a2a = cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, 1),
-                                  cc_expert_a2a_bytes(mr, mb, s_loc, tp));
-        ep_layer[0] = 4.0 * a2a, ep_layer[1] = 6.0 * a2a;
+    /* one pass's expert communication: the routed tokens go to their experts' GPUs and come
+     * back (dispatch and combine, all-to-all over the ep group, whose ranks are etp apart);
+     * with expert tensor parallelism the etp ranks of an expert then all-gather what reached
+     * them and reduce-scatter the results */
+    double a2a = 0.0;
+    if (x->ep > 1)
+        a2a = 2.0 * cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, x->etp),
+                                 cc_expert_a2a_bytes(mr, mb, s_loc, tp));
+    if (x->etp > 1) {
+        double routed = cc_expert_a2a_bytes(mr, mb, s_loc, tp) * x->etp; /* gathered */
+        int pn = per_node(c, x->etp, 1);
+        a2a += cc_comm_time(c, CC_ALLGATHER, x->etp, pn, routed) +
+               cc_comm_time(c, CC_REDUCESCATTER, x->etp, pn, routed);
     }
+    /* forward and backward, and a recomputed forward */
+    ep_layer[0] = 2.0 * a2a, ep_layer[1] = 3.0 * a2a;
     double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
@@ -1042,9 +1061,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
             /* forward only: two forwards less one */
             again += cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 2) -
                      cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1);
-            if (x->ep > 1)
-                ep_layer[0] += 2.0 * cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, 1),
-                                                  cc_expert_a2a_bytes(mr, mb, s_loc, tp));
+            ep_layer[0] += a2a; /* one pass's again */
         } else if (moe && (mods & CC_RCM_MOE_ACT)) {
             /* each routed copy: read the first GEMM's output, write the activation */
             bytes += (up + 1.0) * 2.0 * mk->moe_ffn * mk->topk * cc_model_route_skew(mk) * T / tp;
@@ -1201,7 +1218,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * ep apart), the rest over the data-parallel ranks; one stream of buckets */
     const struct { int n, pn; double p; } grp[2] = {
         {shard, pn_dp, p_max - pe_max},
-        {x->eshard, per_node(c, x->eshard, x->ep), pe_max}};
+        {x->eshard, per_node(c, x->eshard, x->ep * x->etp), pe_max}};
     double nb = 0, ar = 0, rs = 0, ag = 0;
     double bucket = (double)(hb->bucket_bytes ? hb->bucket_bytes : 1);
     for (int g = 0; g < 2 && x->zero < 3; g++) {
@@ -1299,6 +1316,8 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     x.N = (long long)n;
     x.shard = l->dp * l->cp;
     x.ep = cc_layout_ep(l);
+    x.etp = cc_layout_etp(l);
+    x.mr.expert_tp = x.etp;
     /* a skewed router loads one expert-parallel rank more than the rest; at ep 1 every GPU
      * holds every expert and its own tokens' copies, whatever their spread. A rank gets at
      * most min(k, E/ep) copies of a token, ep x min(k, E/ep) / k times its balanced share
@@ -1318,7 +1337,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         load = e->capacity_pad ? e->capacity : fmin(load, e->capacity);
     x.mr.route_skew = load != 1.0 ? load : 0.0;
     e->skew = x.mr.route_skew;
-    x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / x.ep));
+    x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / ((double)x.ep * x.etp)));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
     x.plan = hb->plan && x.pp > 1 ? hb->plan : NULL;
     int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
@@ -1542,11 +1561,17 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 long long per_dp = m->global_batch / dp;
                 /* expert parallelism: every ep that divides the experts and the stage's
                  * tp*cp*dp ranks (1 alone without experts) */
-                int eps[64], neps = 0;
-                for (int ep = 1; neps < 64 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
+                int eps[64], etps[64], neps = 0;
+                for (int ep = 1; neps < 63 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
                      ep++)
-                    if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0))
-                        eps[neps++] = ep;
+                    if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0)) {
+                        eps[neps] = ep, etps[neps++] = 1;
+                        /* and each expert split over the tp ranks (expert tensor parallelism
+                         * = tp, Megatron-Core's default) where that divides */
+                        if (cc_model_moe(m) && tp > 1 && m->moe_ffn % tp == 0 &&
+                            ((long long)tp * cp * dp) % ((long long)ep * tp) == 0)
+                            eps[neps] = ep, etps[neps++] = tp;
+                    }
                 for (int mb = 1; mb <= hb->mb_max && mb <= per_dp; mb++) {
                     if (per_dp % mb)
                         continue;
@@ -1561,7 +1586,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                 /* modes: 0 uniform, 1 the split, 2.. uneven first/last */
                                 int nmodes = 2 + nfl;
                                 for (int sv = 0; sv < nmodes * vmax * neps; sv++) {
-                                    int ep = eps[sv / (nmodes * vmax)];
+                                    int ep = eps[sv / (nmodes * vmax)], etp = etps[sv / (nmodes * vmax)];
                                     int mode = sv % nmodes, v = sv % (nmodes * vmax) / nmodes + 1;
                                     int split = mode == 1;
                                     int lf = mode >= 2 ? flf[mode - 2] : 0;
@@ -1581,7 +1606,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
                                         continue; /* a chunk of one layer: block is full */
                                     struct cc_ranked cand = {
-                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll},
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll, etp},
                                         {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */

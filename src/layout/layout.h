@@ -130,15 +130,25 @@ struct cc_layout {
                     --cpu-offloading-num-layers; pp = 1, rc = none, fewer than the layers);
                     0: none; -1: the fewest with which it fits (resolved into cc_eval.off) */
     int ep;      /* expert parallelism (a model with experts): each GPU holds experts/ep of
-                    every layer's routed experts whole (Megatron-Core
-                    --expert-tensor-parallel-size 1), ep consecutive ranks of the tp x cp x dp
-                    ranks of a stage exchanging tokens all-to-all; 0 or 1: none */
+                    every layer's routed experts (whole with etp 1), ep ranks etp apart among
+                    the tp x cp x dp ranks of a stage exchanging tokens all-to-all; 0 or 1:
+                    none */
     int lfirst, llast; /* uneven pipeline (Megatron-LM --decoder-first-pipeline-num-layers,
                           --decoder-last-pipeline-num-layers): the first and the last stage
                           hold these many layers, the others (layers - lfirst - llast) /
                           (pp - 2) each; with v > 1 every stage's layers in v equal chunks.
                           0 and 0: not used (uniform, or the split above); both or neither */
+    int etp;     /* expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size):
+                    each expert's matrices split over etp consecutive ranks, which gather the
+                    tokens routed to them and scatter the results; ep x etp divides tp x cp x
+                    dp; 0 or 1: none */
 };
+
+/* The expert tensor-parallel degree of l: l->etp, or 1 (0 or 1). */
+static inline int cc_layout_etp(const struct cc_layout *l)
+{
+    return l->etp > 1 ? l->etp : 1;
+}
 
 /* The expert-parallel degree of l as a count of ranks: l->ep, or 1 for none (0 or 1). */
 static inline int cc_layout_ep(const struct cc_layout *l)

@@ -1621,6 +1621,7 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
                         enum cc_recompute rc, int fp8)
 {
     double h = m->hidden, a = m->heads, sbh = s * b * h;
+    double etp = m->expert_tp > 1 ? m->expert_tp : 1;
     if (rc == CC_RC_FULL)
         return sp ? 2.0 * sbh / t : 2.0 * sbh;
     /* Per token: 10h bytes outside the tensor-parallel region (LayerNorm inputs, QKV and MLP
@@ -1647,7 +1648,10 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
          * busiest rank as routing is skewed; the shared expert's; the router's fp32
          * probabilities */
         par = attn + per_f * m->shared_ffn + 4.0 * m->experts;
-        routed = (double)m->topk * (per_f * m->moe_ffn + 2.0 * h);
+        /* with expert tensor parallelism a rank takes etp times the copies (gathered over
+         * its etp group) at 1/etp of the experts' width: the inner activations are the same,
+         * the permuted inputs etp times as many */
+        routed = (double)m->topk * (per_f * m->moe_ffn + 2.0 * h * etp);
     }
     double out = dropout ? 10.0 : 8.0;
     if (fp8) {
@@ -1659,7 +1663,7 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         out -= cc_model_moe(m) ? (m->shared_ffn > 0 ? 0.0 : 1.0) : 2.0;
         par -= o_in + (cc_model_moe(m) ? m->shared_ffn : m->ffn);
         lat -= cc_model_mla(m) ? (double)m->q_lora + m->kv_lora : 0.0; /* up projections' */
-        routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h) : 0.0;
+        routed -= cc_model_moe(m) ? (double)m->topk * (m->moe_ffn + h * etp) : 0.0;
     }
     double shared = cc_model_moe(m) ? per_f * m->shared_ffn - (fp8 ? m->shared_ffn : 0.0) : 0.0;
     unsigned mods = rc == CC_RC_SELECTIVE ? cc_model_rc_modules(m) : 0;

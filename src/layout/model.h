@@ -112,6 +112,9 @@ struct cc_model {
      * the shared output layer: on the last pipeline stage, which then also holds a copy of the
      * input embedding (its gradients summed with the first stage's). 0: none. */
     int mtp;
+    int expert_tp;        /* costing only: the expert tensor-parallel degree of the layout
+                             costed (its routed experts' matrices split over it, their tokens
+                             gathered over it); 0 or 1: none */
     unsigned rc_modules;  /* costing only: what selective recomputation recomputes (CC_RCM_*
                              bits; 0: Megatron-Core's default, core_attn) */
     double route_skew;    /* costing only, not the model: the routed tokens of the busiest

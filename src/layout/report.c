@@ -448,9 +448,13 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
             snprintf(red, sizeof red, "reduced over %d GPUs", e->edp);
         else
             snprintf(red, sizeof red, "not reduced (one copy)");
-        fprintf(out, "experts: %s of the %d experts of every layer per GPU (ep %d), their "
+        char split[64] = "";
+        if (cc_layout_etp(l) > 1)
+            snprintf(split, sizeof split, ", each split over %d GPUs (etp %d)", cc_layout_etp(l),
+                     cc_layout_etp(l));
+        fprintf(out, "experts: %s of the %d experts of every layer per GPU (ep %d)%s, their "
                      "gradients %s; each token to %d of them, %s\n",
-                held, m->experts, ep, red, m->topk, rt);
+                held, m->experts, ep, split, red, m->topk, rt);
         if (e->t_ep_hidden > 0)
             fprintf(out, "experts: %.4f s of all-to-all hidden behind other micro-batches' "
                          "compute (--ep-overlap 1: combined 1F1B, at best), %.4f s left\n",
@@ -654,9 +658,9 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             char pat[128];
             PUT(" --moe-layer-freq '%s'", cc_model_moe_pattern(m, pat, sizeof pat));
         }
-        PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size 1 "
+        PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size %d "
             "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
-            cc_layout_ep(l));
+            cc_layout_ep(l), cc_layout_etp(l));
         if (hb->moe_capacity > 0)
             PUT(" --moe-expert-capacity-factor %g%s", hb->moe_capacity,
                 hb->moe_pad ? " --moe-pad-expert-input-to-capacity" : "");
@@ -948,6 +952,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "recompute_modules", mods);
     json_object_set_new(lay, "offload_layers", json_integer(l->off > 0 ? l->off : 0));
     json_object_set_new(lay, "ep", json_integer(cc_layout_ep(l)));
+    json_object_set_new(lay, "etp", json_integer(cc_layout_etp(l)));
     json_object_set_new(lay, "expert_dp", json_integer(e->edp));
     /* the busiest expert-parallel rank's routed tokens over its share, as costed */
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));

@@ -729,6 +729,15 @@ printf '{"preset": "llama3-8b", "recompute": "full", "recompute_modules": "mlp"}
 refuse "spec recompute_modules with the spec's full recomputation under --recompute model" "the spec's recompute_modules) are for selective recomputation, and the layouts here recompute full (--recompute model)" -m "$out/rcmf.json" -g 16 --recompute model
 python3 -c 'import json,sys; json.dump({"preset": "llama3-8b", "recompute_modules": ["core_attn"] * 30}, open(sys.argv[1], "w"))' "$out/rcml.json"
 refuse "spec recompute_modules too long" '"recompute_modules" is longer than 255 characters' -m "$out/rcml.json" -g 16
+# expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size)
+"$CCBENCH" layout -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=4,etp=2 >"$out/etp" 2>&1 &&
+    grep -q "^layout   tp=2,pp=1,dp=8,cp=1,mb=1,v=1,sp=1,zero=1,rc=full,ep=4,etp=2$" "$out/etp" &&
+    grep -q "^experts: 2 of the 8 experts of every layer per GPU (ep 4), each split over 2 GPUs (etp 2), their gradients reduced over 2 GPUs;" "$out/etp" &&
+    grep -q -- "--expert-model-parallel-size 4 --expert-tensor-parallel-size 2 " "$out/etp" &&
+    "$CCBENCH" layout -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=4,etp=2 -j 2>/dev/null |
+    python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["ep"] == 4 and l["etp"] == 2 and l["expert_dp"] == 2, l'
+ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "$(grep -E '^(layout|experts)' "$out/etp")"
+refuse "-x etp not dividing the experts' ranks" "ep 8 x etp 4 does not divide tp\*cp\*dp = 16" -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,ep=8,etp=4
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
     grep -q '^ *[0-9]*  tp=[0-9]*,pp=16,.*,rc=block,rcl=[0-9]*,first=4,last=1,' "$out/ublks"

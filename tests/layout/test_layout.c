@@ -3039,6 +3039,60 @@ static void test_pipeline_layout(void)
         ok(0, "search with a pipeline layout: %s", s.why_none);
 }
 
+/* Expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size): each expert split
+ * over etp ranks that gather the tokens routed to them; by hand on Mixtral 8x7B. */
+static void test_expert_tp(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb;
+    struct cc_eval e1, e2;
+    char err[256] = "", buf[160];
+    int dpg;
+    struct cc_layout p = {0};
+    is_int(cc_layout_parse("tp=2,ep=4,etp=2", &p, &dpg, err, sizeof err), CC_OK, "parse etp %s", err);
+    ok(p.etp == 2 && strstr(cc_layout_format(&p, buf, sizeof buf), ",ep=4,etp=2"),
+       "... and format it back (%s)", buf);
+    preset("mixtral-8x7b", &m);
+    cc_cluster_quick(&c, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    struct cc_layout l1 = {2, 1, 8, 1, 1, 1, 1, 1, CC_RC_NONE, 0, 0, 0, 4, 0, 0, 1};
+    struct cc_layout l2 = l1;
+    l2.etp = 2;
+    cc_layout_eval(&m, &c, &hb, &l1, &e1);
+    cc_layout_eval(&m, &c, &hb, &l2, &e2);
+    double h = m.hidden, s = m.seq_len, Pe = 8.0 * 3 * h * m.moe_ffn;
+    /* weights: 32 layers' routed experts over ep 4, then halved again, at 2 bytes */
+    REL(e1.mem_weights - e2.mem_weights, 32.0 * Pe / 4 / 2 * 2.0, 1e-9,
+        "etp 2 halves the experts' weights on each GPU (%.2f -> %.2f GB)", e1.mem_weights / 1e9,
+        e2.mem_weights / 1e9);
+    /* activations: each rank keeps the permuted inputs of twice the routed copies (2 x 2h a
+     * copy, 2 copies a token, s/tp tokens), the inner activations unchanged */
+    REL(e2.mem_act - e1.mem_act, 32.0 * 2 * 2.0 * h * (s / 2), 1e-9,
+        "... and keeps twice the permuted inputs");
+    is_int(e2.edp, 2, "tp 2 x dp 8 = 16 ranks over ep 4 x etp 2: 2 hold each expert slice, "
+           "which reduce its gradients");
+    /* communication with ep 1: only the etp pair, all-gather and reduce-scatter of the routed
+     * tokens gathered over 2 GPUs, forward and backward, 32 layers, every micro-batch */
+    struct cc_layout l3 = l1;
+    l3.ep = 1, l3.etp = 2;
+    cc_layout_eval(&m, &c, &hb, &l3, &e2);
+    double routed = 1.0 * (s / 2) * 2 * h * 2.0 * 2; /* a rank's copies, gathered over 2 */
+    double pair = cc_comm_time(&c, CC_ALLGATHER, 2, 2, routed) +
+                  cc_comm_time(&c, CC_REDUCESCATTER, 2, 2, routed);
+    REL(e2.t_ep + e2.t_ep_hidden, e2.m * 32.0 * 2.0 * pair, 1e-12,
+        "ep 1, etp 2: the etp pair forward and backward per layer (%.4f s)", e2.t_ep);
+    l2.ep = 8, l2.etp = 4;
+    cc_layout_eval(&m, &c, &hb, &l2, &e2);
+    ok(!e2.feasible && strstr(e2.why, "ep 8 x etp 4 does not divide tp*cp*dp = 16"),
+       "ep 8 x etp 4 on 16 ranks: %s", e2.why);
+    preset("llama3-8b", &m);
+    struct cc_layout ld = {2, 1, 8, 1, 1, 1, 1, 1, CC_RC_NONE, 0, 0, 0, 1, 0, 0, 2};
+    cc_layout_eval(&m, &c, &hb, &ld, &e2);
+    ok(!e2.feasible && strstr(e2.why, "etp 2: model 'llama3-8b' has no experts"),
+       "etp on a dense model: %s", e2.why);
+}
+
 int main(void)
 {
     test_params();
@@ -3069,6 +3123,7 @@ int main(void)
     test_mtp_costs();
     test_rc_modules();
     test_pipeline_layout();
+    test_expert_tp();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
