@@ -530,6 +530,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
                 "stage that share the experts", x->ep, x->etp, (long long)tp * x->cp * x->dp);
         else if (m->moe_ffn % x->etp)
             why(e, "etp %d does not divide the experts' size %d", x->etp, m->moe_ffn);
+        if (x->etp > 1 && m->mlp != CC_MLP_SWIGLU)
+            why(e, "etp %d: Megatron-Core's experts take biases (a gelu model's) only with etp 1",
+                x->etp);
         if (tp > 1 && !x->sp)
             why(e, "experts with tp %d need sequence parallelism (Megatron-Core)", tp);
         if (x->zero == 3)
@@ -961,15 +964,15 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * back (dispatch and combine, all-to-all over the ep group, whose ranks are etp apart);
      * with expert tensor parallelism the etp ranks of an expert then all-gather what reached
      * them and reduce-scatter the results */
-    double a2a = 0.0;
+    double a2a = 0.0, etp_pair = 0.0;
     if (x->ep > 1)
         a2a = 2.0 * cc_comm_time(c, CC_ALLTOALL, x->ep, per_node(c, x->ep, x->etp),
                                  cc_expert_a2a_bytes(mr, mb, s_loc, tp));
-    if (x->etp > 1) {
+    if (x->etp > 1) { /* on the compute stream, beside no other micro-batch: costed with tp */
         double routed = cc_expert_a2a_bytes(mr, mb, s_loc, tp) * x->etp; /* gathered */
         int pn = per_node(c, x->etp, 1);
-        a2a += cc_comm_time(c, CC_ALLGATHER, x->etp, pn, routed) +
-               cc_comm_time(c, CC_REDUCESCATTER, x->etp, pn, routed);
+        etp_pair = cc_comm_time(c, CC_ALLGATHER, x->etp, pn, routed) +
+                   cc_comm_time(c, CC_REDUCESCATTER, x->etp, pn, routed);
     }
     /* forward and backward, and a recomputed forward */
     ep_layer[0] = 2.0 * a2a, ep_layer[1] = 3.0 * a2a;
@@ -1027,6 +1030,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double rs = cc_comm_time(c, CC_REDUCESCATTER, cp, pn, kv * cp);
         cp_layer[0] = 2.0 * ag + rs, cp_layer[1] = 3.0 * ag + rs;
     }
+    /* expert tensor parallelism's gather and scatter of an expert layer's routed tokens, per
+     * pass: on the compute stream (Megatron-Core runs them inside the experts' part, which
+     * the all-to-all overlap does not hide), so with the tensor-parallel collectives */
+    tp_layer[0][0] += 2.0 * etp_pair, tp_layer[0][1] += 3.0 * etp_pair;
     /* selective recomputation beyond the attention products (Megatron-Core
      * --recompute-modules): each module's forward again in the backward pass, with the
      * collectives inside it (a dense MLP's or the shared expert's tp pair, the experts'
@@ -1061,7 +1068,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
             /* forward only: two forwards less one */
             again += cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 2) -
                      cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1);
-            ep_layer[0] += a2a; /* one pass's again */
+            ep_layer[0] += a2a, tp_layer[0][0] += etp_pair; /* one pass's again */
         } else if (moe && (mods & CC_RCM_MOE_ACT)) {
             /* each routed copy: read the first GEMM's output, write the activation */
             bytes += (up + 1.0) * 2.0 * mk->moe_ffn * mk->topk * cc_model_route_skew(mk) * T / tp;
@@ -1218,7 +1225,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * ep apart), the rest over the data-parallel ranks; one stream of buckets */
     const struct { int n, pn; double p; } grp[2] = {
         {shard, pn_dp, p_max - pe_max},
-        {x->eshard, per_node(c, x->eshard, x->ep * x->etp), pe_max}};
+        {x->eshard, per_node(c, x->eshard, (int)fmin((double)x->ep * x->etp, 1e9)), pe_max}};
     double nb = 0, ar = 0, rs = 0, ag = 0;
     double bucket = (double)(hb->bucket_bytes ? hb->bucket_bytes : 1);
     for (int g = 0; g < 2 && x->zero < 3; g++) {
@@ -1569,6 +1576,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                         /* and each expert split over the tp ranks (expert tensor parallelism
                          * = tp, Megatron-Core's default) where that divides */
                         if (cc_model_moe(m) && tp > 1 && m->moe_ffn % tp == 0 &&
+                            m->mlp == CC_MLP_SWIGLU &&
                             ((long long)tp * cp * dp) % ((long long)ep * tp) == 0)
                             eps[neps] = ep, etps[neps++] = tp;
                     }
