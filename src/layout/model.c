@@ -1686,6 +1686,8 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
         if (moe && (mods & CC_RCM_MOE)) { /* router, routed and shared experts: only the input */
             par -= 4.0 * m->experts + shared;
             routed = 0.0;
+            if (fp8 && m->shared_ffn > 0 && !(mods & CC_RCM_LAYERNORM))
+                out -= 1.0; /* the shared expert's 1-byte input copy (layernorm's already) */
         } else if (moe) {
             if (mods & CC_RCM_SHARED_EXPERTS)
                 par -= shared;

@@ -2884,6 +2884,14 @@ static void test_rc_modules(void)
     REL(none - cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE),
         (4.0 * 256 + 6.0 * 2048 + 8.0 * (6.0 * 2048 + 2.0 * h)) * s, 1e-12,
         "moe: router probabilities, shared and routed experts' activations");
+    /* in fp8: the shared expert's and the routed copies' activations at their fp8 sizes (its
+     * second GEMM's input and the permuted inputs as 1-byte copies), and the shared expert's
+     * 1-byte input copy, which the checkpoint does not keep */
+    x.prec = CC_PREC_FP8;
+    REL(cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_NONE) -
+            cc_model_layer_act_bytes(&x, 1, s, 1, 0, CC_RC_SELECTIVE),
+        (4.0 * 256 + 5.0 * 2048 + 8.0 * (5.0 * 2048 + h) + h) * s, 1e-12, "moe in fp8");
+    x.prec = CC_PREC_BF16;
     /* forward FLOPs again: the up projections (1536 -> 128 x 192, 512 -> 128 x 256) */
     REL(cc_model_selective_fwd_flops(&x, 1), 2.0 * s * (3.0 * h * (8.0 * 2048 + 2048) + h * 256),
         1e-12, "moe runs the routed and shared experts and the router again");
