@@ -584,12 +584,6 @@ int cc_cmd_layout(int argc, char **argv)
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
         return 2;
     }
-    if (cfg.rc_modules && strcmp(cfg.recompute, "selective") && strcmp(cfg.recompute, "auto") &&
-        strcmp(cfg.recompute, "model")) {
-        cc_err("--recompute-modules is for selective recomputation (--recompute selective, auto "
-               "or model), not --recompute %s", cfg.recompute);
-        return 2;
-    }
     if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {
         cc_err("--moe-pad 1 pads every expert's input to the capacity: give --moe-capacity F "
                "(a capacity factor above 0)");
@@ -619,11 +613,16 @@ int cc_cmd_layout(int argc, char **argv)
         goto done;
     }
     build_habits(&cfg, &m, &hb);
+    /* recompute modules (the flag's or the spec's) with layouts that recompute otherwise */
     if (m.rc_modules && hb.recompute != CC_RC_AUTO && hb.recompute != CC_RC_SELECTIVE) {
-        cc_err("recompute modules (%s) are for selective recomputation, and the layouts here "
-               "recompute %s (--recompute %s)", cfg.rc_modules ? "--recompute-modules"
-                                                             : "the spec's recompute_modules",
-               cc_recompute_names[hb.recompute], cfg.recompute);
+        if (cfg.rc_modules && strcmp(cfg.recompute, "model"))
+            cc_err("--recompute-modules is for selective recomputation (--recompute selective, "
+                   "auto or model), not --recompute %s", cfg.recompute);
+        else
+            cc_err("recompute modules (%s) are for selective recomputation, and the layouts "
+                   "here recompute %s (--recompute %s)",
+                   cfg.rc_modules ? "--recompute-modules" : "the spec's recompute_modules",
+                   cc_recompute_names[hb.recompute], cfg.recompute);
         rc = 2;
         goto done;
     }

@@ -941,13 +941,14 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     struct cc_model mlp[2] = {*mr, x->md};
     if (cc_model_moe(m))
         mlp[0].ffn = m->shared_ffn;
+    /* selective recomputation's modules (core_attn: the attention products once more) */
+    unsigned mods = x->rc == CC_RC_SELECTIVE ? cc_model_rc_modules(mr) : 0;
     double t_layer[2][2];
     for (int k = 0; k < 2; k++) {
         const struct cc_model *mk = k ? &x->md : mr;
         double traffic = ELEMWISE_TRAFFIC * cc_model_layer_traffic_bytes(mk, mb, s_loc, tp, sp) / hbm;
-        int attn_again = x->rc == CC_RC_SELECTIVE && (cc_model_rc_modules(mr) & CC_RCM_CORE_ATTN);
         t_layer[k][0] = use[0] ? cc_layer_gemm_time(&mlp[k], mb, s_loc, tp, rate, rate_attn, sms, 1,
-                                                    attn_again) +
+                                                    (mods & CC_RCM_CORE_ATTN) != 0) +
                                      cc_expert_gemm_time(mk, mb, s_loc, tp, x->ep, rate, sms, 1) +
                                      3.0 * traffic
                                : 0.0;
@@ -977,12 +978,13 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* forward and backward, and a recomputed forward */
     ep_layer[0] = 2.0 * a2a, ep_layer[1] = 3.0 * a2a;
     double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
+    double one = 0.0; /* one tensor-parallel pair of collectives around a linear block */
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
         int pn = per_node(c, tp, 1);
-        double one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
-                              cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
-                        : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
+        one = sp ? cc_comm_time(c, CC_ALLGATHER, tp, pn, S) +
+                       cc_comm_time(c, CC_REDUCESCATTER, tp, pn, S)
+                 : cc_comm_time(c, CC_ALLREDUCE, tp, pn, S);
         /* per pass, a pair around the attention and one around the MLP; with experts (expert
          * tensor parallelism 1) the router and the experts work on the rank's own tokens and
          * only a shared expert, split over tp, gathers and scatters */
@@ -1038,16 +1040,11 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
      * --recompute-modules): each module's forward again in the backward pass, with the
      * collectives inside it (a dense MLP's or the shared expert's tp pair, the experts'
      * dispatch and combine); element-wise modules at memory speed */
-    unsigned mods = x->rc == CC_RC_SELECTIVE ? cc_model_rc_modules(mr) : 0;
     for (int k = 0; k < 2 && (mods & ~(unsigned)CC_RCM_CORE_ATTN); k++) {
         const struct cc_model *mk = k ? &x->md : mr;
         int moe = cc_model_moe(mk), mla = cc_model_mla(mk);
         double T = mb * s_loc, own = T / (sp ? tp : 1), again = 0.0, coll = 0.0, bytes = 0.0;
-        double S = T * h * 2.0, n = mk->heads;
-        double one = tp < 2 ? 0.0
-                     : sp   ? cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S) +
-                               cc_comm_time(c, CC_REDUCESCATTER, tp, per_node(c, tp, 1), S)
-                            : cc_comm_time(c, CC_ALLREDUCE, tp, per_node(c, tp, 1), S);
+        double n = mk->heads;
         double up = mk->mlp == CC_MLP_SWIGLU ? 2.0 : 1.0; /* gate and up fused */
         if (mla && (mods & CC_RCM_MLA_UP_PROJ)) {
             if (mk->q_lora > 0)

@@ -406,31 +406,25 @@ static cc_status get_rc_modules(json_t *o, unsigned *mods, const char *path, cha
     json_t *x = json_object_get(o, "recompute_modules"), *e;
     char list[256] = "", why[192];
     size_t i;
+    int names = json_is_string(x) || json_is_array(x), fits = 1;
     if (!x)
         return CC_OK;
-    if (json_is_string(x) && strlen(json_string_value(x)) < sizeof list)
-        snprintf(list, sizeof list, "%s", json_string_value(x));
+    if (json_is_string(x))
+        fits = snprintf(list, sizeof list, "%s", json_string_value(x)) < (int)sizeof list;
     else if (json_is_array(x))
         json_array_foreach(x, i, e) {
-            if (!json_is_string(e)) {
-                cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of "
-                          "module names", path);
-                return CC_EINVAL;
-            }
-            if (strlen(list) + strlen(json_string_value(e)) + 2 > sizeof list) {
-                cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" is longer than "
-                          "%zu characters", path, sizeof list - 1);
-                return CC_EINVAL;
-            }
+            if (!(names = json_is_string(e)) ||
+                !(fits = strlen(list) + strlen(json_string_value(e)) + 2 <= sizeof list))
+                break;
             strcat(strcat(list, i ? "," : ""), json_string_value(e));
         }
-    else if (json_is_string(x)) {
-        cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" is longer than %zu "
-                  "characters", path, sizeof list - 1);
-        return CC_EINVAL;
-    } else {
-        cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of module "
-                  "names", path);
+    if (!names || !fits) {
+        if (!names)
+            cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" must be a list of "
+                      "module names", path);
+        else
+            cc_errbuf(err, errlen, "model spec '%s': \"recompute_modules\" is longer than "
+                      "%zu characters", path, sizeof list - 1);
         return CC_EINVAL;
     }
     if (cc_rc_modules_parse(list, mods, why, sizeof why) != CC_OK) {

@@ -596,20 +596,20 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
                       if (w_ > 0) n += (size_t)w_; } while (0)
     buf[0] = 0;
     PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
-    if (hb->plan && l->pp > 1) /* it sets v (stages / pp) and where every layer goes */
+    if (hb->plan && l->pp > 1) { /* it sets v (stages / pp) and where every layer goes */
         PUT(" --pipeline-model-parallel-layout '%s'", hb->plan->text);
-    else if (l->split && l->pp > 1)
-        PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
-    if (l->lfirst > 0 && l->pp > 1 && !hb->plan) /* uneven: virtual stages by count, not size */
-        PUT(" --decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d",
-            l->lfirst, l->llast);
-    if (hb->plan && l->pp > 1)
-        ;
-    else if (l->vpp > 1 && l->lfirst > 0)
-        PUT(" --num-virtual-stages-per-pipeline-rank %d", l->vpp);
-    else if (l->vpp > 1)
-        PUT(" --num-layers-per-virtual-pipeline-stage %lld",
-            (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / ((long long)l->pp * l->vpp));
+    } else {
+        if (l->split && l->pp > 1)
+            PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+        if (l->lfirst > 0 && l->pp > 1) /* uneven: the virtual stages by count, not by size */
+            PUT(" --decoder-first-pipeline-num-layers %d --decoder-last-pipeline-num-layers %d",
+                l->lfirst, l->llast);
+        if (l->vpp > 1 && l->lfirst > 0)
+            PUT(" --num-virtual-stages-per-pipeline-rank %d", l->vpp);
+        else if (l->vpp > 1)
+            PUT(" --num-layers-per-virtual-pipeline-stage %lld",
+                (m->layers + (l->split && l->pp > 1 ? 2 : 0)) / ((long long)l->pp * l->vpp));
+    }
     if (l->cp > 1) /* the exchange costed: K and V gathered (Llama 3's way) */
         PUT(" --context-parallel-size %d --cp-comm-type allgather", l->cp);
     if (l->sp)
