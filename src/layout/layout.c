@@ -105,6 +105,21 @@ int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_clust
     return hb->offload == 1 || (hb->offload == 2 && c->host_Bps >= CC_OFFLOAD_AUTO_BPS);
 }
 
+const struct cc_pplan *cc_layout_plan(const struct cc_model *m, const struct cc_habits *hb,
+                                      const struct cc_layout *l, struct cc_pplan *buf)
+{
+    char unused[160];
+    if (l->pp < 2)
+        return NULL;
+    if (hb && hb->plan)
+        return hb->plan;
+    if (l->fill && !l->split && l->lfirst <= 0 &&
+        cc_pplan_fill(buf, m->layers, m->mtp, l->pp, l->vpp > 0 ? l->vpp : 1, unused,
+                      sizeof unused) == CC_OK)
+        return buf;
+    return NULL;
+}
+
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
     char rcl[24] = "", off[24] = "", ep[48] = "", fl[48] = "";
@@ -118,9 +133,9 @@ const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
         snprintf(ep + strlen(ep), sizeof ep - strlen(ep), ",etp=%d", l->etp);
     if (l->lfirst > 0 || l->llast > 0)
         snprintf(fl, sizeof fl, ",first=%d,last=%d", l->lfirst, l->llast);
-    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s%s", l->tp,
-             l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc], rcl,
-             off, l->split ? ",split=1" : "", fl, ep);
+    snprintf(buf, len, "tp=%d,pp=%d,dp=%d,cp=%d,mb=%d,v=%d,sp=%d,zero=%d,rc=%s%s%s%s%s%s%s",
+             l->tp, l->pp, l->dp, l->cp, l->mb, l->vpp, l->sp, l->zero, cc_recompute_names[l->rc],
+             rcl, off, l->split ? ",split=1" : "", fl, l->fill ? ",fill=1" : "", ep);
     return buf;
 }
 
@@ -160,19 +175,19 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         }
         static const char *const ikeys[] = {"tp", "pp", "dp", "cp", "mb", "v", "vpp", "sp",
                                             "zero", "split", "rcl", "off", "ep", "etp",
-                                            "first", "last", NULL};
+                                            "first", "last", "fill", NULL};
         if (cc_choice_index(ikeys, key) < 0) {
             cc_errbuf(err, errlen, "layout '%s': unknown key '%s' (tp, pp, dp, cp, mb, v, sp, "
-                      "zero, rc, rcl, off, split, first, last, ep, etp)", text, key);
+                      "zero, rc, rcl, off, split, first, last, fill, ep, etp)", text, key);
             return CC_EUSAGE;
         }
         char *end;
         long v = strtol(val, &end, 10);
         /* sp, zero and split may be 0; the degrees and sizes start at 1 */
-        int lo = strcmp(key, "sp") != 0 && strcmp(key, "zero") != 0 && strcmp(key, "split") != 0 &&
-                 strcmp(key, "off") != 0;
-        /* sp and split are switches, zero a stage */
-        long hi = strcmp(key, "sp") == 0 || strcmp(key, "split") == 0 ? 1
+        int sw = strcmp(key, "sp") == 0 || strcmp(key, "split") == 0 || strcmp(key, "fill") == 0;
+        int lo = !sw && strcmp(key, "zero") != 0 && strcmp(key, "off") != 0;
+        /* sp, split and fill are switches, zero a stage */
+        long hi = sw ? 1
                   : strcmp(key, "zero") == 0                           ? 3
                                                                        : 1000000;
         if (*val < '0' || *val > '9' || *end || v > hi || v < lo) {
@@ -195,6 +210,7 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
         else if (strcmp(key, "etp") == 0) l->etp = iv;
         else if (strcmp(key, "first") == 0) l->lfirst = iv;
         else if (strcmp(key, "last") == 0) l->llast = iv;
+        else if (strcmp(key, "fill") == 0) l->fill = iv;
         else l->split = iv;
     }
     if (more < 0)
@@ -221,9 +237,11 @@ cc_status cc_layout_parse(const char *text, struct cc_layout *l, int *dp_given, 
                   "pipeline stage) go together", text);
         return CC_EUSAGE;
     }
-    if (l->lfirst > 0 && l->split) {
-        cc_errbuf(err, errlen, "layout '%s': first/last and split=1 are two ways to split the "
-                  "pipeline unevenly; give one", text);
+    if ((l->lfirst > 0) + l->split + l->fill > 1) {
+        cc_errbuf(err, errlen, "layout '%s': %s are two ways to split the pipeline unevenly; "
+                  "give one", text, l->fill && l->split ? "fill=1 and split=1"
+                                  : l->fill           ? "fill=1 and first/last"
+                                                      : "first/last and split=1");
         return CC_EUSAGE;
     }
     return CC_OK;
@@ -408,7 +426,10 @@ struct ctx {
     int off;                /* layers whose activations go to host memory (-1: the fewest) */
     int split;
     int lfirst, llast;      /* uneven first and last stage (both > 0), else 0 */
-    const struct cc_pplan *plan; /* an explicit pipeline layout (pp > 1), else NULL */
+    const struct cc_pplan *plan; /* an explicit pipeline layout (pp > 1), given or filled, else
+                                    NULL */
+    int fill;               /* fill=1 asked */
+    const char *fill_why;   /* why fill=1 made no layout ("" if it did) */
     long long N;
     double mm, s_loc, peak;
     double Lf, Lm, Ll;      /* transformer layers on the first, a middle and the last stage */
@@ -458,7 +479,15 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     int fl = x->lfirst > 0;
     if (x->split && pp < 2)
         why(e, "split=1 (embedding and loss counted as layers) needs pp >= 2");
-    if (fl && x->plan)
+    if (x->fill && x->hb->plan && pp > 1)
+        why(e, "fill=1 and an explicit pipeline layout (--pipeline-layout) do not go together: "
+            "the layout places every layer");
+    else if (x->fill && (fl || x->split))
+        why(e, "fill=1 and %s are two ways to split the pipeline unevenly; give one",
+            fl ? "first/last" : "split=1");
+    else if (x->fill && !x->plan)
+        why(e, "%s", x->fill_why);
+    else if (fl && x->plan)
         why(e, "first/last and an explicit pipeline layout (--pipeline-layout) do not go "
             "together: the layout places every layer");
     else if (fl) { /* Megatron-LM's uneven first and last stage */
@@ -488,7 +517,8 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
             why(e, "v %d: the pipeline layout's %d stages on pp %d make v %d", v, x->plan->n, pp,
                 x->plan->n / pp);
         if (x->rc == CC_RC_BLOCK)
-            why(e, "rc=block with an explicit pipeline layout is not costed");
+            why(e, "rc=block with %s pipeline layout is not costed",
+                x->fill ? "the filled (fill=1)" : "an explicit");
     } else if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
@@ -1343,10 +1373,16 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / ((double)x.ep * x.etp)));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
+    struct cc_pplan fillbuf; /* fill=1: the layout made for it (its first n stages written) */
+    char fill_why[160] = "";
     x.plan = hb->plan && x.pp > 1 ? hb->plan : NULL;
+    x.fill = l->fill, x.fill_why = fill_why;
+    if (l->fill && !x.plan && !x.split && x.lfirst <= 0 &&
+        cc_pplan_fill(&fillbuf, m->layers, m->mtp, x.pp, x.v, fill_why, sizeof fill_why) == CC_OK)
+        x.plan = &fillbuf;
     int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
     if (planned) { /* as the layout places them; the middle stage with the most */
-        e->plan = x.plan;
+        e->plan = x.plan == &fillbuf ? NULL : x.plan; /* cc_layout_plan makes it again */
         x.Lf = cc_pplan_rank_layers(x.plan, x.pp, 0);
         x.Ll = cc_pplan_rank_layers(x.plan, x.pp, x.pp - 1);
         x.Lm = x.Lf;
@@ -1436,6 +1472,21 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
 }
 
 /* ---- search ----------------------------------------------------------------------------- */
+
+/* Whether the search tries the filled layout (fill=1) at pp x v: uneven pipelines searched, no
+ * explicit layout given, v > 1 (at v = 1 the uneven first and last stages cover it), neither
+ * the even split nor the embedding/loss split (pp > 2) running at this pp x v (as the uneven
+ * first and last stages are searched only where those do not run at pp), and the last stage
+ * left at least one layer (cc_pplan_fill). */
+static int fill_exists(int layers, int pp, int v, const struct cc_habits *hb)
+{
+    long long S = (long long)pp * v;
+    if (!hb->uneven_pp || hb->plan || pp < 2 || v < 2 || S > CC_PPLAN_MAX || layers % S == 0 ||
+        (pp > 2 && (layers + 2) % S == 0))
+        return 0;
+    long long each = (layers + S - 1) / S;
+    return layers - (S - 1) * each >= 1;
+}
 
 /* How far over its memory an evaluation is: GPU, or host memory for offloaded activations. */
 static double mem_ratio(const struct cc_eval *e)
@@ -1588,30 +1639,39 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     continue;
                                 if (cc_model_moe(m) && ((tp > 1 && !sp) || z == 3))
                                     continue; /* check_structure's rules for experts */
-                                /* modes: 0 uniform, 1 the split, 2.. uneven first/last */
-                                int nmodes = 2 + nfl;
+                                /* modes: 0 uniform, 1 the split, 2.. uneven first/last, the
+                                 * last the filled layout (v > 1) */
+                                int nmodes = 3 + nfl, fillm = 2 + nfl;
                                 for (int sv = 0; sv < nmodes * vmax * neps; sv++) {
                                     int ep = eps[sv / (nmodes * vmax)], etp = etps[sv / (nmodes * vmax)];
                                     int mode = sv % nmodes, v = sv % (nmodes * vmax) / nmodes + 1;
-                                    int split = mode == 1;
-                                    int lf = mode >= 2 ? flf[mode - 2] : 0;
-                                    int ll = mode >= 2 ? flrest - lf : 0;
+                                    int split = mode == 1, fill = mode == fillm;
+                                    int fl = mode >= 2 && !fill;
+                                    int lf = fl ? flf[mode - 2] : 0;
+                                    int ll = fl ? flrest - lf : 0;
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
-                                    if (planned && (v != vmax || rcs[r] == CC_RC_BLOCK ||
-                                                    (v > 1 && (per_dp / mb) % pp)))
-                                        continue; /* the layout's v; its chunks set the rest */
-                                    if (mode >= 2) /* a middle stage holds the most */
+                                    if (fill && !fill_exists(m->layers, pp, v, hb))
+                                        continue;
+                                    if ((planned || fill) &&
+                                        (rcs[r] == CC_RC_BLOCK || (v > 1 && (per_dp / mb) % pp) ||
+                                         (fill && pp < (hb->pp_overlap ? 2 : 3))))
+                                        continue; /* its chunks set the rest */
+                                    if (planned && v != vmax)
+                                        continue; /* the layout's v */
+                                    if (fl) /* a middle stage holds the most */
                                         per_stage = pp > 2 ? flmid : (lf > ll ? lf : ll);
-                                    if (v > 1 && !planned && (pp < (hb->pp_overlap ? 2 : 3) ||
-                                                  per_stage % v || (per_dp / mb) % pp ||
-                                                  (mode >= 2 && (lf % v || ll % v || flmid % v))))
+                                    if (v > 1 && !planned && !fill &&
+                                        (pp < (hb->pp_overlap ? 2 : 3) ||
+                                         per_stage % v || (per_dp / mb) % pp ||
+                                         (fl && (lf % v || ll % v || flmid % v))))
                                         continue;
                                     if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
                                         continue; /* a chunk of one layer: block is full */
                                     struct cc_ranked cand = {
-                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll, etp},
+                                        {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll, etp,
+                                         fill},
                                         {0}};
                                     cc_layout_eval(m, c, hb, &cand.layout, &cand.eval);
                                     cand.layout.rcl = cand.eval.rcl; /* the fewest that fit */

@@ -69,7 +69,8 @@ struct cc_habits {
                               userbuffers, Megatron-Core --tp-comm-overlap); 0: not overlapped */
     int uneven_pp;         /* 1: also search pipelines that count the embedding and the loss as
                               one layer each (layers + 2 split over pp; Megatron-Core
-                              --account-for-embedding/loss-in-pipeline-split) */
+                              --account-for-embedding/loss-in-pipeline-split), uneven first
+                              and last stages, and with v > 1 the filled layout (fill=1) */
     int vocab_pad;         /* the vocabulary is padded to a multiple of vocab_pad x tp (Megatron-LM
                               and NeMo: --make-vocab-size-divisible-by, 128); 1: only to a
                               multiple of tp, which vocabulary-parallel layers need (at
@@ -141,8 +142,17 @@ struct cc_layout {
     int etp;     /* expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size):
                     each expert's matrices split over etp consecutive ranks, which gather the
                     tokens routed to them and scatter the results; ep x etp divides tp x cp x
-                    dp; 0 or 1: none */
+                    dp; 0 or 1: none */    int fill;    /* 1: the pipeline layout NVIDIA's recipes give models whose layers pp x v does
+                    not divide (cc_pplan_fill): every virtual stage ceil(layers / (pp v))
+                    layers, the last the rest, passed on as --pipeline-model-parallel-layout;
+                    0: not used */
 };
+
+/* The explicit pipeline layout that layout l follows on model m: the given one (hb->plan,
+ * when hb is not NULL and pp > 1), or with l->fill the generated one, written into buf; NULL
+ * for none (also when fill cannot make one: cc_layout_eval says why). */
+const struct cc_pplan *cc_layout_plan(const struct cc_model *m, const struct cc_habits *hb,
+                                      const struct cc_layout *l, struct cc_pplan *buf);
 
 /* The expert tensor-parallel degree of l: l->etp, or 1 (0 or 1). */
 static inline int cc_layout_etp(const struct cc_layout *l)
@@ -168,10 +178,10 @@ int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
 const char *cc_layout_ep_overlap_needs(const struct cc_layout *l);
 
 /* Format as "tp=8,pp=8,dp=16,cp=1,mb=1,v=1,sp=1,zero=1,rc=full" (",split=1" appended when
- * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",ep=N" when
- * ep > 1). */
+ * set; ",rcl=N" after rc=block when N is known; ",off=N" with offloading; ",first=F,last=L"
+ * and ",fill=1" when set; ",ep=N" when ep > 1, ",etp=N" when etp > 1). */
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len);
-/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above, split, rcl, off and ep; dp may be
+/* Parse "tp=8,pp=8,dp=16,mb=1" (any subset of the keys above; dp may be
  * omitted; rcl=N means rc=block, off=N without rc rc=none). Keys not
  * given stay as in *l on entry; split=1 with pp=2 becomes 0 (the same split). CC_EUSAGE with a
  * message on a bad key or value. */
@@ -326,7 +336,8 @@ struct cc_search {
 /* Enumerate tp (divides the heads, divides or is a multiple of the KV heads, <= tp_max), pp
  * (divides layers, or layers + 2 with hb->uneven_pp; with it, where neither divides, uneven
  * first and last stages around middle stages of ceil(layers / pp), each way of sharing the
- * rest that leaves both 1 to that many), cp (s a multiple of 2*cp), dp =
+ * rest that leaves both 1 to that many; with v > 1 also the filled layout, fill=1, where it
+ * exists), cp (s a multiple of 2*cp), dp =
  * GPUs/(tp*pp*cp), mb, sp (tp divides s/cp), zero, vpp and recomputation; keep the fastest
  * setting of each tp/pp/cp/dp (exact ties, to 1e-9: smaller zero, then smaller vpp, then the
  * larger mb, then the first enumerated), sorted by step time (ties: smaller tp, pp, cp).

@@ -212,6 +212,64 @@ int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *
     return 0;
 }
 
+/* Append "t", "t*n" or nothing for n transformer layers. */
+static size_t put_layers(char *buf, size_t at, size_t len, int n)
+{
+    int w = n <= 0 ? 0 : n == 1 ? snprintf(buf + at, len - at, "t")
+                                : snprintf(buf + at, len - at, "t*%d", n);
+    return w > 0 && (size_t)w < len - at ? at + (size_t)w : len - 1;
+}
+
+cc_status cc_pplan_fill(struct cc_pplan *p, int layers, int mtp, int pp, int v, char *err,
+                        size_t errlen)
+{
+    long long S = (long long)pp * (v > 0 ? v : 1);
+    if (pp < 2 || layers < 1) {
+        cc_errbuf(err, errlen, "fill=1 (a filled pipeline layout) needs pp >= 2");
+        return CC_EUSAGE;
+    }
+    if (S > CC_PPLAN_MAX) {
+        cc_errbuf(err, errlen, "fill=1: pp x v = %lld is more than %d stages", S, CC_PPLAN_MAX);
+        return CC_EUSAGE;
+    }
+    int n = (int)S, each = (int)((layers + S - 1) / S);
+    long long rest = layers - (S - 1) * each;
+    if (rest < 1) {
+        cc_errbuf(err, errlen, "fill=1: %d stages of %d layers leave none of the %d for the last "
+                  "(pp x v = %d)", n - 1, each, layers, n);
+        return CC_EUSAGE;
+    }
+    if (rest == each) {
+        cc_errbuf(err, errlen, "fill=1: pp x v = %d divides the %d layers; the even split is "
+                  "the same layout (leave fill out)", n, layers);
+        return CC_EUSAGE;
+    }
+    p->n = n, p->total = layers, p->mtp = mtp > 0 ? mtp : 0;
+    p->mtp_stage = p->mtp ? n - 1 : -1;
+    for (int k = 0; k < n; k++)
+        p->layers[k] = k == n - 1 ? (int)rest : each;
+    /* "E" + the first stage, "(t*each|)*k" for the middle ones, then the last */
+    size_t at = 0, len = sizeof p->text;
+    at += (size_t)snprintf(p->text, len, "E");
+    at = put_layers(p->text, at, len, each);
+    at += (size_t)snprintf(p->text + at, len - at, "|");
+    if (n - 2 == 1) {
+        at = put_layers(p->text, at, len, each);
+        at += (size_t)snprintf(p->text + at, len - at, "|");
+    } else if (n - 2 > 1) {
+        at += (size_t)snprintf(p->text + at, len - at, "(");
+        at = put_layers(p->text, at, len, each);
+        at += (size_t)snprintf(p->text + at, len - at, "|)*%d", n - 2);
+    }
+    at = put_layers(p->text, at, len, (int)rest);
+    if (p->mtp == 1)
+        at += (size_t)snprintf(p->text + at, len - at, "m");
+    else if (p->mtp > 1)
+        at += (size_t)snprintf(p->text + at, len - at, "m*%d", p->mtp);
+    snprintf(p->text + at, len - at, "L");
+    return CC_OK;
+}
+
 int cc_pplan_chunk(const struct cc_pplan *p, int pp, int r, int c)
 {
     int k = c * pp + r;

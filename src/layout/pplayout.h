@@ -40,6 +40,16 @@ cc_status cc_pplan_parse(const char *text, struct cc_pplan *p, char *err, size_t
 int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *why,
                    size_t len);
 
+/* The layout NVIDIA's Megatron-Bridge recipes give DeepSeek-V3 and Kimi-K2 (61 layers) at
+ * every pp x v they list, as a rule: pp x v virtual stages of ceil(layers / (pp x v))
+ * transformer layers each, the last one the rest (at least one), the embedding on the first,
+ * the MTP layers and the loss on the last; e.g. 61 layers, pp 4, v 4: "Et*4|(t*4|)*14tmL".
+ * Writes p (text in the notation, n, layers up to n, total, mtp) without clearing the rest of
+ * its arrays. CC_EUSAGE with a reason (pp < 2, more than CC_PPLAN_MAX stages, a last stage
+ * left without a layer, the same as the even split). */
+cc_status cc_pplan_fill(struct cc_pplan *p, int layers, int mtp, int pp, int v, char *err,
+                        size_t errlen);
+
 /* Layers of chunk c of rank r (c < n / pp), the layers before it in the model's order, and
  * all of rank r's. */
 int cc_pplan_chunk(const struct cc_pplan *p, int pp, int r, int c);

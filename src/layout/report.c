@@ -307,6 +307,9 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
 {
     char lb[128], hb_buf[32];
     struct part p[NPARTS];
+    struct cc_pplan pbuf; /* fill=1: the layout it makes */
+    const struct cc_pplan *plan = e->plan ? e->plan : cc_layout_plan(m, NULL, l, &pbuf);
+    const char *plan_name = l->fill ? "the filled pipeline layout" : "the explicit pipeline layout";
     fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
     if (e->feasible)
         fprintf(out, "feasible yes\n");
@@ -324,20 +327,21 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
                      "first %g, last %g (%s)%s\n",
                 e->m, e->layers_first, e->layers_last,
-                e->plan ? "the explicit pipeline layout" : "uneven first and last stage", mtp);
+                plan ? plan_name : "uneven first and last stage", mtp);
     else
         fprintf(out, "micro-batches per step %lld (gradient accumulation), layers per stage: "
-                     "first %g, middle %g, last %g%s%s\n",
+                     "first %g, middle %g, last %g%s%s%s%s\n",
                 e->m, e->layers_first, e->layers_mid, e->layers_last,
                 l->lfirst > 0 ? " (uneven first and last stage)"
-                : e->plan     ? " (the explicit pipeline layout; middle: the most)"
-                              : " (embedding and loss count as one layer)", mtp);
-    if (e->plan && l->vpp > 1) { /* chunk by chunk */
-        fprintf(out, "pipeline layout %s: chunks (layers) per stage:", e->plan->text);
+                : plan        ? " (" : " (embedding and loss count as one layer)",
+                l->lfirst <= 0 && plan ? plan_name : "",
+                l->lfirst <= 0 && plan ? "; middle: the most)" : "", mtp);
+    if (plan && l->vpp > 1) { /* chunk by chunk */
+        fprintf(out, "pipeline layout %s: chunks (layers) per stage:", plan->text);
         for (int r = 0; r < l->pp && r < 64; r++) {
             fprintf(out, "%s%d ", r ? "; " : " ", r);
             for (int k = 0; k < l->vpp; k++)
-                fprintf(out, "%s%d", k ? "," : "", cc_pplan_chunk(e->plan, l->pp, r, k));
+                fprintf(out, "%s%d", k ? "," : "", cc_pplan_chunk(plan, l->pp, r, k));
         }
         fprintf(out, "%s\n", l->pp > 64 ? "; ..." : "");
     }
@@ -354,7 +358,7 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "others dense (MLP of ffn %d)\n", e->experts_first, e->layers_first, mid,
                 e->experts_last, e->layers_last, m->ffn);
     }
-    if (e->plan && l->pp > 2 && e->mid_stage != 1)
+    if (plan && l->pp > 2 && e->mid_stage != 1)
         fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
                      "most layers%s, with its own micro-batches in flight\n",
                 e->mid_stage, l->pp, cc_model_mixed(m) ? " (of them the most expert layers)" : "");
@@ -399,12 +403,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     }
     /* an explicit layout's middle stage costed may be another than the second */
     char mid[32] = "second";
-    if (e->plan && e->mid_stage != 1)
+    if (plan && e->mid_stage != 1)
         snprintf(mid, sizeof mid, "stage %d", e->mid_stage);
     fprintf(out, "memory per GPU (%s%s): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
             e->mem_stage == 2 ? mid : cc_stage_name(e->mem_stage),
-            e->mem_stage == 2 && e->plan && e->mid_stage != 1 ? "" : " stage",
+            e->mem_stage == 2 && plan && e->mid_stage != 1 ? "" : " stage",
             e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
@@ -489,7 +493,8 @@ static int same_layout(const struct cc_layout *a, const struct cc_layout *b)
     return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
            a->mb == b->mb && a->vpp == b->vpp && a->sp == b->sp && a->zero == b->zero &&
            a->rc == b->rc && a->split == b->split && (a->rc != CC_RC_BLOCK || a->rcl == b->rcl) &&
-           a->off == b->off && a->lfirst == b->lfirst && a->llast == b->llast;
+           a->off == b->off && a->lfirst == b->lfirst && a->llast == b->llast &&
+           a->fill == b->fill;
 }
 
 /* Why a layout has no place in the ranking. */
@@ -596,8 +601,10 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
                       if (w_ > 0) n += (size_t)w_; } while (0)
     buf[0] = 0;
     PUT("--tensor-model-parallel-size %d --pipeline-model-parallel-size %d", l->tp, l->pp);
-    if (hb->plan && l->pp > 1) { /* it sets v (stages / pp) and where every layer goes */
-        PUT(" --pipeline-model-parallel-layout '%s'", hb->plan->text);
+    struct cc_pplan pbuf;
+    const struct cc_pplan *plan = cc_layout_plan(m, hb, l, &pbuf);
+    if (plan) { /* it sets v (stages / pp) and where every layer goes */
+        PUT(" --pipeline-model-parallel-layout '%s'", plan->text);
     } else {
         if (l->split && l->pp > 1)
             PUT(" --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
@@ -789,7 +796,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "--cpu-offloading-num-layers (Transformer Engine's offload context); DeepSpeed "
                 "moves activations to the host only as checkpoints of recomputation "
                 "(activation_checkpointing.cpu_checkpointing)", l->off);
-    if (e->plan)
+    if (e->plan || l->fill)
         NOTE(1, "the explicit pipeline layout is Megatron-Core's (--pipeline-model-parallel-layout); "
                 "DeepSpeed's PipelineModule places layers by its own partition_method");
     if (l->rc == CC_RC_BLOCK)
@@ -957,7 +964,10 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     /* the busiest expert-parallel rank's routed tokens over its share, as costed */
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
-    json_object_set_new(lay, "pipeline_layout", e->plan ? json_string(e->plan->text) : json_null());
+    struct cc_pplan pbuf;
+    const struct cc_pplan *plan = e->plan ? e->plan : cc_layout_plan(m, NULL, l, &pbuf);
+    json_object_set_new(lay, "pipeline_layout", plan ? json_string(plan->text) : json_null());
+    json_object_set_new(lay, "filled_pipeline_layout", json_boolean(l->fill));
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
     json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
     /* [first, middle, last]; no middle stage below pp 3 */

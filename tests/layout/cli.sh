@@ -711,6 +711,45 @@ assert piped and all(16 % l["pp"] == 0 and l["interleave"] == 16 // l["pp"] and 
 assert all(t["layout"]["pipeline_layout"] is None for t in d["top"] if t["layout"]["pp"] == 1)
 ' "$out/plj"
 ok $? "the search under --pipeline-layout: every pipeline has pp dividing 16 and v = 16 / pp; JSON names the layout"
+# the filled layout (fill=1): NVIDIA's recipe layout for 61 layers, made and searched by ccbench
+"$CCBENCH" layout $G2 -x tp=1,pp=4,dp=64,mb=1,ep=64,v=4,fill=1,zero=1,rc=none >"$out/fill" 2>&1 &&
+    grep -q "^layout   tp=1,pp=4,dp=64,cp=1,mb=1,v=4,sp=0,zero=1,rc=none,fill=1,ep=64$" "$out/fill" &&
+    grep -q "layers per stage: first 16, middle 16, last 13 (the filled pipeline layout; middle: the most); " "$out/fill" &&
+    grep -q "^pipeline layout Et\*4|(t\*4|)\*14tmL: chunks (layers) per stage: 0 4,4,4,4; 1 4,4,4,4; 2 4,4,4,4; 3 4,4,4,1$" "$out/fill" &&
+    grep -q -- "--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et\*4|(t\*4|)\*14tmL' --micro-batch-size 1 " "$out/fill" &&
+    "$CCBENCH" layout $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=none -j 2>/dev/null >"$out/fillg" &&
+    "$CCBENCH" layout $G2 -x tp=1,pp=4,dp=64,mb=1,ep=64,v=4,fill=1,zero=1,rc=none -j 2>/dev/null |
+    python3 -c '
+import json, sys
+f = json.load(sys.stdin)["explain"]
+g = json.load(open(sys.argv[1]))["explain"]
+assert f["layout"]["pipeline_layout"] == "Et*4|(t*4|)*14tmL" and f["layout"]["filled_pipeline_layout"] is True
+assert g["layout"]["filled_pipeline_layout"] is False
+assert f["time_s"] == g["time_s"] and f["memory_bytes"] == g["memory_bytes"], (f["time_s"], g["time_s"])
+' "$out/fillg"
+ok $? "-x fill=1 on DeepSeek-V3 pp 4, v 4: NVIDIA's Et*4|(t*4|)*14tmL, passed on, costed as --pipeline-layout gives it" "$(grep -E '^(layout|micro|pipeline layout)' "$out/fill")"
+"$CCBENCH" layout $G2 -k 40 --json 2>/dev/null | python3 -c '
+import json, sys
+top = [t["layout"] for t in json.load(sys.stdin)["top"]]
+filled = [l for l in top if l["filled_pipeline_layout"]]
+assert filled and all(l["interleave"] > 1 and 61 % (l["pp"] * l["interleave"]) and 63 % (l["pp"] * l["interleave"]) and l["pipeline_layout"] for l in filled), filled
+assert all(l["pipeline_layout"] is None for l in top if not l["filled_pipeline_layout"])
+assert any(l["pp"] == 4 and l["interleave"] == 4 and l["pipeline_layout"] == "Et*4|(t*4|)*14tmL" for l in filled), top
+'
+ok $? "the search makes filled layouts where neither 61 nor 63 layers divide by pp x v, NVIDIA's pp 4 x v 4 among them"
+"$CCBENCH" layout -m llama3-70b -g 64 -k 40 --json 2>/dev/null | python3 -c '
+import json, sys
+top = [t["layout"] for t in json.load(sys.stdin)["top"]]
+bad = [l for l in top if l["filled_pipeline_layout"] and (80 % (l["pp"] * l["interleave"]) == 0 or (l["pp"] > 2 and 82 % (l["pp"] * l["interleave"]) == 0))]
+assert top and not bad, bad
+'
+ok $? "llama3-70b: no filled layout where an even split runs"
+refuse "-x fill=1 with split=1" "fill=1 and split=1 are two ways to split the pipeline unevenly; give one" $G2 -x tp=1,pp=4,dp=64,v=4,fill=1,split=1
+refuse "-x fill=2" "fill needs an integer from 0 to 1, got '2'" $G2 -x tp=1,pp=4,dp=64,fill=2
+refuse "-x fill=1 without a pipeline" "fill=1 (a filled pipeline layout) needs pp >= 2" $G2 -x tp=1,pp=1,dp=256,ep=64,fill=1
+refuse "-x fill=1 leaving the last stage empty" "fill=1: 31 stages of 2 layers leave none of the 61 for the last (pp x v = 32)" $G2 -x tp=1,pp=8,dp=32,v=4,ep=8,fill=1
+refuse "-x fill=1 where pp x v divides the layers" "fill=1: pp x v = 8 divides the 32 layers; the even split is the same layout" -m llama3-8b -g 16 -x tp=1,pp=4,dp=4,v=2,fill=1
+refuse "-x fill=1 with --pipeline-layout" "fill=1 and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,fill=1
 refuse "--pipeline-layout that does not parse" "pipeline layout 'Et\*4|(t\*4|L': a '(' without its ')'" $G2 --pipeline-layout 'Et*4|(t*4|L'
 refuse "-x with a pipeline layout of other layers" "the pipeline layout holds 60 transformer layers, the model 61" $G2 --pipeline-layout 'Et*4|(t*4|)*13t*3|tmL' -x tp=1,pp=4,dp=64,mb=1,ep=64
 refuse "-x with a pipeline layout and first/last" "first/last and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1

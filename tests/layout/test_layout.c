@@ -3047,6 +3047,128 @@ static void test_pipeline_layout(void)
         ok(0, "search with a pipeline layout: %s", s.why_none);
 }
 
+/* The filled pipeline layout (fill=1, cc_pplan_fill): the rule behind NVIDIA's recipe maps for
+ * 61-layer models, its text parsing back to the same stages, its costing the same as the
+ * explicit layout, and the search trying it only where no even split runs. */
+static void test_pipeline_fill(void)
+{
+    static struct cc_pplan f, p;
+    char err[256] = "";
+    /* Megatron-Bridge's DeepSeek-V3 map: (4,1) 16,16,16,13; (8,1) 8 x 7, 5; (16,1) and (4,4)
+     * 4 x 15, 1; the MTP layer and the loss on the last */
+    const struct { int pp, v, mtp; const char *text; int each, last; } want[] = {
+        {4, 4, 1, "Et*4|(t*4|)*14tmL", 4, 1},
+        {16, 1, 1, "Et*4|(t*4|)*14tmL", 4, 1},
+        {4, 1, 1, "Et*16|(t*16|)*2t*13mL", 16, 13},
+        {8, 1, 0, "Et*8|(t*8|)*6t*5L", 8, 5},
+        {3, 1, 2, "Et*21|t*21|t*19m*2L", 21, 19},
+        {2, 1, 0, "Et*31|t*30L", 31, 30},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int n = want[i].pp * want[i].v, same = 1;
+        err[0] = 0;
+        cc_status st = cc_pplan_fill(&f, 61, want[i].mtp, want[i].pp, want[i].v, err, sizeof err);
+        for (int k = 0; k < n - 1; k++)
+            same &= f.layers[k] == want[i].each;
+        ok(st == CC_OK && strcmp(f.text, want[i].text) == 0 && f.n == n && same &&
+               f.layers[n - 1] == want[i].last && f.total == 61 && f.mtp == want[i].mtp &&
+               f.mtp_stage == (want[i].mtp ? n - 1 : -1),
+           "61 layers, pp %d, v %d, %d MTP: %s (%s)", want[i].pp, want[i].v, want[i].mtp, f.text,
+           err);
+        int back = cc_pplan_parse(f.text, &p, err, sizeof err) == CC_OK && p.n == f.n &&
+                   p.total == f.total && p.mtp == f.mtp && p.mtp_stage == f.mtp_stage;
+        for (int k = 0; back && k < n; k++)
+            back &= p.layers[k] == f.layers[k];
+        ok(back, "... its text parses back to the same stages %s", err);
+    }
+    const struct { int layers, pp, v; const char *want; } bad[] = {
+        {61, 1, 4, "needs pp >= 2"},
+        {61, 8, 4, "31 stages of 2 layers leave none of the 61 for the last"},
+        {64, 4, 4, "pp x v = 16 divides the 64 layers"},
+        {4096, 64, 17, "pp x v = 1088 is more than 1024 stages"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        ok(cc_pplan_fill(&f, bad[i].layers, 0, bad[i].pp, bad[i].v, err, sizeof err) == CC_EUSAGE &&
+               strstr(err, bad[i].want),
+           "%d layers, pp %d, v %d refused: %s", bad[i].layers, bad[i].pp, bad[i].v, err);
+    }
+
+    /* fill=1 costs exactly as the same layout given (--pipeline-layout) */
+    struct cc_model m;
+    struct cc_cluster c;
+    struct cc_habits hb, hp;
+    struct cc_eval e0, e1;
+    preset("deepseek-v3", &m);
+    m.prec = CC_PREC_FP8, m.global_batch = 4096; /* Megatron-Bridge's GB200 recipe */
+    cc_cluster_quick(&c, 256, 4, cc_gpu_lookup("gb200"), err, sizeof err);
+    cc_habits_default(&hb);
+    hb.grad_bytes = 2; /* --grad-reduce bf16 */
+    cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err);
+    hp = hb, hp.plan = &p;
+    struct cc_layout lg = {1, 4, 64, 1, 1, 4, 0, 1, CC_RC_NONE, 0, 0, 0, 64};
+    struct cc_layout lf = lg;
+    lf.fill = 1;
+    cc_layout_eval(&m, &c, &hp, &lg, &e0);
+    cc_layout_eval(&m, &c, &hb, &lf, &e1);
+    ok(e0.feasible && e1.feasible && e1.t_step == e0.t_step && e1.mem_total == e0.mem_total &&
+           e1.mem_stages[0] == e0.mem_stages[0] && e1.mem_stages[1] == e0.mem_stages[1] &&
+           e1.layers_first == 16 && e1.layers_last == 13 && e1.plan == NULL,
+       "DeepSeek-V3 pp 4, v 4: fill=1 costs as Et*4|(t*4|)*14tmL given (%.4f s, %.4f s) %s",
+       e1.t_step, e0.t_step, e1.why);
+    ok(cc_layout_plan(&m, &hb, &lf, &f) == &f && strcmp(f.text, "Et*4|(t*4|)*14tmL") == 0 &&
+           cc_layout_plan(&m, &hp, &lg, &f) == &p && cc_layout_plan(&m, &hb, &lg, &f) == NULL,
+       "cc_layout_plan: the filled layout, the given one, or none");
+    lf.rc = CC_RC_BLOCK;
+    cc_layout_eval(&m, &c, &hb, &lf, &e1);
+    ok(!e1.feasible && strstr(e1.why, "rc=block with the filled (fill=1) pipeline layout is not costed"),
+       "rc=block with fill=1: %s", e1.why);
+    lf.rc = CC_RC_NONE;
+    cc_layout_eval(&m, &c, &hp, &lf, &e1);
+    ok(!e1.feasible && strstr(e1.why, "fill=1 and an explicit pipeline layout (--pipeline-layout) do "
+                              "not go together"), "fill=1 with --pipeline-layout: %s", e1.why);
+    lf.vpp = 8;
+    cc_layout_eval(&m, &c, &hb, &lf, &e1);
+    ok(!e1.feasible && strstr(e1.why, "fill=1: 31 stages of 2 layers leave none of the 61"),
+       "fill=1 at pp 4, v 8: %s", e1.why);
+
+    /* the search: DeepSeek-V3 (61 layers, 61 + 2 = 63 slots) gets filled layouts at v > 1;
+     * llama3-8b (32 layers) only where neither 32 nor 34 divides by pp x v */
+    struct cc_search s;
+    hb.zero_min = hb.zero_max = 1, hb.recompute = CC_RC_NONE, hb.mb_max = 1;
+    if (cc_layout_search(&m, &c, &hb, &s) == CC_OK && s.nbest > 0) {
+        int filled = 0, good = 1;
+        for (int k = 0; k < s.nbest; k++) {
+            const struct cc_layout *l = &s.best[k].layout;
+            if (!l->fill)
+                continue;
+            filled++;
+            long long S = (long long)l->pp * l->vpp;
+            good &= l->vpp > 1 && m.layers % S != 0 && (m.layers + 2) % S != 0 && !l->split &&
+                    l->lfirst == 0;
+        }
+        ok(filled > 0 && good, "DeepSeek-V3 on 256 GB200: %d of %d layouts filled, each at v > 1 "
+           "where neither 61 nor 63 divides by pp x v", filled, s.nbest);
+        cc_search_free(&s);
+    } else
+        ok(0, "search: %s", s.why_none);
+    preset("llama3-8b", &m);
+    cc_cluster_quick(&c, 64, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_habits_default(&hb);
+    if (cc_layout_search(&m, &c, &hb, &s) == CC_OK && s.nbest > 0) {
+        int good = 1, filled = 0;
+        for (int k = 0; k < s.nbest; k++) {
+            const struct cc_layout *l = &s.best[k].layout;
+            long long S = (long long)l->pp * l->vpp;
+            filled += l->fill;
+            good &= !l->fill || (32 % S != 0 && (l->pp < 3 || 34 % S != 0));
+        }
+        ok(good, "llama3-8b on 64 H100: filled layouts (%d) only where no even split runs", filled);
+        cc_search_free(&s);
+    } else
+        ok(0, "search: %s", s.why_none);
+}
+
 /* Expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size): each expert split
  * over etp ranks that gather the tokens routed to them; by hand on Mixtral 8x7B. */
 static void test_expert_tp(void)
@@ -3142,6 +3264,7 @@ int main(void)
     test_mtp_costs();
     test_rc_modules();
     test_pipeline_layout();
+    test_pipeline_fill();
     test_expert_tp();
     test_uneven();
     test_megatron();
