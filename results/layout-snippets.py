@@ -132,10 +132,11 @@ CASES = [
       "4096", "--pipeline-layout", "Et*4|(t*4|)*14tmL", "--recompute-modules", "mla_up_proj",
       "-x", "tp=1,pp=4,mb=1,ep=64,zero=1,rc=selective"], 10),
     ("filled pipeline layout made by ccbench (fill=1): DeepSeek-V3 on 256 GB200, pp 8 x v 2 "
-     "(Et*4|(t*4|)*14tmL, the layout NVIDIA's recipe map gives pp 8 x v 2)",
+     "(Et*4|(t*4|)*14tmL, the layout NVIDIA's recipe map gives pp 8 x v 2), 2 layers of each "
+     "chunk recomputed",
      ["-m", "deepseek-v3", "-g", "256", "--gpu-model", "gb200", "--gpus-per-node", "64",
       "--gpus-per-host", "4", "--precision", "fp8", "--grad-reduce", "bf16", "--global-batch",
-      "4096", "-x", "tp=2,pp=8,mb=1,v=2,ep=8,sp=1,fill=1,zero=1,rc=none"], 10),
+      "4096", "-x", "tp=2,pp=8,mb=1,v=2,ep=8,sp=1,fill=1,zero=1,rc=block,rcl=2"], 10),
     ("expert tensor parallelism: Mixtral 8x7B's experts each split over tp=2",
      ["-m", "mixtral-8x7b", "-g", "16", "-x", "tp=2,pp=1,mb=1,ep=4,etp=2,zero=1,sp=1,rc=full"], 9),
     ("recompute modules of an expert layer (Qwen3-MoE config.json), tp=2",

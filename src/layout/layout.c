@@ -516,9 +516,6 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         else if (v != x->plan->n / pp)
             why(e, "v %d: the pipeline layout's %d stages on pp %d make v %d", v, x->plan->n, pp,
                 x->plan->n / pp);
-        if (x->rc == CC_RC_BLOCK)
-            why(e, "rc=block with %s pipeline layout is not costed",
-                x->fill ? "the filled (fill=1)" : "an explicit");
     } else if (slots % pp)
         why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
                         : "pp %d does not divide the %d layers", pp, slots);
@@ -677,13 +674,56 @@ static int stages_evaluated(int pp)
     return pp < 3 ? pp : 3;
 }
 
-/* Layers recomputed whole per micro-batch on a stage of L layers: all with full
- * recomputation; with block, the first rcl of each of its v model chunks. */
-static double recomputed_layers(const struct ctx *x, double L)
+/* Whether the stages follow an explicit pipeline layout (given or filled) of pp x v stages. */
+static int planned(const struct ctx *x)
+{
+    return x->plan && x->plan->n == x->pp * x->v;
+}
+
+/* Layers recomputed whole per micro-batch on stage r (-1: the middle one costed) of L
+ * layers: all with full recomputation; with block, the first rcl of each of its v model
+ * chunks (an explicit layout's chunks as it sizes them, each at most all of its own). */
+static double recomputed_layers(const struct ctx *x, int r, double L)
 {
     if (x->rc == CC_RC_FULL)
         return L;
-    return x->rc == CC_RC_BLOCK ? fmin((double)x->rcl * x->v, L) : 0.0;
+    if (x->rc != CC_RC_BLOCK)
+        return 0.0;
+    if (!planned(x))
+        return fmin((double)x->rcl * x->v, L);
+    int q = r < 0 ? x->mid_r : r, R = 0;
+    for (int c = 0; c < x->v; c++) {
+        int n = cc_pplan_chunk(x->plan, x->pp, q, c);
+        R += n < x->rcl ? n : x->rcl;
+    }
+    return R;
+}
+
+/* An explicit layout's largest model chunk: of stage r, or of all (r = -1). */
+static int plan_chunk_max(const struct cc_pplan *p, int pp, int r)
+{
+    int most = 0;
+    for (int k = 0; k < p->n; k++)
+        if ((r < 0 || k % pp == r) && p->layers[k] > most)
+            most = p->layers[k];
+    return most;
+}
+
+/* Activations that block recomputation of rcl layers per chunk frees on stage r of an
+ * explicit layout, in layers' worth of the difference between kept and recomputed ones:
+ * each chunk's recomputed layers times its steps in flight; *whole: whether a chunk of the
+ * stage is recomputed whole (it then has no kept layer to make room). */
+static double plan_block_saved(const struct ctx *x, int r, int rcl, int *whole)
+{
+    int pp = x->pp, v = x->v;
+    double w = warm_chunks(r, pp, v, x->mm), n = 0.0;
+    *whole = 0;
+    for (int c = 0; c < v; c++) {
+        int k = cc_pplan_chunk(x->plan, pp, r, c);
+        n += chunk_steps(w, pp, v, c) * (k < rcl ? k : rcl);
+        *whole |= k > 0 && k <= rcl;
+    }
+    return n;
 }
 
 /* Layers in flight on stage r (cc_inflight_layers; a middle stage, r = -1, as the second,
@@ -692,7 +732,7 @@ static double recomputed_layers(const struct ctx *x, double L)
 static double stage_inflight(const struct ctx *x, int r, double slots, int short_chunk)
 {
     int pp = x->pp, v = x->v;
-    if (!x->plan || x->plan->n != pp * v)
+    if (!planned(x))
         return cc_inflight_layers(r < 0 ? 1 : r, pp, v, slots, short_chunk, x->mm);
     int q = r < 0 ? x->mid_r : r;
     double w = warm_chunks(q, pp, v, x->mm), layers = 0.0;
@@ -862,18 +902,33 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          * layers below rcl, all of a chunk that has no more): 1 to the largest chunk's layers
          * less one (all of them everywhere is rc=full); unless given, the fewest with which
          * every stage fits. A stage's chunks hold L/v layers (the first, last, second) */
-        int cs[3] = {0, 0, 0}, chunk = 0;
+        int cs[3] = {0, 0, 0}, chunk = 0, plan = planned(x);
+        const int rk[3] = {0, pp - 1, x->mid_r};
         for (int i = 0; i < nst; i++) {
-            cs[i] = (int)floor((x->lfirst > 0 ? L[i] : x->Lm) / v + 1e-9);
+            cs[i] = plan ? plan_chunk_max(x->plan, pp, rk[i])
+                         : (int)floor((x->lfirst > 0 ? L[i] : x->Lm) / v + 1e-9);
             chunk = cs[i] > chunk ? cs[i] : chunk;
         }
+        if (plan) /* one count for every chunk of every stage */
+            chunk = plan_chunk_max(x->plan, pp, -1);
         if (chunk < 2)
             why(e, "rc=block recomputes some of a model chunk's layers, and a chunk here has "
                 "%d (rc=full recomputes it whole)", chunk);
         else if (x->rcl >= chunk)
             why(e, "rcl %d: the largest model chunk here has %d layers, and block recomputation "
                 "keeps at least one (rc=full recomputes them all)", x->rcl, chunk);
-        if (x->rcl <= 0) {
+        if (x->rcl <= 0 && plan) { /* chunks of several sizes: the fewest that fit, by trial */
+            int whole;
+            for (x->rcl = 1; x->rcl < chunk - 1; x->rcl++) {
+                int fits = 1;
+                for (int i = 0; i < nst; i++) {
+                    double left = st[i].act - sv[i] * plan_block_saved(x, rk[i], x->rcl, &whole);
+                    fits &= state[i] + fmax(left, 0.0) + (whole ? kp[i] : 0.0) <= e->mem_limit;
+                }
+                if (fits)
+                    break;
+            }
+        } else if (x->rcl <= 0) {
             double need = 1.0;
             for (int i = 0; i < nst; i++)
                 if (sv[i] > 0 && st[i].w > 0)
@@ -881,7 +936,12 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                            (sv[i] * st[i].w) - 1e-9));
             x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
         }
-        for (int i = 0; i < nst; i++) {
+        for (int i = 0; plan && i < nst; i++) {
+            int whole;
+            double n = plan_block_saved(x, rk[i], x->rcl, &whole);
+            st[i].act = fmax(st[i].act - sv[i] * n, 0.0) + (whole ? kp[i] : 0.0);
+        }
+        for (int i = 0; !plan && i < nst; i++) {
             int r = x->rcl < cs[i] ? x->rcl : cs[i];
             st[i].act = fmax(st[i].act - sv[i] * r * st[i].w, 0.0);
             /* a chunk recomputed whole keeps no layer whose activations make room for the one
@@ -1166,11 +1226,10 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
      * place them; else all or none) */
     double RE[4] = {-1.0, -1.0, -1.0, -1.0}, unused;
-    if (cc_model_mixed(m)) {
-        const int r[4] = {0, pp - 1, x->mid_r, x->mid_lo_r};
+    const int rank[4] = {0, pp - 1, x->mid_r, x->mid_lo_r};
+    if (cc_model_mixed(m))
         for (int i = 0; i < nst; i++)
-            stage_experts(x, r[i], &unused, &RE[i]);
-    }
+            stage_experts(x, rank[i], &unused, &RE[i]);
     double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
     double passes = 3.0, ep_hide = 0.0;
     /* combined 1F1B (--ep-overlap): the forward of one micro-batch and the backward of
@@ -1185,7 +1244,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         paired = fmax(0.0, chunks - warm) / chunks;
     }
     for (int i = 0; i < nst; i++) {
-        double L = st[i].layers, R = recomputed_layers(x, L), K = L - R;
+        double L = st[i].layers, R = recomputed_layers(x, rank[i], L), K = L - R;
         double Re = RE[i] >= 0.0 ? fmin(RE[i], fmin(R, st[i].experts))
                     : st[i].experts > 0.0 ? R : 0.0;
         double Ke = st[i].experts - Re; /* expert layers kept, recomputed */
@@ -1302,9 +1361,13 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     double hw = cc_model_step_hw_flops(&mv, x->rc);
     if (x->rc == CC_RC_BLOCK) { /* a full recompute of the decoder layers recomputed (not
                                   * of the MTP layers: Megatron-LM's block method skips them) */
-        double R = recomputed_layers(x, x->Lf) +
-                   (pp > 1 ? recomputed_layers(x, x->Ll) : 0.0) +
-                   (pp > 2 ? (pp - 2) * recomputed_layers(x, x->Lm) : 0.0);
+        double R = 0.0;
+        if (planned(x)) /* every stage by its own chunks */
+            for (int r = 0; r < pp; r++)
+                R += recomputed_layers(x, r, 0.0);
+        else
+            R = recomputed_layers(x, 0, x->Lf) + (pp > 1 ? recomputed_layers(x, pp - 1, x->Ll) : 0.0) +
+                (pp > 2 ? (pp - 2) * recomputed_layers(x, -1, x->Lm) : 0.0);
         struct cc_model dec = mv;
         dec.mtp = 0;
         double layer_fwd = cc_model_step_hw_flops(&dec, CC_RC_FULL) -
@@ -1599,6 +1662,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                     uniform = 1, uneven = 0, nfl = 0;
                 }
                 int vmax = planned ? hb->plan->n / pp : hb->vpp_max;
+                int plan_max = planned ? plan_chunk_max(hb->plan, pp, -1) : 0;
                 if (!(uniform || uneven || nfl) || c->gpus % (tp * cp * pp))
                     continue;
                 int dp = c->gpus / (tp * cp * pp);
@@ -1655,7 +1719,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     if (fill && !fill_exists(m->layers, pp, v, hb))
                                         continue;
                                     if ((planned || fill) &&
-                                        (rcs[r] == CC_RC_BLOCK || (v > 1 && (per_dp / mb) % pp) ||
+                                        ((v > 1 && (per_dp / mb) % pp) ||
                                          (fill && pp < (hb->pp_overlap ? 2 : 3))))
                                         continue; /* its chunks set the rest */
                                     if (planned && v != vmax)
@@ -1667,8 +1731,11 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                          per_stage % v || (per_dp / mb) % pp ||
                                          (fl && (lf % v || ll % v || flmid % v))))
                                         continue;
-                                    if (rcs[r] == CC_RC_BLOCK && per_stage / v < 2)
-                                        continue; /* a chunk of one layer: block is full */
+                                    if (rcs[r] == CC_RC_BLOCK &&
+                                        (planned ? plan_max < 2
+                                         : fill  ? (m->layers + (long long)pp * v - 1) / ((long long)pp * v) < 2
+                                                 : per_stage / v < 2))
+                                        continue; /* chunks of one layer: block is full */
                                     struct cc_ranked cand = {
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll, etp,
                                          fill},

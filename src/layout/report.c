@@ -381,7 +381,11 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "recomputation: selective, modules %s (--recompute-modules)\n",
                 cc_rc_modules_format(m->rc_modules, ", ", mods, sizeof mods));
     }
-    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && l->lfirst <= 0 && e->rcl < chunk)
+    if (l->rc == CC_RC_BLOCK && e->rcl > 0 && plan)
+        fprintf(out, "recomputation: the first %d layers of each model chunk recomputed whole, the "
+                     "others kept (%s: a chunk of %d layer%s or fewer is recomputed whole)\n",
+                e->rcl, plan_name, e->rcl, e->rcl == 1 ? "" : "s");
+    else if (l->rc == CC_RC_BLOCK && e->rcl > 0 && l->lfirst <= 0 && e->rcl < chunk)
         fprintf(out, "recomputation: the first %d of the %g layers of each of the %d model "
                      "chunk(s) per stage recomputed whole, the others kept\n", e->rcl, chunk,
                 l->vpp > 0 ? l->vpp : 1);

@@ -744,6 +744,16 @@ bad = [l for l in top if l["filled_pipeline_layout"] and (80 % (l["pp"] * l["int
 assert top and not bad, bad
 '
 ok $? "llama3-70b: no filled layout where an even split runs"
+"$CCBENCH" layout $G2 -x tp=1,pp=4,dp=64,mb=1,ep=64,v=4,fill=1,zero=1,rc=block,rcl=3 >"$out/fillb" 2>&1 &&
+    grep -q "^recomputation: the first 3 layers of each model chunk recomputed whole, the others kept (the filled pipeline layout: a chunk of 3 layers or fewer is recomputed whole)$" "$out/fillb" &&
+    grep -q -- "--pipeline-model-parallel-layout 'Et\*4|(t\*4|)\*14tmL' .*--recompute-granularity full --recompute-method block --recompute-num-layers 3 " "$out/fillb" &&
+    "$CCBENCH" layout $G2 --pipeline-layout "$PL" --recompute block -k 60 --json 2>/dev/null | python3 -c '
+import json, sys
+top = [t["layout"] for t in json.load(sys.stdin)["top"]]
+piped = [l for l in top if l["pp"] > 1]
+assert piped and all(l["recompute"] == "block" and 1 <= l["recompute_layers"] < 4 and l["pipeline_layout"] == "Et*4|(t*4|)*14tmL" for l in piped), top
+'
+ok $? "-x fill=1,rc=block,rcl=3: every chunk's first 3 recomputed, the last chunk of 1 whole; passed on with the layout; --recompute block searches pipelines under --pipeline-layout" "$(grep '^recomputation' "$out/fillb")"
 refuse "-x fill=1 with split=1" "fill=1 and split=1 are two ways to split the pipeline unevenly; give one" $G2 -x tp=1,pp=4,dp=64,v=4,fill=1,split=1
 refuse "-x fill=2" "fill needs an integer from 0 to 1, got '2'" $G2 -x tp=1,pp=4,dp=64,fill=2
 refuse "-x fill=1 without a pipeline" "fill=1 (a filled pipeline layout) needs pp >= 2" $G2 -x tp=1,pp=1,dp=256,ep=64,fill=1

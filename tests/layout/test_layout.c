@@ -3027,10 +3027,33 @@ static void test_pipeline_layout(void)
     cc_layout_eval(&m, &c, &hp, &lv, &e1);
     ok(!e1.feasible && strstr(e1.why, "v 4: the pipeline layout's 8 stages on pp 4 make v 2"),
        "v 4 against an 8-stage layout on pp 4: %s", e1.why);
-    lv.vpp = 2, lv.rc = CC_RC_BLOCK;
+    /* block recomputation, the first rcl layers of each chunk: rank 0's chunks of 8 and 0
+     * layers recompute 2 and 0, so 7 steps of its first chunk in flight keep 2 layers' input
+     * alone: 14 layers' worth of the difference less than without recomputation */
+    lv.vpp = 2, lv.rc = CC_RC_BLOCK, lv.rcl = 2;
+    struct cc_layout ln = lv;
+    ln.rc = CC_RC_NONE, ln.rcl = 0;
+    struct cc_eval en;
     cc_layout_eval(&m, &c, &hp, &lv, &e1);
-    ok(!e1.feasible && strstr(e1.why, "rc=block with an explicit pipeline layout is not costed"),
-       "rc=block with it: %s", e1.why);
+    cc_layout_eval(&m, &c, &hp, &ln, &en);
+    double ar = cc_model_layer_act_bytes(&m, 1, m.seq_len, 1, 0, CC_RC_FULL);
+    ok(e1.feasible && e1.rcl == 2, "rc=block,rcl=2 with it: costed %s", e1.why);
+    REL(en.mem_stages[0] - e1.mem_stages[0], 14.0 * (an - ar), 1e-12,
+        "... the first stage holds 7 x 2 layers' activations fewer (%.2f GB < %.2f GB)",
+        e1.mem_stages[0] / 1e9, en.mem_stages[0] / 1e9);
+    /* the even layout given: block costs as the even split does, rcl given or found */
+    is_int(cc_pplan_parse("Et*4|(t*4|)*6t*4L", &u, err, sizeof err), CC_OK,
+           "parse Et*4|(t*4|)*6t*4L again");
+    for (int rcl = 2; rcl >= 0; rcl -= 2) {
+        lv.rcl = rcl;
+        cc_layout_eval(&m, &c, &hb, &lv, &e0);
+        cc_layout_eval(&m, &c, &hp, &lv, &e1);
+        ok(e1.feasible && e1.t_step == e0.t_step && e1.mem_total == e0.mem_total &&
+               e1.rcl == e0.rcl && e1.hw_tflops == e0.hw_tflops,
+           "Et*4|(t*4|)*6t*4L with rc=block%s costs as v 2 (rcl %d, %d; %.4f s, %.4f s)",
+           rcl ? ",rcl=2" : " (the fewest that fit)", e1.rcl, e0.rcl, e1.t_step, e0.t_step);
+    }
+    lv.rc = CC_RC_NONE, lv.rcl = 0;
     /* the search follows it: every pipeline at v = 8 / pp */
     struct cc_search s;
     cc_pplan_parse("Et*4|(t*4|)*6t*4L", &u, err, sizeof err);
@@ -3119,11 +3142,14 @@ static void test_pipeline_fill(void)
     ok(cc_layout_plan(&m, &hb, &lf, &f) == &f && strcmp(f.text, "Et*4|(t*4|)*14tmL") == 0 &&
            cc_layout_plan(&m, &hp, &lg, &f) == &p && cc_layout_plan(&m, &hb, &lg, &f) == NULL,
        "cc_layout_plan: the filled layout, the given one, or none");
-    lf.rc = CC_RC_BLOCK;
+    lf.rc = lg.rc = CC_RC_BLOCK;
     cc_layout_eval(&m, &c, &hb, &lf, &e1);
-    ok(!e1.feasible && strstr(e1.why, "rc=block with the filled (fill=1) pipeline layout is not costed"),
-       "rc=block with fill=1: %s", e1.why);
-    lf.rc = CC_RC_NONE;
+    cc_layout_eval(&m, &c, &hp, &lg, &e0);
+    ok(e1.feasible && e1.t_step == e0.t_step && e1.mem_total == e0.mem_total && e1.rcl == e0.rcl &&
+           e1.rcl >= 1 && e1.rcl <= 3,
+       "rc=block with fill=1 costs as with the layout given (rcl %d; %.4f s, %.4f s) %s", e1.rcl,
+       e1.t_step, e0.t_step, e1.why);
+    lf.rc = lg.rc = CC_RC_NONE;
     cc_layout_eval(&m, &c, &hp, &lf, &e1);
     ok(!e1.feasible && strstr(e1.why, "fill=1 and an explicit pipeline layout (--pipeline-layout) do "
                               "not go together"), "fill=1 with --pipeline-layout: %s", e1.why);
