@@ -2138,6 +2138,11 @@ static void test_blackwell_heldout(void)
     ok(cc_gpu_lookup("NVIDIA GB200") == cc_gpu_lookup("gb200") &&
        cc_gpu_lookup("NVIDIA B200") == cc_gpu_lookup("b200") &&
        cc_gpu_lookup("gb200") != cc_gpu_lookup("b200"), "GB200 and B200 are told apart");
+    const struct cc_gpu_spec *g3 = cc_gpu_lookup("NVIDIA GB300"), *b3 = cc_gpu_lookup("NVIDIA B300 SXM6 AC");
+    ok(g3 && b3 && strcmp(g3->id, "gb300") == 0 && strcmp(b3->id, "b300") == 0 &&
+           g3->tflops[CC_PREC_FP8] == 5000 && b3->tflops[CC_PREC_BF16] == 2250 &&
+           g3->mem_gib == 288 && g3->inter_GBps == 2 * cc_gpu_lookup("gb200")->inter_GBps,
+       "GB300 and B300 (Blackwell Ultra): told apart, data-sheet peaks, 288 GB, 800 Gb/s NICs");
 }
 
 /* ZeRO 3 holds the layers it computes in full: a 49152-wide GPT layer is 12h^2 + 13h =
