@@ -1446,6 +1446,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
     if (planned) { /* as the layout places them; the middle stage with the most */
         e->plan = x.plan == &fillbuf ? NULL : x.plan; /* cc_layout_plan makes it again */
+        e->filled = x.plan == &fillbuf;
         x.Lf = cc_pplan_rank_layers(x.plan, x.pp, 0);
         x.Ll = cc_pplan_rank_layers(x.plan, x.pp, x.pp - 1);
         x.Lm = x.Lf;

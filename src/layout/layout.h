@@ -142,7 +142,8 @@ struct cc_layout {
     int etp;     /* expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size):
                     each expert's matrices split over etp consecutive ranks, which gather the
                     tokens routed to them and scatter the results; ep x etp divides tp x cp x
-                    dp; 0 or 1: none */    int fill;    /* 1: the pipeline layout NVIDIA's recipes give models whose layers pp x v does
+                    dp; 0 or 1: none */
+    int fill;    /* 1: the pipeline layout NVIDIA's recipes give models whose layers pp x v does
                     not divide (cc_pplan_fill): every virtual stage ceil(layers / (pp v))
                     layers, the last the rest, passed on as --pipeline-model-parallel-layout;
                     0: not used */
@@ -215,7 +216,10 @@ struct cc_eval {
                               layer each; the embedding and the output layer); 0 otherwise */
     double layers_first, layers_mid, layers_last; /* transformer layers per stage */
     double experts_first, experts_mid, experts_last; /* of them, layers with experts */
-    const struct cc_pplan *plan; /* the explicit pipeline layout the stages follow, or NULL */
+    const struct cc_pplan *plan; /* the explicit pipeline layout given (--pipeline-layout) that
+                              the stages follow, or NULL */
+    int filled;            /* 1: the stages follow the filled layout (fill=1; cc_layout_plan
+                              makes it again) */
     int mid_stage;         /* the middle stage costed when pp > 2 (0-based): the second, or
                               with a mixed model's dense layers the middle one with the most
                               expert layers (its micro-batches in flight taken as the

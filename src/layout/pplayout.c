@@ -212,20 +212,34 @@ int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *
     return 0;
 }
 
+/* Append text at buf + at (len in all), clamped to the buffer; the new end. */
+static size_t put(char *buf, size_t at, size_t len, const char *text)
+{
+    size_t n = strlen(text);
+    if (at >= len || n >= len - at)
+        return at; /* no room: left as it is (the texts made here are far shorter) */
+    memcpy(buf + at, text, n + 1);
+    return at + n;
+}
+
 /* Append "t", "t*n" or nothing for n transformer layers. */
 static size_t put_layers(char *buf, size_t at, size_t len, int n)
 {
-    int w = n <= 0 ? 0 : n == 1 ? snprintf(buf + at, len - at, "t")
-                                : snprintf(buf + at, len - at, "t*%d", n);
-    return w > 0 && (size_t)w < len - at ? at + (size_t)w : len - 1;
+    char t[24];
+    snprintf(t, sizeof t, n == 1 ? "t" : "t*%d", n);
+    return n > 0 ? put(buf, at, len, t) : at;
 }
 
 cc_status cc_pplan_fill(struct cc_pplan *p, int layers, int mtp, int pp, int v, char *err,
                         size_t errlen)
 {
     long long S = (long long)pp * (v > 0 ? v : 1);
-    if (pp < 2 || layers < 1) {
+    if (pp < 2) {
         cc_errbuf(err, errlen, "fill=1 (a filled pipeline layout) needs pp >= 2");
+        return CC_EUSAGE;
+    }
+    if (layers < 1) {
+        cc_errbuf(err, errlen, "fill=1: the model has no transformer layer to place");
         return CC_EUSAGE;
     }
     if (S > CC_PPLAN_MAX) {
@@ -234,6 +248,10 @@ cc_status cc_pplan_fill(struct cc_pplan *p, int layers, int mtp, int pp, int v, 
     }
     int n = (int)S, each = (int)((layers + S - 1) / S);
     long long rest = layers - (S - 1) * each;
+    if (S > layers) {
+        cc_errbuf(err, errlen, "fill=1: pp x v = %d stages are more than the %d layers", n, layers);
+        return CC_EUSAGE;
+    }
     if (rest < 1) {
         cc_errbuf(err, errlen, "fill=1: %d stages of %d layers leave none of the %d for the last "
                   "(pp x v = %d)", n - 1, each, layers, n);
@@ -250,23 +268,23 @@ cc_status cc_pplan_fill(struct cc_pplan *p, int layers, int mtp, int pp, int v, 
         p->layers[k] = k == n - 1 ? (int)rest : each;
     /* "E" + the first stage, "(t*each|)*k" for the middle ones, then the last */
     size_t at = 0, len = sizeof p->text;
-    at += (size_t)snprintf(p->text, len, "E");
+    char rep[24];
+    at = put(p->text, at, len, "E");
     at = put_layers(p->text, at, len, each);
-    at += (size_t)snprintf(p->text + at, len - at, "|");
+    at = put(p->text, at, len, "|");
     if (n - 2 == 1) {
         at = put_layers(p->text, at, len, each);
-        at += (size_t)snprintf(p->text + at, len - at, "|");
+        at = put(p->text, at, len, "|");
     } else if (n - 2 > 1) {
-        at += (size_t)snprintf(p->text + at, len - at, "(");
+        at = put(p->text, at, len, "(");
         at = put_layers(p->text, at, len, each);
-        at += (size_t)snprintf(p->text + at, len - at, "|)*%d", n - 2);
+        snprintf(rep, sizeof rep, "|)*%d", n - 2);
+        at = put(p->text, at, len, rep);
     }
     at = put_layers(p->text, at, len, (int)rest);
-    if (p->mtp == 1)
-        at += (size_t)snprintf(p->text + at, len - at, "m");
-    else if (p->mtp > 1)
-        at += (size_t)snprintf(p->text + at, len - at, "m*%d", p->mtp);
-    snprintf(p->text + at, len - at, "L");
+    snprintf(rep, sizeof rep, p->mtp == 1 ? "m" : "m*%d", p->mtp);
+    at = p->mtp > 0 ? put(p->text, at, len, rep) : at;
+    put(p->text, at, len, "L");
     return CC_OK;
 }
 

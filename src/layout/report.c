@@ -308,8 +308,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     char lb[128], hb_buf[32];
     struct part p[NPARTS];
     struct cc_pplan pbuf; /* fill=1: the layout it makes */
-    const struct cc_pplan *plan = e->plan ? e->plan : cc_layout_plan(m, NULL, l, &pbuf);
-    const char *plan_name = l->fill ? "the filled pipeline layout" : "the explicit pipeline layout";
+    const struct cc_pplan *plan = e->plan     ? e->plan
+                                  : e->filled ? cc_layout_plan(m, NULL, l, &pbuf)
+                                              : NULL;
+    const char *plan_name = e->filled ? "the filled pipeline layout" : "the explicit pipeline layout";
     fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
     if (e->feasible)
         fprintf(out, "feasible yes\n");
@@ -969,9 +971,11 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     struct cc_pplan pbuf;
-    const struct cc_pplan *plan = e->plan ? e->plan : cc_layout_plan(m, NULL, l, &pbuf);
+    const struct cc_pplan *plan = e->plan     ? e->plan
+                                  : e->filled ? cc_layout_plan(m, NULL, l, &pbuf)
+                                              : NULL;
     json_object_set_new(lay, "pipeline_layout", plan ? json_string(plan->text) : json_null());
-    json_object_set_new(lay, "filled_pipeline_layout", json_boolean(l->fill));
+    json_object_set_new(lay, "filled_pipeline_layout", json_boolean(e->filled));
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
     json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
     /* [first, middle, last]; no middle stage below pp 3 */

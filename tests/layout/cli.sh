@@ -760,6 +760,12 @@ refuse "-x fill=1 without a pipeline" "fill=1 (a filled pipeline layout) needs p
 refuse "-x fill=1 leaving the last stage empty" "fill=1: 31 stages of 2 layers leave none of the 61 for the last (pp x v = 32)" $G2 -x tp=1,pp=8,dp=32,v=4,ep=8,fill=1
 refuse "-x fill=1 where pp x v divides the layers" "fill=1: pp x v = 8 divides the 32 layers; the even split is the same layout" -m llama3-8b -g 16 -x tp=1,pp=4,dp=4,v=2,fill=1
 refuse "-x fill=1 with --pipeline-layout" "fill=1 and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,fill=1
+"$CCBENCH" layout $G2 -g 192 --pipeline-layout "$PL" -x tp=1,pp=3,dp=64,v=2,fill=1,ep=64 -j 2>/dev/null | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["explain"]["layout"]
+assert l["pipeline_layout"] is None and l["filled_pipeline_layout"] is False, l
+'
+ok $? "fill=1 with a --pipeline-layout that pp does not divide: refused, and no layout named as followed"
 refuse "--pipeline-layout that does not parse" "pipeline layout 'Et\*4|(t\*4|L': a '(' without its ')'" $G2 --pipeline-layout 'Et*4|(t*4|L'
 refuse "-x with a pipeline layout of other layers" "the pipeline layout holds 60 transformer layers, the model 61" $G2 --pipeline-layout 'Et*4|(t*4|)*13t*3|tmL' -x tp=1,pp=4,dp=64,mb=1,ep=64
 refuse "-x with a pipeline layout and first/last" "first/last and an explicit pipeline layout (--pipeline-layout) do not go together" $G2 --pipeline-layout "$PL" -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1

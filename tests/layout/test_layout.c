@@ -3114,6 +3114,7 @@ static void test_pipeline_fill(void)
         {61, 8, 4, "31 stages of 2 layers leave none of the 61 for the last"},
         {64, 4, 4, "pp x v = 16 divides the 64 layers"},
         {4096, 64, 17, "pp x v = 1088 is more than 1024 stages"},
+        {61, 64, 16, "pp x v = 1024 stages are more than the 61 layers"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
