@@ -456,6 +456,30 @@ static int ep_overlaps(const struct ctx *x)
     return cc_layout_ep_overlaps(x->m, x->hb, &l);
 }
 
+/* Where the layers do not divide evenly: the uneven splits that would place them at this pp
+ * and v, as " (split=1 ...; fill=1 ...)" for a reason, or "". */
+static const char *uneven_hint(const struct ctx *x, char *buf, size_t len)
+{
+    const struct cc_model *m = x->m;
+    int pp = x->pp, v = x->v;
+    long long S = (long long)pp * v;
+    char split[128] = "", fill[300] = "", fw[64];
+    struct cc_pplan f; /* only its text is read */
+    buf[0] = 0;
+    if (pp < 2 || x->fill || x->lfirst > 0 || x->split || x->hb->plan)
+        return buf;
+    if (pp > 2 && (m->layers + 2) % S == 0)
+        snprintf(split, sizeof split, "split=1 makes %d slots per stage, the embedding and the "
+                 "loss counting as one layer each", (m->layers + 2) / pp);
+    if (cc_pplan_fill(&f, m->layers, m->mtp, pp, v, fw, sizeof fw) == CC_OK)
+        snprintf(fill, sizeof fill, "fill=1 places them as %s", f.text);
+    else if (v == 1)
+        snprintf(fill, sizeof fill, "first=F,last=L sets the first and last stage's layers");
+    if (split[0] || fill[0])
+        snprintf(buf, len, " (%s%s%s)", split, split[0] && fill[0] ? "; " : "", fill);
+    return buf;
+}
+
 /* Divisibility and support rules; every failure is a reason (the first one is kept). */
 static void check_structure(struct ctx *x, struct cc_eval *e)
 {
@@ -463,6 +487,7 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
     int gpn = x->c->gpus_per_node;
     int tp_max = x->hb->tp_max > 0 ? x->hb->tp_max : gpn;
     int tp = x->tp, pp = x->pp, v = x->v;
+    char hint[448];
 
     /* what the model and the node allow first: a dp floored to fill the cluster (--explain
      * without dp) would otherwise hide it behind the product */
@@ -517,8 +542,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
             why(e, "v %d: the pipeline layout's %d stages on pp %d make v %d", v, x->plan->n, pp,
                 x->plan->n / pp);
     } else if (slots % pp)
-        why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)"
-                        : "pp %d does not divide the %d layers", pp, slots);
+        why(e, x->split ? "pp %d does not divide the %d slots (layers + embedding + loss)%s"
+                        : "pp %d does not divide the %d layers%s", pp, slots,
+            uneven_hint(x, hint, sizeof hint));
     if (x->cp > 1 && !m->flash_attn) /* the local s x s attention has no context-parallel form */
         why(e, "cp %d needs flash or fused attention (Megatron-LM's context parallelism runs "
             "inside Transformer Engine's attention); the model sets flash_attention false", x->cp);
@@ -542,8 +568,9 @@ static void check_structure(struct ctx *x, struct cc_eval *e)
         why(e, "an interleaved schedule (v=%d) with blocking pipeline sends (--pp-overlap 0) "
             "needs pp > 2 (Megatron-LM)", v);
     if (v > 1 && !fl && !x->plan && slots % ((long long)pp * v))
-        why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)"
-                        : "v %d does not divide the %d layers per stage", v, slots / pp);
+        why(e, x->split ? "v %d does not divide the %d slots per stage (layers + embedding + loss)%s"
+                        : "v %d does not divide the %d layers per stage%s", v, slots / pp,
+            uneven_hint(x, hint, sizeof hint));
     if (v > 1 && e->m % pp)
         why(e, "an interleaved schedule needs the micro-batch count (%lld) to be a multiple of "
             "pp %d", e->m, pp);

@@ -754,6 +754,8 @@ piped = [l for l in top if l["pp"] > 1]
 assert piped and all(l["recompute"] == "block" and 1 <= l["recompute_layers"] < 4 and l["pipeline_layout"] == "Et*4|(t*4|)*14tmL" for l in piped), top
 '
 ok $? "-x fill=1,rc=block,rcl=3: every chunk's first 3 recomputed, the last chunk of 1 whole; passed on with the layout; --recompute block searches pipelines under --pipeline-layout" "$(grep '^recomputation' "$out/fillb")"
+refuse "-x pp 4 on 61 layers names the filled layout" "pp 4 does not divide the 61 layers (fill=1 places them as Et\*4|(t\*4|)\*14tmL)" $G2 -x tp=1,pp=4,dp=64,v=4,ep=64
+refuse "-x pp 16 on 126 layers names the split and the filled layout" "pp 16 does not divide the 126 layers (split=1 makes 8 slots per stage, the embedding and the loss counting as one layer each; fill=1 places them as Et\*8|(t\*8|)\*14t\*6L)" -m llama3-405b -g 1024 -x tp=8,pp=16
 refuse "-x fill=1 with split=1" "fill=1 and split=1 are two ways to split the pipeline unevenly; give one" $G2 -x tp=1,pp=4,dp=64,v=4,fill=1,split=1
 refuse "-x fill=2" "fill needs an integer from 0 to 1, got '2'" $G2 -x tp=1,pp=4,dp=64,fill=2
 refuse "-x fill=1 without a pipeline" "fill=1 (a filled pipeline layout) needs pp >= 2" $G2 -x tp=1,pp=1,dp=256,ep=64,fill=1
