@@ -437,6 +437,9 @@ struct ctx {
                                the rest; a dense model: 0) */
     int mid_r;              /* the middle stage costed (pp > 2): the second, or with a mixed
                                model the middle one with the most expert layers */
+    int mem_mid_r;          /* an explicit layout's middle stage whose micro-batches in flight
+                               the middle stage's memory counts: of them the one with the most
+                               layers in flight (as the second's with even stages); else -1 */
     int mid_lo_r;           /* a mixed model's middle stage with the fewest expert layers (its
                                Em_lo), whose step time is costed too; -1: none other */
     double Em_lo;
@@ -469,11 +472,15 @@ static const char *uneven_hint(const struct ctx *x, char *buf, size_t len)
     if (pp < 2 || x->fill || x->lfirst > 0 || x->split || x->hb->plan)
         return buf;
     if (pp > 2 && (m->layers + 2) % S == 0)
-        snprintf(split, sizeof split, "split=1 makes %d slots per stage, the embedding and the "
-                 "loss counting as one layer each", (m->layers + 2) / pp);
+        snprintf(split, sizeof split, "split=1 makes %d slot%s per stage, the embedding and the "
+                 "loss counting as one layer each", (m->layers + 2) / pp,
+                 (m->layers + 2) / pp == 1 ? "" : "s");
+    /* first and last sharing what middle stages of ceil(layers / pp) leave, 1 to that many
+     * each (the search's rule) */
+    int mid = (m->layers + pp - 1) / pp, rest = m->layers - (pp - 2) * mid;
     if (cc_pplan_fill(&f, m->layers, m->mtp, pp, v, fw, sizeof fw) == CC_OK)
         snprintf(fill, sizeof fill, "fill=1 places them as %s", f.text);
-    else if (v == 1)
+    else if (v == 1 && rest >= 2 && rest <= 2 * mid)
         snprintf(fill, sizeof fill, "first=F,last=L sets the first and last stage's layers");
     if (split[0] || fill[0])
         snprintf(buf, len, " (%s%s%s)", split, split[0] && fill[0] ? "; " : "", fill);
@@ -761,7 +768,7 @@ static double stage_inflight(const struct ctx *x, int r, double slots, int short
     int pp = x->pp, v = x->v;
     if (!planned(x))
         return cc_inflight_layers(r < 0 ? 1 : r, pp, v, slots, short_chunk, x->mm);
-    int q = r < 0 ? x->mid_r : r;
+    int q = r < 0 ? x->mem_mid_r : r;
     double w = warm_chunks(q, pp, v, x->mm), layers = 0.0;
     for (int c = 0; c < v; c++)
         layers += chunk_steps(w, pp, v, c) * cc_pplan_chunk(x->plan, pp, q, c);
@@ -930,7 +937,7 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          * less one (all of them everywhere is rc=full); unless given, the fewest with which
          * every stage fits. A stage's chunks hold L/v layers (the first, last, second) */
         int cs[3] = {0, 0, 0}, chunk = 0, plan = planned(x);
-        const int rk[3] = {0, pp - 1, x->mid_r};
+        const int rk[3] = {0, pp - 1, x->mem_mid_r};
         for (int i = 0; i < nst; i++) {
             cs[i] = plan ? plan_chunk_max(x->plan, pp, rk[i])
                          : (int)floor((x->lfirst > 0 ? L[i] : x->Lm) / v + 1e-9);
@@ -1499,6 +1506,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     cc_model_dense_layer(&x.mr, &x.md);
     x.mid_r = x.pp > 2 ? 1 : 0;
     x.mid_lo_r = -1;
+    x.mem_mid_r = x.mid_r;
     if (!cc_model_mixed(m)) { /* every layer alike */
         int moe = cc_model_moe(m);
         x.Ef = moe ? x.Lf : 0.0, x.Em = moe ? x.Lm : 0.0, x.El = moe ? x.Ll : 0.0;
@@ -1536,12 +1544,23 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         }
         x.mid_r = hi, x.Em = Ehi, x.Em_lo = Elo;
         x.mid_lo_r = cc_model_mixed(m) && Elo < Ehi ? lo : -1;
+        /* memory: the middle stage's layer mix and weights, with the most layers in flight
+         * any middle stage holds (an earlier one holds more micro-batches) */
+        double most = -1.0;
+        for (int r = 1; r < x.pp - 1; r++) {
+            double w = warm_chunks(r, x.pp, x.v, x.mm), held = 0.0;
+            for (int k = 0; k < x.v; k++)
+                held += chunk_steps(w, x.pp, x.v, k) * cc_pplan_chunk(x.plan, x.pp, r, k);
+            if (held > most)
+                most = held, x.mem_mid_r = r;
+        }
     }
     /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
     x.Ef = fmax(0.0, fmin(x.Ef, x.Lf)), x.Em = fmax(0.0, fmin(x.Em, x.Lm));
     x.El = fmax(0.0, fmin(x.El, x.Ll)), x.Em_lo = fmax(0.0, fmin(x.Em_lo, x.Lm));
     e->experts_first = x.Ef, e->experts_mid = x.Em, e->experts_last = x.El;
     e->mid_stage = x.mid_r;
+    e->mid_inflight_stage = x.mem_mid_r;
     x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
     x.peak = c->peak_flops[m->prec];

@@ -224,6 +224,9 @@ struct cc_eval {
                               with a mixed model's dense layers the middle one with the most
                               expert layers (its micro-batches in flight taken as the
                               second's, the most of any middle stage) */
+    int mid_inflight_stage; /* whose micro-batches in flight the middle stage's memory counts:
+                              the second, or with an explicit layout the middle stage with the
+                              most layers in flight */
     /* per step, seconds (critical path of the slowest stage) */
     double t_compute, t_tp, t_cp, t_ep, t_pp, t_bubble, t_dp, t_opt, t_step;
     double t_ep_hidden;    /* expert all-to-all time hidden behind other micro-batches'

@@ -360,10 +360,13 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                      "others dense (MLP of ffn %d)\n", e->experts_first, e->layers_first, mid,
                 e->experts_last, e->layers_last, m->ffn);
     }
-    if (plan && l->pp > 2 && e->mid_stage != 1)
+    if (plan && l->pp > 2 && (e->mid_stage != 1 || e->mid_inflight_stage != 1))
         fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
-                     "most layers%s, with its own micro-batches in flight\n",
-                e->mid_stage, l->pp, cc_model_mixed(m) ? " (of them the most expert layers)" : "");
+                     "most layers%s, with %s layers in flight (the most of any middle stage)\n",
+                e->mid_stage, l->pp, cc_model_mixed(m) ? " (of them the most expert layers)" : "",
+                e->mid_inflight_stage == e->mid_stage ? "its own"
+                : e->mid_inflight_stage == 1          ? "the second stage's"
+                                                      : "an earlier middle stage's");
     else if (cc_model_mixed(m) && l->pp > 2 && e->mid_stage != 1)
         fprintf(out, "middle stage costed: stage %d of %d (0-based), the middle one with the "
                      "most expert layers, with the second's micro-batches in flight\n",

@@ -756,6 +756,7 @@ assert piped and all(l["recompute"] == "block" and 1 <= l["recompute_layers"] < 
 ok $? "-x fill=1,rc=block,rcl=3: every chunk's first 3 recomputed, the last chunk of 1 whole; passed on with the layout; --recompute block searches pipelines under --pipeline-layout" "$(grep '^recomputation' "$out/fillb")"
 refuse "-x pp 4 on 61 layers names the filled layout" "pp 4 does not divide the 61 layers (fill=1 places them as Et\*4|(t\*4|)\*14tmL)" $G2 -x tp=1,pp=4,dp=64,v=4,ep=64
 refuse "-x pp 16 on 126 layers names the split and the filled layout" "pp 16 does not divide the 126 layers (split=1 makes 8 slots per stage, the embedding and the loss counting as one layer each; fill=1 places them as Et\*8|(t\*8|)\*14t\*6L)" -m llama3-405b -g 1024 -x tp=8,pp=16
+refuse "-x pp above the layers: no first/last suggested" "pp 25 does not divide the 24 layers$" -m megatron-1.7b -g 200 -x tp=1,pp=25,dp=8
 refuse "-x fill=1 with split=1" "fill=1 and split=1 are two ways to split the pipeline unevenly; give one" $G2 -x tp=1,pp=4,dp=64,v=4,fill=1,split=1
 refuse "-x fill=2" "fill needs an integer from 0 to 1, got '2'" $G2 -x tp=1,pp=4,dp=64,fill=2
 refuse "-x fill=1 without a pipeline" "fill=1 (a filled pipeline layout) needs pp >= 2" $G2 -x tp=1,pp=1,dp=256,ep=64,fill=1
@@ -778,7 +779,7 @@ refuse "--pipeline-layout with an empty group" "an empty group '()'" -m llama3-8
 refuse "--pipeline-layout checked against the model before any pp" "pipeline-layout 'Et|tL': the pipeline layout holds 2 transformer layers, the model 32" -m llama3-8b -g 16 --pipeline-layout 'Et|tL'
 refuse "-x v=1 against the layout's v" "v 1: the pipeline layout's 8 stages on pp 4 make v 2" -m llama3-8b -g 16 --pipeline-layout 'E(t*4|)*7t*4L' -x tp=1,pp=4,dp=4,mb=1,v=1
 "$CCBENCH" layout -m llama3-8b -g 16 --pipeline-layout 'Et*2|t*14|t*15|tL' -x tp=1,pp=4,dp=4,mb=1,rc=full >"$out/plm" 2>&1 &&
-    grep -q "^middle stage costed: stage 2 of 4 (0-based), the middle one with the most layers, with its own micro-batches in flight$" "$out/plm" &&
+    grep -q "^middle stage costed: stage 2 of 4 (0-based), the middle one with the most layers, with the second stage's layers in flight (the most of any middle stage)$" "$out/plm" &&
     grep -q "^memory per GPU by stage: first [0-9.]* GB, stage 2 [0-9.]* GB, last [0-9.]* GB$" "$out/plm"
 ok $? "an explicit layout's middle stages of 14 and 15 layers: the one of 15 costed, and named" "$(grep -E '^(middle|memory)' "$out/plm")"
 refuse "--recompute-modules layernorm on a model whose norms are all fused" "recompute module layernorm has nothing to recompute: the model has neither experts nor latent attention" -m llama3-8b -g 16 --recompute-modules layernorm

@@ -3145,6 +3145,30 @@ static void test_pipeline_fill(void)
            e1.layers_first == 16 && e1.layers_last == 13 && e1.plan == NULL,
        "DeepSeek-V3 pp 4, v 4: fill=1 costs as Et*4|(t*4|)*14tmL given (%.4f s, %.4f s) %s",
        e1.t_step, e0.t_step, e1.why);
+    /* a mixed model's middle stages: the one with the most expert layers (stage 2 here) is
+     * costed with the second's micro-batches in flight, written either way */
+    {
+        static struct cc_pplan q;
+        struct cc_habits hq = hb;
+        struct cc_cluster cb;
+        struct cc_eval ea, eb;
+        cc_cluster_quick(&cb, 256, 8, cc_gpu_lookup("b200"), err, sizeof err);
+        cc_pplan_parse("Et|t*29|t*29|t*2mL", &q, err, sizeof err);
+        hq.plan = &q;
+        struct cc_layout la = {2, 4, 32, 1, 2, 1, 1, 1, CC_RC_BLOCK, 0, 0, 0, 64, 1, 2};
+        struct cc_layout lb = la;
+        lb.lfirst = lb.llast = 0;
+        for (int k = 0; k < 2; k++) {
+            la.rc = lb.rc = k ? CC_RC_NONE : CC_RC_BLOCK;
+            cc_layout_eval(&m, &cb, &hb, &la, &ea);
+            cc_layout_eval(&m, &cb, &hq, &lb, &eb);
+            ok(ea.t_step == eb.t_step && ea.mem_stages[2] == eb.mem_stages[2] && ea.rcl == eb.rcl &&
+                   eb.mid_stage == 2 && eb.mid_inflight_stage == 1,
+               "DeepSeek-V3 pp 4, first=1,last=2 as Et|t*29|t*29|t*2mL, rc=%s: the same (stage %d "
+               "costed with stage %d's in flight; %.2f GB, %.2f GB)", k ? "none" : "block",
+               eb.mid_stage, eb.mid_inflight_stage, ea.mem_stages[2] / 1e9, eb.mem_stages[2] / 1e9);
+        }
+    }
     ok(cc_layout_plan(&m, &hb, &lf, &f) == &f && strcmp(f.text, "Et*4|(t*4|)*14tmL") == 0 &&
            cc_layout_plan(&m, &hp, &lg, &f) == &p && cc_layout_plan(&m, &hb, &lg, &f) == NULL,
        "cc_layout_plan: the filled layout, the given one, or none");
