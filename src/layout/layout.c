@@ -1470,6 +1470,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->skew = x.mr.route_skew;
     x.eshard = (int)fmax(1.0, floor((double)x.tp * x.cp * x.dp / ((double)x.ep * x.etp)));
     e->edp = cc_model_moe(m) ? x.eshard : 0;
+    x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     struct cc_pplan fillbuf; /* fill=1: the layout made for it (its first n stages written) */
     char fill_why[160] = "";
     x.plan = hb->plan && x.pp > 1 ? hb->plan : NULL;
@@ -1548,9 +1549,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
          * any middle stage holds (an earlier one holds more micro-batches) */
         double most = -1.0;
         for (int r = 1; r < x.pp - 1; r++) {
-            double w = warm_chunks(r, x.pp, x.v, x.mm), held = 0.0;
-            for (int k = 0; k < x.v; k++)
-                held += chunk_steps(w, x.pp, x.v, k) * cc_pplan_chunk(x.plan, x.pp, r, k);
+            double held = stage_inflight(&x, r, 0.0, -1);
             if (held > most)
                 most = held, x.mem_mid_r = r;
         }
@@ -1561,7 +1560,6 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     e->experts_first = x.Ef, e->experts_mid = x.Em, e->experts_last = x.El;
     e->mid_stage = x.mid_r;
     e->mid_inflight_stage = x.mem_mid_r;
-    x.mm = (double)m->global_batch / ((double)x.dp * x.mb);     /* micro-batches */
     x.s_loc = (double)m->seq_len / x.cp;                        /* tokens per GPU */
     x.peak = c->peak_flops[m->prec];
     e->m = (long long)x.mm;

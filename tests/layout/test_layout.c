@@ -3059,6 +3059,17 @@ static void test_pipeline_layout(void)
            rcl ? ",rcl=2" : " (the fewest that fit)", e1.rcl, e0.rcl, e1.t_step, e0.t_step);
     }
     lv.rc = CC_RC_NONE, lv.rcl = 0;
+    /* a middle stage of 2 layers before one of 27: the later one is costed, with the 27
+     * layers x 2 micro-batches in flight it holds itself, not the earlier one's 2 x 3 */
+    is_int(cc_pplan_parse("Et*2|t*2|t*27|tL", &u, err, sizeof err), CC_OK,
+           "parse Et*2|t*2|t*27|tL");
+    struct cc_layout l27 = {1, 4, 4, 1, 1, 1, 0, 1, CC_RC_NONE};
+    cc_layout_eval(&m, &c, &hp, &l27, &e1);
+    REL(e1.mem_act, an * 27.0 * 2.0, 1e-12,
+        "Et*2|t*2|t*27|tL: stage %d costed with stage %d's layers in flight, 27 x 2 (%.2f GB)",
+        e1.mid_stage, e1.mid_inflight_stage, e1.mem_act / 1e9);
+    ok(e1.mid_stage == 2 && e1.mid_inflight_stage == 2, "... both stage 2 (%d, %d)", e1.mid_stage,
+       e1.mid_inflight_stage);
     /* the search follows it: every pipeline at v = 8 / pp */
     struct cc_search s;
     cc_pplan_parse("Et*4|(t*4|)*6t*4L", &u, err, sizeof err);
