@@ -42,14 +42,14 @@ const struct cc_gpu_spec cc_gpu_table[] = {
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER, 0, 0, 25, 128},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL, 0, 8, 25, 128},
     {"a100-80g", "a100", NULL, "NVIDIA A100 SXM 80GB", {312, 312, 0}, 80, 2039, 230, 185, 108, NULL, 0, 8, 25, 128},
-    /* the GPU of a GB200 superchip (NVL72 data sheet, per GPU: 2.5/5 PFLOP/s dense, 186 GB,
-     * 8 TB/s; a 400 Gb/s NIC per GPU, as in the B200 row) */
     /* Blackwell Ultra (NVIDIA's Blackwell Ultra architecture blog and GB300 NVL72 / DGX B300
      * data sheets, per GPU: 288 GB of HBM3e at 8 TB/s, 160 SMs; GB300 2.5/5 PFLOP/s dense
      * 16-bit/fp8 as GB200, B300 2.25/4.5 as B200; a ConnectX-8 800 Gb/s NIC per GPU, twice
      * NDR's rate; the rates within a node are B200's, none of it measured here) */
     {"gb300", "gb300", NULL, "NVIDIA GB300", {2500, 2500, 5000}, 288, 8000, 700, 740, 160, EFF16_OTHER, 1, 8, 225, 240},
     {"b300", "b300", NULL, "NVIDIA B300", {2250, 2250, 4500}, 288, 8000, 700, 740, 160, EFF16_OTHER, 1, 8, 50, 256},
+    /* the GPU of a GB200 superchip (NVL72 data sheet, per GPU: 2.5/5 PFLOP/s dense, 186 GB,
+     * 8 TB/s; a 400 Gb/s NIC per GPU, as in the B200 row) */
     {"gb200", "gb200", NULL, "NVIDIA GB200", {2500, 2500, 5000}, 186, 8000, 700, 370, 148, EFF16_OTHER, 1, 8, 225, 240},
     {"b200", "b200", NULL, "NVIDIA B200", {2250, 2250, 4500}, 180, 8000, 700, 370, 148, EFF16_OTHER, 1, 8, 50, 256},
     {"l40s", "l40s", NULL, "NVIDIA L40S", {362, 362, 733}, 45, 864, 20, 25, 142, EFF16_OTHER, 0, 0, 25, 128},

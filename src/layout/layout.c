@@ -120,6 +120,12 @@ const struct cc_pplan *cc_layout_plan(const struct cc_model *m, const struct cc_
     return NULL;
 }
 
+const struct cc_pplan *cc_eval_plan(const struct cc_model *m, const struct cc_layout *l,
+                                    const struct cc_eval *e, struct cc_pplan *buf)
+{
+    return e->plan ? e->plan : e->filled ? cc_layout_plan(m, NULL, l, buf) : NULL;
+}
+
 const char *cc_layout_format(const struct cc_layout *l, char *buf, size_t len)
 {
     char rcl[24] = "", off[24] = "", ep[48] = "", fl[48] = "";
@@ -459,6 +465,14 @@ static int ep_overlaps(const struct ctx *x)
     return cc_layout_ep_overlaps(x->m, x->hb, &l);
 }
 
+/* Megatron-LM's uneven first and last stage as the search tries it: middle stages of
+ * ceil(layers / pp) (*mid), the first and last sharing the rest (returned), each 1 to *mid. */
+static int first_last_rest(int layers, int pp, int *mid)
+{
+    *mid = (layers + pp - 1) / pp;
+    return layers - (pp - 2) * *mid;
+}
+
 /* Where the layers do not divide evenly: the uneven splits that would place them at this pp
  * and v, as " (split=1 ...; fill=1 ...)" for a reason, or "". */
 static const char *uneven_hint(const struct ctx *x, char *buf, size_t len)
@@ -475,9 +489,7 @@ static const char *uneven_hint(const struct ctx *x, char *buf, size_t len)
         snprintf(split, sizeof split, "split=1 makes %d slot%s per stage, the embedding and the "
                  "loss counting as one layer each", (m->layers + 2) / pp,
                  (m->layers + 2) / pp == 1 ? "" : "s");
-    /* first and last sharing what middle stages of ceil(layers / pp) leave, 1 to that many
-     * each (the search's rule) */
-    int mid = (m->layers + pp - 1) / pp, rest = m->layers - (pp - 2) * mid;
+    int mid, rest = first_last_rest(m->layers, pp, &mid);
     if (cc_pplan_fill(&f, m->layers, m->mtp, pp, v, fw, sizeof fw) == CC_OK)
         snprintf(fill, sizeof fill, "fill=1 places them as %s", f.text);
     else if (v == 1 && rest >= 2 && rest <= 2 * mid)
@@ -743,21 +755,21 @@ static int plan_chunk_max(const struct cc_pplan *p, int pp, int r)
     return most;
 }
 
-/* Activations that block recomputation of rcl layers per chunk frees on stage r of an
- * explicit layout, in layers' worth of the difference between kept and recomputed ones:
- * each chunk's recomputed layers times its steps in flight; *whole: whether a chunk of the
- * stage is recomputed whole (it then has no kept layer to make room). */
-static double plan_block_saved(const struct ctx *x, int r, int rcl, int *whole)
+/* The activations of stage r of an explicit layout under block recomputation of rcl layers
+ * per chunk, from `act` kept without it: each chunk's recomputed layers times its steps in
+ * flight free `saved` each (a kept layer's less a recomputed one's); a chunk recomputed whole
+ * has no kept layer to make room for the one recomputed, which holds `kept` again. */
+static double plan_block_act(const struct ctx *x, int r, int rcl, double act, double saved,
+                             double kept)
 {
-    int pp = x->pp, v = x->v;
+    int pp = x->pp, v = x->v, whole = 0;
     double w = warm_chunks(r, pp, v, x->mm), n = 0.0;
-    *whole = 0;
     for (int c = 0; c < v; c++) {
         int k = cc_pplan_chunk(x->plan, pp, r, c);
         n += chunk_steps(w, pp, v, c) * (k < rcl ? k : rcl);
-        *whole |= k > 0 && k <= rcl;
+        whole |= k > 0 && k <= rcl;
     }
-    return n;
+    return fmax(act - saved * n, 0.0) + (whole ? kept : 0.0);
 }
 
 /* Layers in flight on stage r (cc_inflight_layers; a middle stage, r = -1, as the second,
@@ -952,13 +964,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
             why(e, "rcl %d: the largest model chunk here has %d layers, and block recomputation "
                 "keeps at least one (rc=full recomputes them all)", x->rcl, chunk);
         if (x->rcl <= 0 && plan) { /* chunks of several sizes: the fewest that fit, by trial */
-            int whole;
             for (x->rcl = 1; x->rcl < chunk - 1; x->rcl++) {
                 int fits = 1;
-                for (int i = 0; i < nst; i++) {
-                    double left = st[i].act - sv[i] * plan_block_saved(x, rk[i], x->rcl, &whole);
-                    fits &= state[i] + fmax(left, 0.0) + (whole ? kp[i] : 0.0) <= e->mem_limit;
-                }
+                for (int i = 0; i < nst; i++)
+                    fits &= state[i] + plan_block_act(x, rk[i], x->rcl, st[i].act, sv[i], kp[i]) <=
+                            e->mem_limit;
                 if (fits)
                     break;
             }
@@ -970,11 +980,8 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                            (sv[i] * st[i].w) - 1e-9));
             x->rcl = (int)fmax(1.0, fmin(need, chunk - 1.0));
         }
-        for (int i = 0; plan && i < nst; i++) {
-            int whole;
-            double n = plan_block_saved(x, rk[i], x->rcl, &whole);
-            st[i].act = fmax(st[i].act - sv[i] * n, 0.0) + (whole ? kp[i] : 0.0);
-        }
+        for (int i = 0; plan && i < nst; i++)
+            st[i].act = plan_block_act(x, rk[i], x->rcl, st[i].act, sv[i], kp[i]);
         for (int i = 0; !plan && i < nst; i++) {
             int r = x->rcl < cs[i] ? x->rcl : cs[i];
             st[i].act = fmax(st[i].act - sv[i] * r * st[i].w, 0.0);
@@ -1581,19 +1588,20 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
 
 /* ---- search ----------------------------------------------------------------------------- */
 
-/* Whether the search tries the filled layout (fill=1) at pp x v: uneven pipelines searched, no
- * explicit layout given, v > 1 (at v = 1 the uneven first and last stages cover it), neither
- * the even split nor the embedding/loss split (pp > 2) running at this pp x v (as the uneven
- * first and last stages are searched only where those do not run at pp), and the last stage
- * left at least one layer (cc_pplan_fill). */
-static int fill_exists(int layers, int pp, int v, const struct cc_habits *hb)
+/* The layers per stage of the filled layout (fill=1) the search tries at pp x v, or 0 where it
+ * tries none: uneven pipelines searched, no explicit layout given, v > 1 (at v = 1 the uneven
+ * first and last stages cover it), the embedding/loss split (pp > 2) not running at this pp x v
+ * (as the uneven first and last stages are searched only where no even split runs at pp), and
+ * cc_pplan_fill making one (which it does not where pp x v divides the layers). */
+static int fill_each(const struct cc_model *m, int pp, int v, const struct cc_habits *hb,
+                     struct cc_pplan *buf)
 {
-    long long S = (long long)pp * v;
-    if (!hb->uneven_pp || hb->plan || pp < 2 || v < 2 || S > CC_PPLAN_MAX || layers % S == 0 ||
-        (pp > 2 && (layers + 2) % S == 0))
+    char unused[160];
+    if (!hb->uneven_pp || hb->plan || v < 2 || (pp > 2 && (m->layers + 2) % ((long long)pp * v) == 0))
         return 0;
-    long long each = (layers + S - 1) / S;
-    return layers - (S - 1) * each >= 1;
+    return cc_pplan_fill(buf, m->layers, m->mtp, pp, v, unused, sizeof unused) == CC_OK
+               ? buf->layers[0]
+               : 0;
 }
 
 /* How far over its memory an evaluation is: GPU, or host memory for offloaded activations. */
@@ -1654,6 +1662,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
     double closest_ratio = INFINITY;
     int offload = cc_habits_offload_searched(hb, c);
     char first_why[320] = "", long_why[320] = "";
+    struct cc_pplan fillbuf;   /* the filled layout of the pp x v at hand (fill_each) */
     struct cc_layout pcie_off; /* a layout that offloading over PCIe would fit (not searched) */
     int pcie_off_found = 0;
     enum cc_recompute rcs[4];
@@ -1693,7 +1702,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                  * ones at ceil(layers / pp) each and the first and last sharing the rest, every
                  * split of it that leaves each at least 1 and at most a middle stage's */
                 int flf[64], nfl = 0;
-                int flmid = (m->layers + pp - 1) / pp, flrest = m->layers - (pp - 2) * flmid;
+                int flmid, flrest = first_last_rest(m->layers, pp, &flmid);
                 if (!uniform && !uneven && hb->uneven_pp && pp >= 2)
                     for (int f = flmid; f >= 1 && nfl < 64; f--)
                         if (flrest - f >= 1 && flrest - f <= flmid)
@@ -1761,7 +1770,8 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                     int per_stage = (m->layers + 2 * split) / pp;
                                     if (mode == 1 ? !uneven : mode == 0 ? !uniform : 0)
                                         continue;
-                                    if (fill && !fill_exists(m->layers, pp, v, hb))
+                                    int each = fill ? fill_each(m, pp, v, hb, &fillbuf) : 0;
+                                    if (fill && !each)
                                         continue;
                                     if ((planned || fill) &&
                                         ((v > 1 && (per_dp / mb) % pp) ||
@@ -1777,9 +1787,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                                          (fl && (lf % v || ll % v || flmid % v))))
                                         continue;
                                     if (rcs[r] == CC_RC_BLOCK &&
-                                        (planned ? plan_max < 2
-                                         : fill  ? (m->layers + (long long)pp * v - 1) / ((long long)pp * v) < 2
-                                                 : per_stage / v < 2))
+                                        (planned ? plan_max < 2 : fill ? each < 2 : per_stage / v < 2))
                                         continue; /* chunks of one layer: block is full */
                                     struct cc_ranked cand = {
                                         {tp, pp, dp, cp, mb, v, sp, z, rcs[r], split, 0, 0, ep, lf, ll, etp,

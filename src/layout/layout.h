@@ -249,6 +249,11 @@ struct cc_eval {
                                (cc_model_megatron_log_flops), TFLOP/s */
 };
 
+/* The explicit pipeline layout that evaluation e of layout l followed: the given one
+ * (e->plan), or the filled one (e->filled) made again into buf; NULL for none. */
+const struct cc_pplan *cc_eval_plan(const struct cc_model *m, const struct cc_layout *l,
+                                    const struct cc_eval *e, struct cc_pplan *buf);
+
 /* "first", "last" or "second" for cc_eval.mem_stage. */
 const char *cc_stage_name(int mem_stage);
 

@@ -308,9 +308,7 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
     char lb[128], hb_buf[32];
     struct part p[NPARTS];
     struct cc_pplan pbuf; /* fill=1: the layout it makes */
-    const struct cc_pplan *plan = e->plan     ? e->plan
-                                  : e->filled ? cc_layout_plan(m, NULL, l, &pbuf)
-                                              : NULL;
+    const struct cc_pplan *plan = cc_eval_plan(m, l, e, &pbuf);
     const char *plan_name = e->filled ? "the filled pipeline layout" : "the explicit pipeline layout";
     fprintf(out, "layout   %s\n", cc_layout_format(l, lb, sizeof lb));
     if (e->feasible)
@@ -805,7 +803,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "--cpu-offloading-num-layers (Transformer Engine's offload context); DeepSpeed "
                 "moves activations to the host only as checkpoints of recomputation "
                 "(activation_checkpointing.cpu_checkpointing)", l->off);
-    if (e->plan || l->fill)
+    if (e->plan || e->filled)
         NOTE(1, "the explicit pipeline layout is Megatron-Core's (--pipeline-model-parallel-layout); "
                 "DeepSpeed's PipelineModule places layers by its own partition_method");
     if (l->rc == CC_RC_BLOCK)
@@ -974,9 +972,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(lay, "expert_skew", jnum(e->skew > 1.0 ? e->skew : 1.0));
     json_object_set_new(lay, "uneven_split", json_boolean(l->split));
     struct cc_pplan pbuf;
-    const struct cc_pplan *plan = e->plan     ? e->plan
-                                  : e->filled ? cc_layout_plan(m, NULL, l, &pbuf)
-                                              : NULL;
+    const struct cc_pplan *plan = cc_eval_plan(m, l, e, &pbuf);
     json_object_set_new(lay, "pipeline_layout", plan ? json_string(plan->text) : json_null());
     json_object_set_new(lay, "filled_pipeline_layout", json_boolean(e->filled));
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
