@@ -637,9 +637,8 @@ int cc_cmd_layout(int argc, char **argv)
             rc = 2;
             goto done;
         }
-        /* the layers and MTP layers it places, whatever pp (the last stage is the last
-         * rank's last chunk at any pp) */
-        if (cc_pplan_check(plan, m.layers, m.mtp, 1, err, sizeof err)) {
+        /* the layers and MTP layers it places, whatever pp (the rest with the layout) */
+        if (cc_pplan_check(plan, m.layers, m.mtp, 0, err, sizeof err)) {
             cc_err("--pipeline-layout '%s': %s", cfg.pp_layout, err);
             rc = 2;
             goto done;

@@ -338,15 +338,17 @@ static int group_in_node(const struct cc_cluster *c, long long n, long long stri
 }
 
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
-                          const struct cc_habits *hb, int tp, int pp, long long stride)
+                          const struct cc_habits *hb, int tp, int pp, long long stride,
+                          int mtp_apart)
 {
-    if (pp < 2 || (!m->tied_embed && m->mtp <= 0)) /* tied, or MTP's copy on the last stage */
+    if (pp < 2 || (!m->tied_embed && m->mtp <= 0)) /* tied, or MTP's copy on its stage */
         return 0.0;
-    /* the first and last stage are stride * (pp - 1) ranks apart: one node only if the whole
+    /* the first, the MTP stage's and (tied) the last copy; one node only if the whole
      * pipeline of this rank fits in one */
-    int pn = group_in_node(c, pp, stride) ? 2 : 1;
+    int n = mtp_apart && m->mtp > 0 && m->tied_embed ? 3 : 2;
+    int pn = group_in_node(c, pp, stride) ? n : 1;
     double bytes = (double)m->vocab * m->hidden / (tp > 0 ? tp : 1) * hb->grad_bytes;
-    return cc_comm_time(c, CC_ALLREDUCE, 2, pn, bytes);
+    return cc_comm_time(c, CC_ALLREDUCE, n, pn, bytes);
 }
 
 void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double params,
@@ -369,7 +371,7 @@ void cc_state_bytes(const struct cc_model *m, const struct cc_habits *hb, double
 
 const char *cc_stage_name(int mem_stage)
 {
-    return mem_stage == 1 ? "last" : mem_stage == 2 ? "second" : "first";
+    return mem_stage == 1 ? "last" : mem_stage == 2 ? "second" : mem_stage == 3 ? "mtp" : "first";
 }
 
 static void why(struct cc_eval *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -449,9 +451,14 @@ struct ctx {
     int mid_lo_r;           /* a mixed model's middle stage with the fewest expert layers (its
                                Em_lo), whose step time is costed too; -1: none other */
     double Em_lo;
+    int mtp_r;              /* an explicit layout's standalone MTP stage (its MTP layers on a
+                               middle rank): that rank, costed as a stage of its own with
+                               Lx layers, Ex of them with experts; -1: the MTP layers, if any,
+                               are on the last stage */
+    double Lx, Ex;
     struct cc_model md;     /* mr's dense layer (a mixed model's layers without experts) */
-    double p_first, p_mid, p_last; /* parameters per GPU of those stages */
-    double pe_first, pe_mid, pe_last; /* of which routed experts' (sharded over eshard) */
+    double p_first, p_mid, p_last, p_mtp; /* parameters per GPU of those stages */
+    double pe_first, pe_mid, pe_last, pe_mtp; /* of which routed experts' (sharded over eshard) */
     double logits;          /* logit bytes per micro-batch per GPU */
     double w_sync;          /* parameters every tp rank holds whole whose gradients it sums
                                over tp after the backward pass (sequence parallelism), on the
@@ -807,8 +814,9 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     double Pw = cc_model_layer_tp_whole_params(m), Pw_d = cc_model_layer_tp_whole_params(d);
     double Ps = cc_model_layer_params(m) - Pe - Pw; /* split by tp */
     double Ps_d = cc_model_layer_params(d) - Pw_d;
-    const double L[3] = {x->Lf, x->Ll, x->Lm}, E[3] = {x->Ef, x->El, x->Em};
-    double wf, wm, wl; /* held whole */
+    /* [3]: a standalone MTP stage's rank, its layers before the MTP layers */
+    const double L[4] = {x->Lf, x->Ll, x->Lm, x->Lx}, E[4] = {x->Ef, x->El, x->Em, x->Ex};
+    double wf, wm, wl, wx = 0.0; /* held whole */
     if (pp == 1) {
         x->p_first = cc_model_params(m) - cc_model_mtp_params(m) - E[0] * (Pe + Pw) -
                      (L[0] - E[0]) * Pw_d - pos - norm;
@@ -822,12 +830,17 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
     }
     x->p_first = x->p_first / tp + wf, x->p_mid = x->p_mid / tp + wm;
     x->p_last = x->p_last / tp + wl;
+    x->p_mtp = 0.0, x->pe_mtp = 0.0;
+    if (x->mtp_r >= 0)
+        wx = mix(L[3], E[3], Pw, Pw_d), x->p_mtp = mix(L[3], E[3], Ps, Ps_d) / tp + wx;
     double egpus = (double)x->ep * x->etp; /* the GPUs one layer's routed experts span */
     x->pe_first = x->Ef * Pe / egpus, x->pe_mid = x->Em * Pe / egpus;
-    x->pe_last = x->El * Pe / egpus;
+    x->pe_last = x->El * Pe / egpus, x->pe_mtp = x->Ex * Pe / egpus;
     x->p_first += x->pe_first, x->p_mid += x->pe_mid, x->p_last += x->pe_last;
+    x->p_mtp += x->pe_mtp;
     /* multi-token prediction: its layers, norms and 2h -> h projection on the last stage (the
-     * only one at pp = 1), which also keeps a copy of the input embedding */
+     * only one at pp = 1) or a standalone MTP stage, which also keeps a copy of the input
+     * embedding (the output layer stays on the last) */
     int mtp_e = cc_model_mtp_experts(m);
     double nm = m->mtp > 0 ? m->mtp : 0.0, h = m->hidden;
     if (nm > 0) {
@@ -839,11 +852,15 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         if (pp > 1)
             split += embed - pos, whole += pos;
         double add = split / tp + whole + pe;
-        wl += whole - (pp > 1 ? pos : 0.0);
         if (pp == 1) {
+            wl += whole;
             x->p_first += add, x->pe_first += pe;
             x->p_mid = x->p_last = x->p_first, x->pe_mid = x->pe_last = x->pe_first;
+        } else if (x->mtp_r >= 0) {
+            wx += whole - pos;
+            x->p_mtp += add, x->pe_mtp += pe;
         } else {
+            wl += whole - pos;
             x->p_last += add, x->pe_last += pe;
         }
     }
@@ -851,7 +868,8 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
      * gradients of what it holds whole (norms, row-parallel biases, a router, latent
      * attention's down projections and norms): Megatron-Core sums them over tp once the
      * backward pass is done; learned positions are gathered whole and need no sum */
-    x->w_sync = x->sp && tp > 1 ? fmax(wf - pos, pp == 1 ? wl - pos : fmax(wm, wl)) : 0.0;
+    x->w_sync = x->sp && tp > 1 ? fmax(wf - pos, pp == 1 ? wl - pos : fmax(fmax(wm, wl), wx))
+                                : 0.0;
     double unit = cc_layout_zero3_unit(m, tp);
     int block = x->rc == CC_RC_BLOCK;
     /* per layer, [0] an expert layer's, [1] a dense one's */
@@ -885,11 +903,11 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                : 0.0;
     double cache_d = fp8_cache ? 2.0 * ((cc_model_layer_matmul_params(d) - whole_d) / tp + whole_d)
                                : 0.0;
-    /* per stage (first, last, second): a layer's activations, as the stage's layers mix
+    /* per stage (first, last, second, MTP): a layer's activations, as the stage's layers mix
      * expert and dense ones (the micro-batches in flight hold all its layers alike; with
      * interleaving the early chunks are more often in flight, which this averages over) */
-    double a[3], kp[3], sv[3], work[3];
-    for (int i = 0; i < 3; i++) {
+    double a[4], kp[4], sv[4], work[4];
+    for (int i = 0; i < 4; i++) {
         a[i] = mix1(L[i], E[i], act[0], act[1]);
         kp[i] = mix1(L[i], E[i], kept[0], kept[1]);
         sv[i] = mix1(L[i], E[i], saved[0], saved[1]);
@@ -900,7 +918,8 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
                                       : fmax(kept[0], kept[1]);
     }
     /* w: model chunks in flight (forward steps not yet backward) */
-    struct { double p, pe, act, w; } st[3] = {
+    int xr = x->mtp_r >= 0 ? x->mtp_r : 0;
+    struct { double p, pe, act, w; } st[4] = {
         {x->p_first, x->pe_first, a[0] * stage_inflight(x, 0, x->lfirst > 0 ? x->Lf : x->Lm, x->split ? 0 : -1) +
                          work[0] + (pp == 1 ? x->logits : 0.0),
          cc_inflight_layers(0, pp, v, v, -1, x->mm)},
@@ -909,11 +928,16 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          cc_inflight_layers(pp - 1, pp, v, v, -1, x->mm)},
         {x->p_mid, x->pe_mid, a[2] * stage_inflight(x, -1, x->Lm, -1) + work[2],
          cc_inflight_layers(1, pp, v, v, -1, x->mm)},
+        {x->p_mtp, x->pe_mtp, x->mtp_r >= 0 ? a[3] * stage_inflight(x, xr, x->Lx, -1) + work[3] : 0.0,
+         cc_inflight_layers(xr, pp, v, v, -1, x->mm)},
     };
-    double cache[3] = {mix(L[0], E[0], cache_e, cache_d), mix(L[1], E[1], cache_e, cache_d),
-                       mix(L[2], E[2], cache_e, cache_d)};
-    if (nm > 0) { /* the MTP layers' activations, second logits and fp8 copies, on the last stage */
-        int i = pp == 1 ? 0 : 1;
+    double cache[4] = {mix(L[0], E[0], cache_e, cache_d), mix(L[1], E[1], cache_e, cache_d),
+                       mix(L[2], E[2], cache_e, cache_d), mix(L[3], E[3], cache_e, cache_d)};
+    if (nm > 0) { /* the MTP layers' activations and fp8 copies, on the last stage or their
+                   * own (each micro-batch its last chunk holds in flight), the second
+                   * logits on the last */
+        int i = pp == 1 ? 0 : x->mtp_r >= 0 ? 3 : 1;
+        double held = x->mtp_r >= 0 ? chunk_steps(warm_chunks(xr, pp, v, x->mm), pp, v, v - 1) : 1.0;
         /* beside the layer's own: recomputed (rc=full), the shifted tokens' embedding kept as
          * the second input of the checkpoint; else the inputs of the two norms and of the
          * 2h -> h projection (2h + 2h + 4h bytes a token, the projection's 2h in fp8; 1/tp of
@@ -921,16 +945,17 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          * decoder's own is */
         double tok = x->mb * x->s_loc / (x->sp ? tp : 1);
         double around = (x->rc == CC_RC_FULL ? 2.0 : m->prec == CC_PREC_FP8 ? 6.0 : 8.0) * h * tok;
-        st[i].act += nm * ((mtp_e ? act[0] : act[1]) + around + x->logits);
+        st[i].act += nm * held * ((mtp_e ? act[0] : act[1]) + around);
+        st[pp == 1 ? 0 : 1].act += nm * x->logits;
         cache[i] += nm * ((mtp_e ? cache_e : cache_d) + (fp8_cache ? 2.0 * 2.0 * h * h / tp : 0.0));
     }
-    int nst = stages_evaluated(pp);
+    int nst = stages_evaluated(pp) + (x->mtp_r >= 0 ? 1 : 0); /* the MTP stage is [3] */
     /* the expert all-to-all overlap (combined 1F1B) runs one more warm-up chunk on every stage
      * of an interleaved pipeline (Megatron-Core's schedule) */
     if (pp > 1 && ep_overlaps(x))
         for (int i = 0; i < nst; i++)
             st[i].act += a[i] * (x->lfirst > 0 || x->plan ? L[i] : x->Lm) / v, st[i].w += 1.0;
-    double sw[3], sg[3], so[3], state[3]; /* weights (with the fp8 cache), gradients, optimizer */
+    double sw[4], sg[4], so[4], state[4]; /* weights (with the fp8 cache), gradients, optimizer */
     for (int i = 0; i < nst; i++) {
         cc_state_bytes(m, x->hb, st[i].p - st[i].pe, unit, x->zero, x->shard, &sw[i], &sg[i],
                        &so[i]);
@@ -948,8 +973,8 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
          * layers below rcl, all of a chunk that has no more): 1 to the largest chunk's layers
          * less one (all of them everywhere is rc=full); unless given, the fewest with which
          * every stage fits. A stage's chunks hold L/v layers (the first, last, second) */
-        int cs[3] = {0, 0, 0}, chunk = 0, plan = planned(x);
-        const int rk[3] = {0, pp - 1, x->mem_mid_r};
+        int cs[4] = {0, 0, 0, 0}, chunk = 0, plan = planned(x);
+        const int rk[4] = {0, pp - 1, x->mem_mid_r, xr};
         for (int i = 0; i < nst; i++) {
             cs[i] = plan ? plan_chunk_max(x->plan, pp, rk[i])
                          : (int)floor((x->lfirst > 0 ? L[i] : x->Lm) / v + 1e-9);
@@ -1108,7 +1133,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     /* forward and backward, and a recomputed forward */
     ep_layer[0] = 2.0 * a2a, ep_layer[1] = 3.0 * a2a;
-    double pp_mb = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
+    double pp_mb = 0, pp_shapes = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     double one = 0.0; /* one tensor-parallel pair of collectives around a linear block */
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
@@ -1223,26 +1248,45 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
          * before it can compute (once per receive: forward and backward, per chunk) */
         if (tp > 1 && !sp && hb->pp_scatter)
             pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
+        /* a standalone MTP stage: the MTP stage's exchange with the next carries the MTP
+         * layers' hidden states beside the model's, forward and back; and Megatron-Core
+         * exchanges each tensor's shape before it (their sizes vary), blocking (it
+         * synchronises the device), which no overlap hides */
+        if (x->mtp_r >= 0) {
+            int n = stride < gpn ? (int)stride : gpn;
+            pp_mb += 2.0 * (cc_p2p_time(c, across, n, S * (1.0 + m->mtp)) -
+                            cc_p2p_time(c, across, n, S));
+            pp_shapes = 2.0 * v * cc_p2p_time(c, across, n, 3.0 * 8.0);
+        }
     }
     /* the slowest stage sets the pace: first (embedding), a middle one (all its layers) or
      * the last (logits); each adds its weight gradients into the buffer once per micro-batch
      * unless the GEMM accumulates in place */
     /* [3]: a mixed model's middle stage with the fewest expert layers, for its time alone
-     * (where its dense layers are the slower kind; its weights are taken as [2]'s, more) */
-    struct { double layers, experts, extra, tp, params, pe, ep, cp; } st[4] = {
+     * (where its dense layers are the slower kind; its weights are taken as [2]'s, more);
+     * then a standalone MTP stage (set below) */
+    struct { double layers, experts, extra, tp, params, pe, ep, cp; } st[5] = {
         {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
          x->p_first, x->pe_first, 0.0, 0.0},
         {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last, 0.0, 0.0},
         {x->Lm, x->Em, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0, 0.0},
         {x->Lm, x->Em_lo, 0.0, 0.0, x->p_mid, x->pe_mid, 0.0, 0.0},
+        {0},
     };
+    int nst = stages_evaluated(pp) + (x->mid_lo_r >= 0 ? 1 : 0);
+    int rank[5] = {0, pp - 1, x->mid_r, x->mid_lo_r, -1};
+    if (x->mtp_r >= 0) { /* a standalone MTP stage: its own layers, the MTP layers below */
+        st[nst].layers = x->Lx, st[nst].experts = x->Ex;
+        st[nst].params = x->p_mtp, st[nst].pe = x->pe_mtp;
+        rank[nst++] = x->mtp_r;
+    }
     if (m->mtp > 0) {
-        /* multi-token prediction on the last stage: per layer a layer of the last layer's
-         * kind (recomputed with full recomputation; Megatron-LM's block method leaves it
-         * alone), the embedding lookup of the shifted tokens, its 2h -> h projection, the
-         * output layer and their collectives again */
+        /* multi-token prediction on the last stage or a standalone one: per layer a layer of
+         * the last layer's kind (recomputed with full recomputation; Megatron-LM's block
+         * method leaves it alone), the embedding lookup of the shifted tokens, its 2h -> h
+         * projection and their collectives; the output layer again on the last stage */
         int k = cc_model_mtp_experts(m) ? 0 : 1, f = x->rc == CC_RC_FULL;
-        int i = pp == 1 ? 0 : 1;
+        int i = pp == 1 ? 0 : x->mtp_r >= 0 ? nst - 1 : 1;
         double nfw = f ? 2 : 1;
         double proj = cc_gemm_time(mb * s_loc, h / tp, 2.0 * h, 1, rate, sms, (int)nfw, 1);
         double eh = 0.0;
@@ -1258,16 +1302,16 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
                            : cc_comm_time(c, CC_ALLREDUCE, tp, pn, 2.0 * S);
             eh = in + (nfw + (sp ? 1.0 : 0.0)) * cc_comm_time(c, CC_ALLGATHER, tp, pn, S);
         }
-        st[i].extra += m->mtp * (t_layer[k][f] + proj + t_logit);
-        st[i].tp += m->mtp * (tp_layer[k][f] + tp_embed + eh + tp_output);
+        st[i].extra += m->mtp * (t_layer[k][f] + proj);
+        st[i].tp += m->mtp * (tp_layer[k][f] + tp_embed + eh);
         st[i].ep += k == 0 ? m->mtp * ep_layer[f] : 0.0;
         st[i].cp += m->mtp * cp_layer[f];
+        st[pp == 1 ? 0 : 1].extra += m->mtp * t_logit;
+        st[pp == 1 ? 0 : 1].tp += m->mtp * tp_output;
     }
-    int nst = stages_evaluated(pp) + (x->mid_lo_r >= 0 ? 1 : 0);
     /* of each stage's recomputed layers, those with experts (a mixed model: as its chunks
      * place them; else all or none) */
-    double RE[4] = {-1.0, -1.0, -1.0, -1.0}, unused;
-    const int rank[4] = {0, pp - 1, x->mid_r, x->mid_lo_r};
+    double RE[5] = {-1.0, -1.0, -1.0, -1.0, -1.0}, unused;
     if (cc_model_mixed(m))
         for (int i = 0; i < nst; i++)
             stage_experts(x, rank[i], &unused, &RE[i]);
@@ -1322,9 +1366,12 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         /* gather each unit's weights for the forward and the backward pass and scatter its
          * gradients: a collective per unit (a layer; the embedding and the output layer),
          * each paying its ring latency */
-        double nm = m->mtp > 0 ? m->mtp : 0.0; /* MTP layers: one unit each, last stage */
+        /* MTP layers: one unit each and the embedding's copy, on the last stage or their own */
+        double nm = m->mtp > 0 ? m->mtp : 0.0, un = nm > 0 ? nm + 1.0 : 0.0;
         double units = pp == 1 ? m->layers + nm + (m->tied_embed ? 1.0 : 2.0)
-                               : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0 + (nm > 0 ? nm + 1.0 : 0.0))));
+                       : x->mtp_r >= 0
+                           ? ceil(fmax(fmax(x->Lf + 1.0, x->Lx + un), fmax(x->Lm, x->Ll + 1.0)))
+                           : ceil(fmax(x->Lf + 1.0, fmax(x->Lm, x->Ll + 1.0 + un)));
         e->z3_units = (int)units;
         double z3 = units * (2.0 * cc_comm_time(c, CC_ALLGATHER, shard, pn_dp, dp_bytes_w / units) +
                              cc_comm_time(c, CC_REDUCESCATTER, shard, pn_dp, dp_bytes_g / units));
@@ -1332,6 +1379,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     if (v > 1 && hb->pp_overlap) /* the interleaved schedule sends while other chunks run */
         pp_mb = fmax(0.0, pp_mb - comp);
+    pp_mb += pp_shapes;
     ep_mb -= ep_hide;
     e->t_ep_hidden = mm * ep_hide;
     double t_mb = comp + tp_mb + cp_mb + ep_mb + pp_mb + z3_mb;
@@ -1382,7 +1430,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         if (x->zero == 2 && mm > 1)
             e->t_dp += (mm - 1.0) * fmax(rs / nb, rs - win_b);
     }
-    e->t_dp += cc_embed_sync_time(mr, c, hb, tp, pp, (long long)tp * cp * x->dp);
+    e->t_dp += cc_embed_sync_time(mr, c, hb, tp, pp, (long long)tp * cp * x->dp, x->mtp_r >= 0);
     if (x->w_sync > 0) /* the whole-held parameters' gradient sums over tp */
         e->t_dp += cc_comm_time(c, CC_ALLREDUCE, tp, per_node(c, tp, 1), x->w_sync * hb->grad_bytes);
     double p_opt = (p_max - pe_max) / (x->zero >= 1 ? shard : 1) +
@@ -1430,9 +1478,10 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                     .rc = l->rc == CC_RC_AUTO ? CC_RC_FULL : l->rc,
                     .rcl = l->rc == CC_RC_BLOCK ? l->rcl : 0, .off = l->off,
                     .split = l->split, .lfirst = l->lfirst > 0 && !l->split ? l->lfirst : 0,
-                    .llast = l->lfirst > 0 && !l->split ? l->llast : 0};
+                    .llast = l->lfirst > 0 && !l->split ? l->llast : 0, .mtp_r = -1};
     memset(e, 0, sizeof *e);
     e->feasible = 1;
+    e->mtp_rank = -1;
     x.mr = *m;
     if (x.mr.kv_heads < x.tp)
         x.mr.kv_heads = x.tp; /* one replicated K/V head per rank */
@@ -1561,6 +1610,17 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
                 most = held, x.mem_mid_r = r;
         }
     }
+    /* a standalone MTP stage: its rank's own layers */
+    x.mtp_r = -1, x.Lx = x.Ex = 0.0;
+    int xr = planned && x.plan->n == x.pp * x.v ? cc_pplan_mtp_rank(x.plan, x.pp) : -1;
+    if (m->mtp > 0 && xr > 0 && xr < x.pp - 1) {
+        double unused;
+        x.mtp_r = xr, x.Lx = cc_pplan_rank_layers(x.plan, x.pp, xr);
+        x.Ex = cc_model_moe(m) ? x.Lx : 0.0;
+        if (cc_model_mixed(m))
+            stage_experts(&x, xr, &x.Ex, &unused);
+    }
+    e->mtp_rank = x.mtp_r;
     /* at most the stage's layers where the layers do not divide evenly (infeasible anyway) */
     x.Ef = fmax(0.0, fmin(x.Ef, x.Lf)), x.Em = fmax(0.0, fmin(x.Em, x.Lm));
     x.El = fmax(0.0, fmin(x.El, x.Ll)), x.Em_lo = fmax(0.0, fmin(x.Em_lo, x.Lm));

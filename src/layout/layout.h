@@ -209,8 +209,12 @@ struct cc_eval {
     /* memory on the fullest pipeline stage, bytes per GPU */
     double mem_weights, mem_grads, mem_optim, mem_act, mem_total, mem_limit;
     double host_limit;     /* host memory per GPU for offloaded activations, less the margin */
-    int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage */
-    double mem_stages[3];  /* bytes per GPU of each of those stages (0: not evaluated) */
+    int mem_stage;         /* 0: first stage, 1: last stage, 2: second stage (the middle one
+                              costed), 3: a standalone MTP stage (mtp_rank) */
+    double mem_stages[4];  /* bytes per GPU of each of those stages (0: not evaluated) */
+    int mtp_rank;          /* an explicit layout's MTP layers on a rank before the last (a
+                              standalone MTP stage, costed as a stage of its own): that rank;
+                              else -1 */
     int vocab;             /* the vocabulary as padded for this tp (habits' vocab_pad) */
     int z3_units;          /* ZeRO 3: units gathered per micro-batch on the fullest stage (a
                               layer each; the embedding and the output layer); 0 otherwise */
@@ -254,7 +258,7 @@ struct cc_eval {
 const struct cc_pplan *cc_eval_plan(const struct cc_model *m, const struct cc_layout *l,
                                     const struct cc_eval *e, struct cc_pplan *buf);
 
-/* "first", "last" or "second" for cc_eval.mem_stage. */
+/* "first", "last", "second" or "mtp" for cc_eval.mem_stage. */
 const char *cc_stage_name(int mem_stage);
 
 /* Evaluate one layout. Never fails: infeasible layouts still get every number that can be
@@ -305,14 +309,17 @@ double cc_bubble_time(int pp, int vpp, double t_mb);
  * (ranks numbered node by node, groups tiling them): n when the group lies in one node;
  * gcd(n*stride, gpus per node)/stride when stride divides the node; else 1. */
 int cc_group_per_node(const struct cc_cluster *c, int n, int stride);
-/* Once per step with pp > 1 and tied embeddings (or multi-token prediction, whose last stage
+/* Once per step with pp > 1 and tied embeddings (or multi-token prediction, whose stage
  * keeps a copy of the input embedding): the first stage (input embedding) and the last
  * (output layer) hold copies of the V x h word embedding (/tp), and all-reduce their
- * gradients (hb->grad_bytes per element) between the two, after the data-parallel reduction
- * (not overlapped). stride: rank distance between consecutive stages (tp*cp*dp). 0 if pp = 1
- * or the embeddings are neither tied nor used by MTP. Seconds. */
+ * gradients (hb->grad_bytes per element) between them, after the data-parallel reduction
+ * (not overlapped). With mtp_apart (the MTP layers on a rank before the last: a standalone
+ * MTP stage) that rank holds the MTP's copy, and the group is the first, it and, tied, the
+ * last (Megatron-LM's embedding ranks). stride: rank distance between consecutive stages
+ * (tp*cp*dp). 0 if pp = 1 or the embeddings are neither tied nor used by MTP. Seconds. */
 double cc_embed_sync_time(const struct cc_model *m, const struct cc_cluster *c,
-                          const struct cc_habits *hb, int tp, int pp, long long stride);
+                          const struct cc_habits *hb, int tp, int pp, long long stride,
+                          int mtp_apart);
 /* Time per micro-batch to add the stage's fresh 16-bit weight gradients into the gradient
  * buffer when the GEMM does not accumulate in place (hb->accum_fusion = 0): `params` per GPU
  * x (2 bytes read + hb->grad_bytes read + hb->grad_bytes written) / HBM bandwidth. 0 when

@@ -189,7 +189,7 @@ done:
 
 int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *why, size_t len)
 {
-    if (pp < 1 || p->n % pp) {
+    if (pp < 0 || (pp > 0 && p->n % pp)) {
         snprintf(why, len, "the pipeline layout's %d stages are not a multiple of pp %d", p->n, pp);
         return -1;
     }
@@ -203,13 +203,26 @@ int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *
                  p->mtp, mtp > 0 ? mtp : 0);
         return -1;
     }
+    if (pp == 0) /* the rest depends on pp */
+        return 0;
     int v = p->n / pp;
-    if (p->mtp > 0 && p->mtp_stage != (v - 1) * pp + pp - 1) {
-        snprintf(why, len, "the pipeline layout's MTP layers are not in the last rank's last "
-                 "chunk (a standalone MTP stage is not costed)");
+    if (p->mtp > 0 && p->mtp_stage < (v - 1) * pp) {
+        snprintf(why, len, "the pipeline layout's MTP layers are in chunk %d of rank %d, not in "
+                 "a rank's last chunk (Megatron-Core's rule)", p->mtp_stage / pp,
+                 p->mtp_stage % pp);
+        return -1;
+    }
+    if (p->mtp > 0 && pp > 1 && p->mtp_stage == (v - 1) * pp) {
+        snprintf(why, len, "the pipeline layout's MTP layers are on the first rank (ccbench "
+                 "costs them on a later one)");
         return -1;
     }
     return 0;
+}
+
+int cc_pplan_mtp_rank(const struct cc_pplan *p, int pp)
+{
+    return p->mtp > 0 && pp > 0 ? p->mtp_stage % pp : -1;
 }
 
 /* Append text at buf + at (len in all), clamped to the buffer; the new end. */

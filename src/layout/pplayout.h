@@ -35,10 +35,17 @@ struct cc_pplan {
 cc_status cc_pplan_parse(const char *text, struct cc_pplan *p, char *err, size_t errlen);
 
 /* Whether the plan fits a model of `layers` transformer layers and `mtp` MTP layers on pp
- * pipeline ranks (pp divides the stages; the MTP layers on the last rank's last chunk, where
- * ccbench costs them). 0, or -1 with a reason in why. */
+ * pipeline ranks (pp divides the stages; the MTP layers in the last chunk of a rank, as
+ * Megatron-Core places them, and not the first rank's, which ccbench does not cost); pp = 0:
+ * only what holds at every pp (the layers and MTP layers it places). 0, or -1 with a reason in
+ * why. */
 int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *why,
                    size_t len);
+
+/* The pipeline rank whose last chunk holds the MTP layers (pp - 1, or an earlier one: a
+ * standalone MTP stage, whose stages after it hold no transformer layer, the loss still on
+ * the last), or -1 without them. */
+int cc_pplan_mtp_rank(const struct cc_pplan *p, int pp);
 
 /* The layout NVIDIA's Megatron-Bridge recipes give DeepSeek-V3 and Kimi-K2 (61 layers) at
  * every pp x v they list, as a rule: pp x v virtual stages of ceil(layers / (pp x v))

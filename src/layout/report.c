@@ -315,8 +315,12 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "feasible yes\n");
     else
         fprintf(out, "feasible no: %s\n", e->why);
-    char mtp[96] = "";
-    if (m->mtp > 0) /* outside the decoder's layers, on the last stage */
+    char mtp[160] = "";
+    if (m->mtp > 0 && e->mtp_rank >= 0) /* a standalone MTP stage */
+        snprintf(mtp, sizeof mtp, "; stage %d also holds %d multi-token-prediction layer%s (a "
+                 "standalone MTP stage; the logits on the last)", e->mtp_rank, m->mtp,
+                 m->mtp == 1 ? "" : "s");
+    else if (m->mtp > 0) /* outside the decoder's layers, on the last stage */
         snprintf(mtp, sizeof mtp, "; %s %d multi-token-prediction layer%s",
                  l->pp > 1 ? "the last stage also holds" : "plus", m->mtp,
                  m->mtp == 1 ? "" : "s");
@@ -409,13 +413,15 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fputc('\n', out);
     }
     /* an explicit layout's middle stage costed may be another than the second */
-    char mid[32] = "second";
+    char mid[32] = "second", xs[32] = "";
     if (plan && e->mid_stage != 1)
         snprintf(mid, sizeof mid, "stage %d", e->mid_stage);
+    if (e->mtp_rank >= 0) /* a standalone MTP stage */
+        snprintf(xs, sizeof xs, "stage %d (MTP)", e->mtp_rank);
     fprintf(out, "memory per GPU (%s%s): weights %.2f GB, gradients %.2f GB, optimizer "
                  "%.2f GB, activations %.2f GB = %.2f GB of %.2f GB usable (%.0f GB)\n",
-            e->mem_stage == 2 ? mid : cc_stage_name(e->mem_stage),
-            e->mem_stage == 2 && plan && e->mid_stage != 1 ? "" : " stage",
+            e->mem_stage == 2 ? mid : e->mem_stage == 3 ? xs : cc_stage_name(e->mem_stage),
+            (e->mem_stage == 2 && plan && e->mid_stage != 1) || e->mem_stage == 3 ? "" : " stage",
             e->mem_weights / GB, e->mem_grads / GB,
             e->mem_optim / GB, e->mem_act / GB, e->mem_total / GB, e->mem_limit / GB,
             c->mem_bytes / GB);
@@ -423,6 +429,8 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "memory per GPU by stage: first %.2f GB", e->mem_stages[0] / GB);
         if (e->mem_stages[2] > 0)
             fprintf(out, ", %s %.2f GB", mid, e->mem_stages[2] / GB);
+        if (e->mem_stages[3] > 0)
+            fprintf(out, ", %s %.2f GB", xs, e->mem_stages[3] / GB);
         fprintf(out, ", last %.2f GB\n", e->mem_stages[1] / GB);
     }
     if (e->z3_units > 0)
@@ -975,6 +983,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     const struct cc_pplan *plan = cc_eval_plan(m, l, e, &pbuf);
     json_object_set_new(lay, "pipeline_layout", plan ? json_string(plan->text) : json_null());
     json_object_set_new(lay, "filled_pipeline_layout", json_boolean(e->filled));
+    /* the pipeline rank of a standalone MTP stage, else null */
+    json_object_set_new(lay, "mtp_stage", e->mtp_rank >= 0 ? json_integer(e->mtp_rank) : json_null());
     json_object_set_new(lay, "first_stage_layers", l->lfirst > 0 ? json_integer(l->lfirst) : json_null());
     json_object_set_new(lay, "last_stage_layers", l->lfirst > 0 ? json_integer(l->llast) : json_null());
     /* [first, middle, last]; no middle stage below pp 3 */
@@ -1001,8 +1011,8 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(mem, "activations", jnum(e->mem_act));
     json_object_set_new(mem, "total", jnum(e->mem_total));
     json_object_set_new(mem, "limit", jnum(e->mem_limit));
-    json_t *stages = json_object(); /* each stage evaluated: first, last (pp > 1), second */
-    for (int i = 0; i < 3; i++)
+    json_t *stages = json_object(); /* each stage evaluated: first, last (pp > 1), second, mtp */
+    for (int i = 0; i < 4; i++)
         if (e->mem_stages[i] > 0)
             json_object_set_new(stages, cc_stage_name(i), jnum(e->mem_stages[i]));
     json_object_set_new(mem, "stages", stages);

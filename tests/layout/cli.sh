@@ -782,6 +782,20 @@ refuse "-x v=1 against the layout's v" "v 1: the pipeline layout's 8 stages on p
     grep -q "^middle stage costed: stage 2 of 4 (0-based), the middle one with the most layers, with the second stage's layers in flight (the most of any middle stage)$" "$out/plm" &&
     grep -q "^memory per GPU by stage: first [0-9.]* GB, stage 2 [0-9.]* GB, last [0-9.]* GB$" "$out/plm"
 ok $? "an explicit layout's middle stages of 14 and 15 layers: the one of 15 costed, and named" "$(grep -E '^(middle|memory)' "$out/plm")"
+# a standalone MTP stage: Megatron-LM's own example (docs/user-guide/features/pipeline_parallel_layout.md)
+PX='Et*3|(tt|)*29,m|L'
+"$CCBENCH" layout $G2 --pipeline-layout "$PX" -x tp=1,pp=16,dp=16,mb=1,ep=8,zero=1,rc=block >"$out/plx" 2>&1 &&
+    grep -q "^feasible yes$" "$out/plx" &&
+    grep -q "; stage 14 also holds 1 multi-token-prediction layer (a standalone MTP stage; the logits on the last)$" "$out/plx" &&
+    grep -q "^memory per GPU by stage: first [0-9.]* GB, second [0-9.]* GB, stage 14 (MTP) [0-9.]* GB, last [0-9.]* GB$" "$out/plx" &&
+    grep -q -- "--pipeline-model-parallel-layout 'Et\*3|(tt|)\*29,m|L' " "$out/plx" &&
+    "$CCBENCH" layout $G2 --pipeline-layout "$PX" -x tp=1,pp=16,dp=16,mb=1,ep=8,zero=1,rc=block -j 2>/dev/null |
+    python3 -c 'import json, sys; e = json.load(sys.stdin)["explain"]; assert e["layout"]["mtp_stage"] == 14 and set(e["memory_bytes"]["stages"]) == {"first", "second", "mtp", "last"}, e["layout"]' &&
+    "$CCBENCH" layout $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=none -j 2>/dev/null |
+    python3 -c 'import json, sys; e = json.load(sys.stdin)["explain"]; assert e["layout"]["mtp_stage"] is None and "mtp" not in e["memory_bytes"]["stages"], e["layout"]'
+ok $? "--pipeline-layout $PX on pp 16: a standalone MTP stage on rank 14, costed, named, passed on; JSON mtp_stage" "$(grep -E '^(micro|memory per GPU by)' "$out/plx")"
+refuse "--pipeline-layout with the MTP layer on the first rank" "the pipeline layout's MTP layers are on the first rank (ccbench costs them on a later one)" $G2 --pipeline-layout "$PX" -x tp=1,pp=2,dp=128,mb=1,ep=8
+refuse "--pipeline-layout with the MTP layer in a chunk before a rank's last" "MTP layers are in chunk 0 of rank 2, not in a rank's last chunk" $G2 --pipeline-layout 'Et*30|t*31|m|||||L' -x tp=1,pp=4,dp=64,mb=1,ep=8
 refuse "--recompute-modules layernorm on a model whose norms are all fused" "recompute module layernorm has nothing to recompute: the model has neither experts nor latent attention" -m llama3-8b -g 16 --recompute-modules layernorm
 printf '{"preset": "llama3-8b", "recompute": "full", "recompute_modules": "mlp"}\n' >"$out/rcmf.json"
 refuse "spec recompute_modules with the spec's full recomputation under --recompute model" "the spec's recompute_modules) are for selective recomputation, and the layouts here recompute full (--recompute model)" -m "$out/rcmf.json" -g 16 --recompute model

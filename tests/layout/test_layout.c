@@ -989,7 +989,7 @@ static void test_eval(void)
     /* no ZeRO-3 here: t_dp is only the once-per-step tied-embedding all-reduce and, with
      * sequence parallelism, the sum over tp of the last stage's whole-held parameters'
      * gradients: 9 layers' biases and LayerNorms (6h each) and the final LayerNorm (2h) */
-    double t_emb = cc_embed_sync_time(&m, &c, &hb, 8, 4, 8);
+    double t_emb = cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 0);
     double t_w = cc_comm_time(&c, CC_ALLREDUCE, 8, 8, (9.0 * 6 + 2) * m.hidden * hb.grad_bytes);
     REL(e.t_dp, t_emb + t_w, 1e-12, "gradient reduction: dp = 1, the embedding sync and the "
         "whole-held parameters' sum over tp");
@@ -1129,14 +1129,14 @@ static void test_embed_sync(void)
     cc_habits_default(&hb); /* gradients reduced in fp32 */
     /* tp=8, pp=4: stages a node apart, first and last in different nodes: all-reduce of
      * V*h/8 fp32 gradients over 2 GPUs, one per node: 30 us + 104857600 B / (185/8 GB/s) */
-    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8), 30e-6 + 104857600.0 / (185e9 / 8), 1e-15,
+    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 0), 30e-6 + 104857600.0 / (185e9 / 8), 1e-15,
             "tied-embedding all-reduce across nodes 4.56 ms");
     /* tp=2, pp=4, dp=1: the whole pipeline in one node: 10 us + 419430400 B / 230 GB/s */
-    is_near(cc_embed_sync_time(&m, &c, &hb, 2, 4, 2), 10e-6 + 419430400.0 / 230e9, 1e-15,
+    is_near(cc_embed_sync_time(&m, &c, &hb, 2, 4, 2, 0), 10e-6 + 419430400.0 / 230e9, 1e-15,
             "tied-embedding all-reduce within a node 1.83 ms");
-    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 1, 8), 0, 0, "no pipeline: nothing to sync");
+    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 1, 8, 0), 0, 0, "no pipeline: nothing to sync");
     m.tied_embed = 0;
-    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8), 0, 0, "untied: nothing to sync");
+    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 0), 0, 0, "untied: nothing to sync");
 }
 
 /* The vocabulary padded as Megatron-LM pads it: to a multiple of 128 x tp. */
@@ -2974,9 +2974,19 @@ static void test_pipeline_layout(void)
        "60 layers: %s", why);
     ok(cc_pplan_check(&p, 61, 0, 4, why, sizeof why) && strstr(why, "holds 1 MTP layers, the model trains 0"),
        "no MTP: %s", why);
+    /* a standalone MTP stage (Megatron-Core's): the MTP layers in a rank's last chunk before
+     * the last rank, no transformer layer after them */
     is_int(cc_pplan_parse("Et*30|t*31|m|L", &p, err, sizeof err), CC_OK, "parse Et*30|t*31|m|L %s", err);
-    ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) && strstr(why, "standalone MTP stage"),
-       "MTP alone on rank 2 of 4: %s", why);
+    ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) == 0 && cc_pplan_mtp_rank(&p, 4) == 2,
+       "MTP alone on rank 2 of 4: taken, its rank 2");
+    ok(cc_pplan_check(&p, 61, 1, 2, why, sizeof why) && strstr(why, "MTP layers are on the first rank"),
+       "pp 2 makes it rank 0's last chunk: %s", why);
+    ok(cc_pplan_check(&p, 61, 1, 0, why, sizeof why) == 0, "pp 0: what holds at every pp only");
+    is_int(cc_pplan_parse("Et*30|t*31|m|||||L", &p, err, sizeof err), CC_OK, "parse Et*30|t*31|m|||||L %s", err);
+    ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) && strstr(why, "in chunk 0 of rank 2, not in a rank's last chunk"),
+       "MTP in rank 2's first chunk of 2: %s", why);
+    cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err);
+    is_int(cc_pplan_mtp_rank(&p, 4), 3, "Et*4|(t*4|)*14tmL: the MTP layer on the last rank");
     /* pp 4, v 4: rank r holds stages r, r + 4, r + 8, r + 12 */
     cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err);
     ok(cc_pplan_rank_layers(&p, 4, 0) == 16 && cc_pplan_rank_layers(&p, 4, 3) == 13 &&
@@ -3032,6 +3042,68 @@ static void test_pipeline_layout(void)
     cc_layout_eval(&m, &c, &hp, &lv, &e1);
     ok(!e1.feasible && strstr(e1.why, "v 4: the pipeline layout's 8 stages on pp 4 make v 2"),
        "v 4 against an 8-stage layout on pp 4: %s", e1.why);
+    /* a standalone MTP stage, llama3-8b with one MTP layer on 3 nodes of B200: A puts it on rank 1
+     * of 3 after its 16 layers, the last holding the loss alone; B on the last; C is the
+     * model without it */
+    {
+        static struct cc_pplan pa, pb, pc;
+        struct cc_habits ha = hb, hb2 = hb, hc = hb;
+        struct cc_model mm = m, m0 = m;
+        struct cc_cluster c3;
+        struct cc_eval ea, eb, ec;
+        mm.mtp = 1, m0.mtp = 0;
+        cc_cluster_quick(&c3, 24, 8, cc_gpu_lookup("b200"), err, sizeof err);
+        is_int(cc_pplan_parse("Et*16|t*16,m|L", &pa, err, sizeof err) |
+                   cc_pplan_parse("Et*16|t*16|mL", &pb, err, sizeof err) |
+                   cc_pplan_parse("Et*16|t*16|L", &pc, err, sizeof err), CC_OK,
+               "parse Et*16|t*16,m|L, Et*16|t*16|mL, Et*16|t*16|L");
+        ha.plan = &pa, hb2.plan = &pb, hc.plan = &pc;
+        struct cc_layout l3 = {1, 3, 8, 1, 1, 1, 0, 1, CC_RC_NONE};
+        cc_layout_eval(&mm, &c3, &ha, &l3, &ea);
+        cc_layout_eval(&mm, &c3, &hb2, &l3, &eb);
+        cc_layout_eval(&m0, &c3, &hc, &l3, &ec);
+        ok(ea.feasible && eb.feasible && ec.feasible && ea.mtp_rank == 1 && eb.mtp_rank == -1 &&
+               ec.mtp_rank == -1, "the MTP layer on rank 1 of 3: a standalone MTP stage (%s %s %s)",
+           ea.why, eb.why, ec.why);
+        ok(ea.mem_stages[0] == ec.mem_stages[0], "... the first stage holds what it holds without MTP");
+        double logits = 1.0 * m.seq_len * ea.vocab * 6.0; /* mb 1, tp 1 */
+        REL(ea.mem_stages[1] - ec.mem_stages[1], logits, 1e-12,
+            "... the last holds the MTP layer's logits beside its own (%.3f GB)", logits / 1e9);
+        /* the MTP stage: rank 1's own, the MTP layer's weights and state as the last stage
+         * holds them in B, and its activations for each of the 2 micro-batches rank 1 holds
+         * in flight (1 on the last stage): the layer's and the inputs of the two norms and
+         * the 2h -> h projection, 8h bytes a token */
+        double state = eb.mem_stages[1] - ec.mem_stages[1] - logits;
+        double act = cc_model_layer_act_bytes(&m, 1, m.seq_len, 1, 0, CC_RC_NONE) +
+                     8.0 * m.hidden * m.seq_len;
+        REL(ea.mem_stages[3] - ec.mem_stages[2], state + act, 1e-12,
+            "... the MTP stage: rank 1's %.2f GB and the MTP layer's %.2f GB with a second "
+            "micro-batch's activations %.2f GB", ec.mem_stages[2] / 1e9, state / 1e9, act / 1e9);
+        /* pipeline sends (v 1: not overlapped): the shapes exchanged before each of the 2
+         * exchanges per micro-batch, and the hop after the MTP stage carries 2 x b s h */
+        double S = 1.0 * m.seq_len * m.hidden * 2.0;
+        double pp_more = 2.0 * cc_p2p_time(&c3, 1, 8, 24.0) +
+                         2.0 * (cc_p2p_time(&c3, 1, 8, 2.0 * S) - cc_p2p_time(&c3, 1, 8, S));
+        REL(ea.t_pp - eb.t_pp, (double)ea.m * pp_more, 1e-9,
+            "... pipeline sends: %lld micro-batches x %.1f us more", ea.m, pp_more * 1e6);
+        /* compute: rank 1 paces A with its MTP layer, which costs less than the MTP layer and
+         * its logits on the last stage of pp 2 */
+        struct cc_layout l2 = {1, 2, 8, 1, 1, 1, 0, 1, CC_RC_NONE};
+        struct cc_eval e2, e20;
+        static struct cc_pplan p2, p20;
+        cc_pplan_parse("Et*16|t*16,mL", &p2, err, sizeof err);
+        cc_pplan_parse("Et*16|t*16,L", &p20, err, sizeof err);
+        hb2.plan = &p2, hc.plan = &p20;
+        cc_layout_eval(&mm, &c3, &hb2, &l2, &e2);
+        cc_layout_eval(&m0, &c3, &hc, &l2, &e20);
+        double da = ea.t_compute - ec.t_compute, d2 = e2.t_compute - e20.t_compute;
+        ok(da > 0 && da < d2 && ea.t_compute / ea.m > eb.t_compute / eb.m,
+           "... compute per micro-batch: the MTP layer on rank 1 (+%.4f s a step) without its "
+           "logits (+%.4f s with them on the last of pp 2)", da, d2);
+        ha.plan = &pa, l3.rc = CC_RC_FULL, l3.zero = 3;
+        cc_layout_eval(&mm, &c3, &ha, &l3, &ea);
+        is_int(ea.z3_units, 18, "... ZeRO 3: rank 1's 16 layers, the MTP layer and its embedding copy");
+    }
     /* block recomputation, the first rcl layers of each chunk: rank 0's chunks of 8 and 0
      * layers recompute 2 and 0, so 7 steps of its first chunk in flight keep 2 layers' input
      * alone: 14 layers' worth of the difference less than without recomputation */
