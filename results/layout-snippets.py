@@ -131,6 +131,11 @@ CASES = [
       "--gpus-per-host", "4", "--precision", "fp8", "--grad-reduce", "bf16", "--global-batch",
       "4096", "--pipeline-layout", "Et*4|(t*4|)*14tmL", "--recompute-modules", "mla_up_proj",
       "-x", "tp=1,pp=4,mb=1,ep=64,zero=1,rc=selective"], 10),
+    ("standalone MTP stage: Megatron-LM's own example layout for DeepSeek-V3, pp 16 x v 2, "
+     "the MTP layer on rank 14, the loss alone on rank 15 (256 B200)",
+     ["-m", "deepseek-v3", "-g", "256", "--gpu-model", "b200", "--precision", "fp8",
+      "--global-batch", "4096", "--pipeline-layout", "Et*3|(tt|)*29,m|L",
+      "-x", "tp=1,pp=16,mb=1,ep=8,zero=1,rc=block"], 10),
     ("filled pipeline layout made by ccbench (fill=1): DeepSeek-V3 on 256 GB200, pp 8 x v 2 "
      "(Et*4|(t*4|)*14tmL, the layout NVIDIA's recipe map gives pp 8 x v 2), 2 layers of each "
      "chunk recomputed",
@@ -255,7 +260,13 @@ def run_case(name, cl, arch):
         from megatron.core.transformer.enums import LayerType
         pl = PipelineParallelLayerLayout(lay["pipeline_layout"], lay["pp"])
         check(name, "MTP standalone (Megatron-Core's layout check)",
-              pl.validate_layer_layout(m["layers"], m["mtp_layers"] or None), False)
+              bool(pl.validate_layer_layout(m["layers"], m["mtp_layers"] or None)),
+              lay["mtp_stage"] is not None)
+        if m["mtp_layers"]:  # the rank whose chunks hold the MTP layers
+            mtp_ranks = [r for r in range(lay["pp"])
+                         if any(LayerType.mtp in stage for stage in pl.layout[r])]
+            check(name, "pipeline rank of the MTP layers (Megatron-Core's layout)", mtp_ranks,
+                  [lay["pp"] - 1 if lay["mtp_stage"] is None else lay["mtp_stage"]])
         # its layout[pp rank][virtual stage] (get_num_layers_to_build reads the virtual stage
         # from the process groups, which are not set up here)
         per_rank = [sum(stage.count(LayerType.decoder) for stage in pl.layout[r])

@@ -946,6 +946,10 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         double tok = x->mb * x->s_loc / (x->sp ? tp : 1);
         double around = (x->rc == CC_RC_FULL ? 2.0 : m->prec == CC_PREC_FP8 ? 6.0 : 8.0) * h * tok;
         st[i].act += nm * held * ((mtp_e ? act[0] : act[1]) + around);
+        if (x->rc == CC_RC_FULL && kept[mtp_e ? 0 : 1] > work[i]) { /* recomputed whole too */
+            st[i].act += kept[mtp_e ? 0 : 1] - work[i];
+            work[i] = kept[mtp_e ? 0 : 1];
+        }
         st[pp == 1 ? 0 : 1].act += nm * x->logits;
         cache[i] += nm * ((mtp_e ? cache_e : cache_d) + (fp8_cache ? 2.0 * 2.0 * h * h / tp : 0.0));
     }
@@ -1053,9 +1057,18 @@ static void eval_memory(struct ctx *x, struct cc_eval *e)
         }
     }
     e->mem_total = best;
+    /* pp 3 with the MTP layers on rank 1: the middle row is that rank without them, less
+     * than the MTP row and no GPU's: not listed */
+    if (x->mtp_r >= 0 && x->mid_r == x->mtp_r && x->mem_mid_r == x->mtp_r)
+        e->mem_stages[2] = 0.0;
+    char where[48];
+    if (e->mem_stage == 3)
+        snprintf(where, sizeof where, "stage %d (the MTP layers')", x->mtp_r);
+    else
+        snprintf(where, sizeof where, "the %s stage", cc_stage_name(e->mem_stage));
     if (e->mem_total > e->mem_limit)
-        why(e, "needs %.1f GB per GPU on the %s stage, more than %.1f GB (%.0f GB less the "
-            "%.0f%% margin)", e->mem_total / 1e9, cc_stage_name(e->mem_stage),
+        why(e, "needs %.1f GB per GPU on %s, more than %.1f GB (%.0f GB less the "
+            "%.0f%% margin)", e->mem_total / 1e9, where,
             e->mem_limit / 1e9, x->c->mem_bytes / 1e9, x->hb->mem_margin * 100);
     e->host_limit = x->c->host_mem_bytes * (1.0 - x->hb->mem_margin);
     if (e->off_bytes > e->host_limit)
@@ -1133,7 +1146,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     }
     /* forward and backward, and a recomputed forward */
     ep_layer[0] = 2.0 * a2a, ep_layer[1] = 3.0 * a2a;
-    double pp_mb = 0, pp_shapes = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
+    double pp_mb = 0, pp_shapes = 0, pp_hop = 0, z3_mb = 0, tp_embed = 0, tp_output = 0;
     double one = 0.0; /* one tensor-parallel pair of collectives around a linear block */
     if (tp > 1) {
         double S = mb * s_loc * h * 2.0; /* 16-bit activations */
@@ -1248,13 +1261,13 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
          * before it can compute (once per receive: forward and backward, per chunk) */
         if (tp > 1 && !sp && hb->pp_scatter)
             pp_mb += 2.0 * v * cc_comm_time(c, CC_ALLGATHER, tp, per_node(c, tp, 1), S * tp);
-        /* a standalone MTP stage: the MTP stage's exchange with the next carries the MTP
-         * layers' hidden states beside the model's, forward and back; and Megatron-Core
-         * exchanges each tensor's shape before it (their sizes vary), blocking (it
-         * synchronises the device), which no overlap hides */
+        /* a standalone MTP stage: its exchange with the next stage carries the MTP layers'
+         * hidden states beside the model's, forward and back (charged to the two stages it
+         * joins, below); and Megatron-Core exchanges each tensor's shape before it (their
+         * sizes vary), blocking (it synchronises the device), which no overlap hides */
         if (x->mtp_r >= 0) {
             int n = stride < gpn ? (int)stride : gpn;
-            pp_mb += 2.0 * (cc_p2p_time(c, across, n, S * (1.0 + m->mtp)) -
+            pp_hop = 2.0 * (cc_p2p_time(c, across, n, S * (1.0 + m->mtp)) -
                             cc_p2p_time(c, across, n, S));
             pp_shapes = 2.0 * v * cc_p2p_time(c, across, n, 3.0 * 8.0);
         }
@@ -1265,7 +1278,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     /* [3]: a mixed model's middle stage with the fewest expert layers, for its time alone
      * (where its dense layers are the slower kind; its weights are taken as [2]'s, more);
      * then a standalone MTP stage (set below) */
-    struct { double layers, experts, extra, tp, params, pe, ep, cp; } st[5] = {
+    struct { double layers, experts, extra, tp, params, pe, ep, cp, pp; } st[5] = {
         {x->Lf, x->Ef, pp == 1 ? t_logit : 0.0, tp_embed + (pp == 1 ? tp_output : 0.0),
          x->p_first, x->pe_first, 0.0, 0.0},
         {x->Ll, x->El, t_logit, tp_output, x->p_last, x->pe_last, 0.0, 0.0},
@@ -1278,6 +1291,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     if (x->mtp_r >= 0) { /* a standalone MTP stage: its own layers, the MTP layers below */
         st[nst].layers = x->Lx, st[nst].experts = x->Ex;
         st[nst].params = x->p_mtp, st[nst].pe = x->pe_mtp;
+        st[nst].pp = st[1].pp = pp_hop;
         rank[nst++] = x->mtp_r;
     }
     if (m->mtp > 0) {
@@ -1315,7 +1329,7 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
     if (cc_model_mixed(m))
         for (int i = 0; i < nst; i++)
             stage_experts(x, rank[i], &unused, &RE[i]);
-    double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, slowest = -1, p_max = 0, pe_max = 0;
+    double comp = 0, tp_mb = 0, cp_mb = 0, ep_mb = 0, pp_row = 0, slowest = -1, p_max = 0, pe_max = 0;
     double passes = 3.0, ep_hide = 0.0;
     /* combined 1F1B (--ep-overlap): the forward of one micro-batch and the backward of
      * another run as pairs, module by module, each one's all-to-alls beside the other's
@@ -1342,13 +1356,15 @@ static int eval_time(const struct ctx *x, struct cc_eval *e)
         double ei = Ke * ep_layer[0] + Re * ep_layer[1] + st[i].ep;
         double pi = 3.0 + (L > 0 ? R / L : 0.0); /* fwd, bwd (2x), the recomputed share */
         double hi = paired * (fmin(ei / 2.0, ci * (pi - 1.0) / pi) + fmin(ei / 2.0, ci / pi));
-        if (ci + ti + ki + ei - hi > slowest) { /* each stage after what it hides */
-            slowest = ci + ti + ki + ei - hi;
+        if (ci + ti + ki + ei - hi + st[i].pp > slowest) { /* each stage after what it hides */
+            slowest = ci + ti + ki + ei - hi + st[i].pp;
             comp = ci, tp_mb = ti, cp_mb = ki, ep_mb = ei, ep_hide = hi, passes = pi;
+            pp_row = st[i].pp;
         }
         if (st[i].params > p_max)
             p_max = st[i].params, pe_max = st[i].pe;
     }
+    pp_mb += pp_row; /* the MTP stage's larger exchange, where a stage it joins sets the pace */
     /* activation offloading: each offloaded layer's activations go to host memory behind the
      * forward pass and come back behind the backward pass; what the link cannot move in that
      * time shows */
@@ -1535,15 +1551,20 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         cc_pplan_fill(&fillbuf, m->layers, m->mtp, x.pp, x.v, fill_why, sizeof fill_why) == CC_OK)
         x.plan = &fillbuf;
     int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
+    /* a standalone MTP stage: the layout's MTP layers on a middle rank, costed as a stage of
+     * its own; the middle stage costed is another where one remains (pp > 3) */
+    int xr = planned && x.plan->n == x.pp * x.v && m->mtp > 0 ? cc_pplan_mtp_rank(x.plan, x.pp) : -1;
+    xr = xr > 0 && xr < x.pp - 1 ? xr : -1;
+    int skip = x.pp > 3 ? xr : -1;
     if (planned) { /* as the layout places them; the middle stage with the most */
         e->plan = x.plan == &fillbuf ? NULL : x.plan; /* cc_layout_plan makes it again */
         e->filled = x.plan == &fillbuf;
         x.Lf = cc_pplan_rank_layers(x.plan, x.pp, 0);
         x.Ll = cc_pplan_rank_layers(x.plan, x.pp, x.pp - 1);
         x.Lm = x.Lf;
-        for (int r = 1; r < x.pp - 1; r++) {
+        for (int r = 1, seen = 0; r < x.pp - 1; r++) {
             double Lr = cc_pplan_rank_layers(x.plan, x.pp, r);
-            if (r == 1 || Lr > x.Lm)
+            if (r != skip && (!seen++ || Lr > x.Lm))
                 x.Lm = Lr;
         }
     } else if (x.lfirst > 0 && !x.split) { /* uneven: as given; the middle stages share the rest */
@@ -1589,7 +1610,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         int hi = -1, lo = -1;
         double Ehi = 0.0, Elo = 0.0, unused;
         for (int r = 1; r < x.pp - 1; r++) {
-            if (cc_pplan_rank_layers(x.plan, x.pp, r) != (int)x.Lm)
+            if (r == skip || cc_pplan_rank_layers(x.plan, x.pp, r) != (int)x.Lm)
                 continue;
             double E = !cc_model_moe(m) ? 0.0 : x.Lm;
             if (cc_model_mixed(m))
@@ -1605,15 +1626,14 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
          * any middle stage holds (an earlier one holds more micro-batches) */
         double most = -1.0;
         for (int r = 1; r < x.pp - 1; r++) {
-            double held = stage_inflight(&x, r, 0.0, -1);
+            double held = r == skip ? -1.0 : stage_inflight(&x, r, 0.0, -1);
             if (held > most)
                 most = held, x.mem_mid_r = r;
         }
     }
     /* a standalone MTP stage: its rank's own layers */
     x.mtp_r = -1, x.Lx = x.Ex = 0.0;
-    int xr = planned && x.plan->n == x.pp * x.v ? cc_pplan_mtp_rank(x.plan, x.pp) : -1;
-    if (m->mtp > 0 && xr > 0 && xr < x.pp - 1) {
+    if (xr >= 0) {
         double unused;
         x.mtp_r = xr, x.Lx = cc_pplan_rank_layers(x.plan, x.pp, xr);
         x.Ex = cc_model_moe(m) ? x.Lx : 0.0;

@@ -203,6 +203,11 @@ int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *
                  p->mtp, mtp > 0 ? mtp : 0);
         return -1;
     }
+    if (pp == 0 && p->mtp > 0 && p->mtp_stage == 0) { /* the first rank's, at every pp */
+        snprintf(why, len, "the pipeline layout's MTP layers are in its first stage, on the "
+                 "first pipeline rank at any pp (ccbench costs them on a later rank)");
+        return -1;
+    }
     if (pp == 0) /* the rest depends on pp */
         return 0;
     int v = p->n / pp;
@@ -213,8 +218,8 @@ int cc_pplan_check(const struct cc_pplan *p, int layers, int mtp, int pp, char *
         return -1;
     }
     if (p->mtp > 0 && pp > 1 && p->mtp_stage == (v - 1) * pp) {
-        snprintf(why, len, "the pipeline layout's MTP layers are on the first rank (ccbench "
-                 "costs them on a later one)");
+        snprintf(why, len, "the pipeline layout's MTP layers are on the first pipeline rank "
+                 "(ccbench costs them on a later rank)");
         return -1;
     }
     return 0;

@@ -794,7 +794,7 @@ PX='Et*3|(tt|)*29,m|L'
     "$CCBENCH" layout $G2 --pipeline-layout "$PL" -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=none -j 2>/dev/null |
     python3 -c 'import json, sys; e = json.load(sys.stdin)["explain"]; assert e["layout"]["mtp_stage"] is None and "mtp" not in e["memory_bytes"]["stages"], e["layout"]'
 ok $? "--pipeline-layout $PX on pp 16: a standalone MTP stage on rank 14, costed, named, passed on; JSON mtp_stage" "$(grep -E '^(micro|memory per GPU by)' "$out/plx")"
-refuse "--pipeline-layout with the MTP layer on the first rank" "the pipeline layout's MTP layers are on the first rank (ccbench costs them on a later one)" $G2 --pipeline-layout "$PX" -x tp=1,pp=2,dp=128,mb=1,ep=8
+refuse "--pipeline-layout with the MTP layer on the first rank" "the pipeline layout's MTP layers are on the first pipeline rank (ccbench costs them on a later rank)" $G2 --pipeline-layout "$PX" -x tp=1,pp=2,dp=128,mb=1,ep=8
 refuse "--pipeline-layout with the MTP layer in a chunk before a rank's last" "MTP layers are in chunk 0 of rank 2, not in a rank's last chunk" $G2 --pipeline-layout 'Et*30|t*31|m|||||L' -x tp=1,pp=4,dp=64,mb=1,ep=8
 refuse "--recompute-modules layernorm on a model whose norms are all fused" "recompute module layernorm has nothing to recompute: the model has neither experts nor latent attention" -m llama3-8b -g 16 --recompute-modules layernorm
 printf '{"preset": "llama3-8b", "recompute": "full", "recompute_modules": "mlp"}\n' >"$out/rcmf.json"

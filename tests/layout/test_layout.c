@@ -1135,7 +1135,19 @@ static void test_embed_sync(void)
     is_near(cc_embed_sync_time(&m, &c, &hb, 2, 4, 2, 0), 10e-6 + 419430400.0 / 230e9, 1e-15,
             "tied-embedding all-reduce within a node 1.83 ms");
     is_near(cc_embed_sync_time(&m, &c, &hb, 8, 1, 8, 0), 0, 0, "no pipeline: nothing to sync");
+    /* a standalone MTP stage keeps a third copy: tied, the first, the MTP stage and the last
+     * all-reduce over 3 GPUs; untied, the first and the MTP stage over 2 */
+    m.mtp = 1;
+    double two = cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 0);
+    double three = cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 1);
+    is_near(three, cc_comm_time(&c, CC_ALLREDUCE, 3, 1, 104857600.0), 1e-15,
+            "tied, MTP stage apart: an all-reduce over 3 GPUs (%.2f ms against %.2f ms)",
+            three * 1e3, two * 1e3);
+    ok(three > two, "... longer than over 2");
     m.tied_embed = 0;
+    is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 1), two, 1e-15,
+            "untied, MTP stage apart: the first and the MTP stage, over 2");
+    m.mtp = 0;
     is_near(cc_embed_sync_time(&m, &c, &hb, 8, 4, 8, 0), 0, 0, "untied: nothing to sync");
 }
 
@@ -2933,7 +2945,7 @@ static void test_rc_modules(void)
  * where one exists. */
 static void test_pipeline_layout(void)
 {
-    static struct cc_pplan p;
+    static struct cc_pplan p, u0;
     char err[256] = "", why[160];
     is_int(cc_pplan_parse("Et*4|(t*4|)*14tmL", &p, err, sizeof err), CC_OK, "parse %s", err);
     int fours = 1;
@@ -2979,9 +2991,12 @@ static void test_pipeline_layout(void)
     is_int(cc_pplan_parse("Et*30|t*31|m|L", &p, err, sizeof err), CC_OK, "parse Et*30|t*31|m|L %s", err);
     ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) == 0 && cc_pplan_mtp_rank(&p, 4) == 2,
        "MTP alone on rank 2 of 4: taken, its rank 2");
-    ok(cc_pplan_check(&p, 61, 1, 2, why, sizeof why) && strstr(why, "MTP layers are on the first rank"),
+    ok(cc_pplan_check(&p, 61, 1, 2, why, sizeof why) && strstr(why, "MTP layers are on the first pipeline rank"),
        "pp 2 makes it rank 0's last chunk: %s", why);
     ok(cc_pplan_check(&p, 61, 1, 0, why, sizeof why) == 0, "pp 0: what holds at every pp only");
+    cc_pplan_parse("Et*61m|L", &u0, err, sizeof err);
+    ok(cc_pplan_check(&u0, 61, 1, 0, why, sizeof why) && strstr(why, "in its first stage, on the first pipeline rank at any pp"),
+       "pp 0: the MTP layer in the first stage refused (%s)", why);
     is_int(cc_pplan_parse("Et*30|t*31|m|||||L", &p, err, sizeof err), CC_OK, "parse Et*30|t*31|m|||||L %s", err);
     ok(cc_pplan_check(&p, 61, 1, 4, why, sizeof why) && strstr(why, "in chunk 0 of rank 2, not in a rank's last chunk"),
        "MTP in rank 2's first chunk of 2: %s", why);
@@ -3103,6 +3118,33 @@ static void test_pipeline_layout(void)
         ha.plan = &pa, l3.rc = CC_RC_FULL, l3.zero = 3;
         cc_layout_eval(&mm, &c3, &ha, &l3, &ea);
         is_int(ea.z3_units, 18, "... ZeRO 3: rank 1's 16 layers, the MTP layer and its embedding copy");
+        /* pp 4, v 2: the MTP layer alone in rank 2's second chunk; the overlapped sends hide
+         * behind compute, the blocking shape exchanges (2 x v per micro-batch) do not */
+        cc_pplan_parse("Et*6|t*5|t*5|t*5|t*6|t*5|m|L", &pa, err, sizeof err);
+        cc_pplan_parse("Et*6|t*5|t*5|t*5|t*6|t*5||mL", &pb, err, sizeof err);
+        ha.plan = &pa, hb2.plan = &pb;
+        struct cc_layout lv2 = {1, 4, 4, 1, 1, 2, 0, 1, CC_RC_NONE};
+        struct cc_cluster c2;
+        cc_cluster_quick(&c2, 16, 8, cc_gpu_lookup("b200"), err, sizeof err);
+        cc_layout_eval(&mm, &c2, &ha, &lv2, &ea);
+        cc_layout_eval(&mm, &c2, &hb2, &lv2, &eb);
+        ok(ea.feasible && ea.mtp_rank == 2 && eb.feasible && eb.mtp_rank == -1 && eb.t_pp == 0.0,
+           "pp 4, v 2: MTP on rank 2's second chunk, standalone; on the last, the sends all "
+           "hidden (%s %s)", ea.why, eb.why);
+        REL(ea.t_pp, (double)ea.m * 4.0 * cc_p2p_time(&c2, 1, 4, 24.0), 1e-12,
+            "... standalone: the shape exchanges alone show (%.4f s)", ea.t_pp);
+        /* the fullest stage: rank 1 with 30 layers and the MTP layer; pp 3 lists no middle
+         * stage beside it (the same rank) */
+        cc_pplan_parse("Et*2|t*30,m|L", &pa, err, sizeof err);
+        l3.rc = CC_RC_NONE, l3.zero = 1;
+        cc_layout_eval(&mm, &c3, &ha, &l3, &ea);
+        ok(ea.mem_stage == 3 && ea.mem_stages[2] == 0.0 && ea.mem_stages[3] == ea.mem_total,
+           "Et*2|t*30,m|L: the MTP stage the fullest (%.2f GB), no middle stage listed beside it",
+           ea.mem_total / 1e9);
+        c3.mem_bytes = 10e9;
+        cc_layout_eval(&mm, &c3, &ha, &l3, &ea);
+        ok(!ea.feasible && strstr(ea.why, "GB per GPU on stage 1 (the MTP layers'), more than"),
+           "... in 10 GB: %s", ea.why);
     }
     /* block recomputation, the first rcl layers of each chunk: rank 0's chunks of 8 and 0
      * layers recompute 2 and 0, so 7 steps of its first chunk in flight keep 2 layers' input
