@@ -3,6 +3,8 @@
 libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
 	src/layout/cluster.c src/layout/cluster.h \
 	src/layout/layout.c src/layout/layout.h \
+	src/layout/eval.c src/layout/eval.h src/layout/memory.c src/layout/steptime.c \
+	src/layout/search.c \
 	src/layout/gemm.c src/layout/gemm.h \
 	src/layout/nccltests.c src/layout/nccltests.h \
 	src/layout/osu.c src/layout/osu.h \
