@@ -136,6 +136,10 @@ CASES = [
      ["-m", "deepseek-v3", "-g", "256", "--gpu-model", "b200", "--precision", "fp8",
       "--global-batch", "4096", "--pipeline-layout", "Et*3|(tt|)*29,m|L",
       "-x", "tp=1,pp=16,mb=1,ep=8,zero=1,rc=block"], 10),
+    ("DeepEP dispatcher and node-limited routing: DeepSeek-V3 on 1024 H100, ep 64 over 8 "
+     "nodes, 8 groups of experts, 4 per token",
+     ["-m", "deepseek-v3", "-g", "1024", "--precision", "fp8", "--global-batch", "15360",
+      "--dispatcher", "deepep", "-x", "tp=1,pp=16,mb=1,ep=64,zero=1,rc=full,first=4,last=1"], 9),
     ("filled pipeline layout made by ccbench (fill=1): DeepSeek-V3 on 256 GB200, pp 8 x v 2 "
      "(Et*4|(t*4|)*14tmL, the layout NVIDIA's recipe map gives pp 8 x v 2), 2 layers of each "
      "chunk recomputed",
@@ -318,7 +322,14 @@ def run_case(name, cl, arch):
         check(name, "shared expert", a.moe_shared_expert_intermediate_size or 0, m["shared_ffn"])
         check(name, "expert-parallel size", a.expert_model_parallel_size, lay["ep"])
         check(name, "expert tensor-parallel size", a.expert_tensor_parallel_size, lay["etp"])
-        check(name, "token dispatcher", a.moe_token_dispatcher_type, "alltoall")
+        disp = d["habits"]["dispatcher"]
+        check(name, "token dispatcher", a.moe_token_dispatcher_type,
+              "alltoall" if disp == "alltoall" else "flex")
+        if disp != "alltoall":
+            check(name, "flex dispatcher backend", a.moe_flex_dispatcher_backend, disp)
+        check(name, "router groups (group-limited routing)",
+              [a.moe_router_num_groups or 0, a.moe_router_group_topk or 0],
+              [m["router_groups"], m["router_group_topk"]])
         check(name, "grouped GEMM", bool(a.moe_grouped_gemm), True)
         check(name, "expert all-to-all overlap", bool(a.overlap_moe_expert_parallel_comm),
               e["time_s"]["ep_comm_hidden"] > 0)

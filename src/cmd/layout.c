@@ -28,7 +28,7 @@ struct layout_cfg {
     const char *precision, *optimizer, *recompute, *rc_modules, *pp_layout;
     double efficiency, efficiency_fp8, efficiency_attn, mem_margin, moe_imbalance, moe_capacity;
     size_t bucket;
-    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, moe_pad, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
+    int grad_reduce, grad_copy, grad_accum, accum_fusion, gemm_waves, uneven_pp, pp_overlap, pp_scatter, vocab_pad, tp_overlap, ep_overlap, dispatcher, moe_pad, fp8_cache, offload, zero, sp, dp_overlap, tp_max, cp_max, vpp_max, mb_max;
     int top, json, validate, list_models, list_gpus;
 };
 
@@ -100,6 +100,7 @@ static const struct cc_opt layout_opts[] = {
     {"offload", 0, CC_OPT_CHOICE, F(offload), "auto", NULL, "also search offloading the activations of the fewest layers that fit to host memory where Megatron-Core can (pp = 1, no recomputation: --cpu-offloading-num-layers); auto: only over a Grace superchip's NVLink-C2C (GH200, GB200), as NVIDIA's recipes do", sp_names},
     {"tp-overlap", 0, CC_OPT_INT, F(tp_overlap), "0", "0|1", "sequence-parallel all-gathers and reduce-scatters pipelined with the linear layers (Megatron-Core --tp-comm-overlap)", NULL, CC_OPT_RANGE, 0, 1},
     {"ep-overlap", 0, CC_OPT_INT, F(ep_overlap), "0", "0|1", "experts: one micro-batch's all-to-alls beside another's compute, at best (Megatron-Core --overlap-moe-expert-parallel-comm; pp = 1 or interleaved, no full or block recomputation)", NULL, CC_OPT_RANGE, 0, 1},
+    {"dispatcher", 0, CC_OPT_CHOICE, F(dispatcher), "alltoall", NULL, "experts: Megatron-Core's token dispatcher: alltoall (a copy per expert), deepep or hybridep (flex: a copy per GPU, across nodes per node, then NVLink; hybridep also across hosts of one NVLink domain)", cc_dispatcher_names},
     {"uneven-pp", 0, CC_OPT_INT, F(uneven_pp), "1", "0|1", "also pipelines of uneven stages: layers + 2 split evenly, embedding and loss counted as one layer each (Megatron-Core --account-for-embedding/loss-in-pipeline-split), or where that does not divide either, other layer counts on the first and last stage (--decoder-first/last-pipeline-num-layers), and at v > 1 the filled layout fill=1 (virtual stages of ceil(layers / (pp v)), the last the rest; --pipeline-model-parallel-layout)", NULL, CC_OPT_RANGE, 0, 1},
     {"pipeline-layout", 0, CC_OPT_STR, F(pp_layout), NULL, "LAYOUT", "an explicit pipeline layout for every layout with pp > 1, in Megatron-Core's notation (--pipeline-model-parallel-layout; e.g. 'Et*4|(t*4|)*14tmL': E embedding, t layer, m MTP layer, L loss, | between the pp x v virtual stages); v = its stages / pp"},
     {"tp-max", 0, CC_OPT_INT, F(tp_max), "0", "N", "largest tensor-parallel degree (0: GPUs per node)", NULL, CC_OPT_RANGE, 0, 1024},
@@ -407,6 +408,7 @@ static void build_habits(const struct layout_cfg *cfg, const struct cc_model *m,
     hb->vocab_pad = cfg->vocab_pad;
     hb->tp_overlap = cfg->tp_overlap;
     hb->ep_overlap = cfg->ep_overlap;
+    hb->dispatcher = (enum cc_dispatcher)cfg->dispatcher;
     hb->fp8_cache = cfg->fp8_cache;
     hb->offload = cfg->offload == 0 ? 2 : cfg->offload - 1; /* auto, off, on */
     hb->tp_max = cfg->tp_max;
@@ -582,6 +584,12 @@ int cc_cmd_layout(int argc, char **argv)
     if (cc_choice_index(cc_recompute_names, cfg.recompute) < 0 &&
         strcmp(cfg.recompute, "model") != 0) {
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
+        return 2;
+    }
+    if (cfg.moe_pad && cfg.dispatcher == CC_DISPATCH_DEEPEP) {
+        cc_err("--dispatcher deepep does not pad the experts' input to the capacity (Megatron-"
+               "Core refuses --moe-pad-expert-input-to-capacity with it): --moe-pad 0, or "
+               "--dispatcher alltoall or hybridep");
         return 2;
     }
     if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {

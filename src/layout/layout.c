@@ -52,6 +52,8 @@ int cc_layout_ep_overlaps(const struct cc_model *m, const struct cc_habits *hb,
     return hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && !cc_layout_ep_overlap_needs(l);
 }
 
+const char *const cc_dispatcher_names[] = {"alltoall", "deepep", "hybridep", NULL};
+
 void cc_habits_default(struct cc_habits *hb)
 {
     memset(hb, 0, sizeof *hb);
@@ -77,6 +79,7 @@ void cc_habits_default(struct cc_habits *hb)
     hb->recompute = CC_RC_AUTO;
     hb->offload = 2; /* auto */
     hb->moe_imbalance = 1.0;
+    hb->dispatcher = CC_DISPATCH_ALLTOALL;
 }
 
 int cc_habits_offload_searched(const struct cc_habits *hb, const struct cc_cluster *c)
@@ -287,6 +290,27 @@ double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, in
         return 0.0;
     return mb * s_loc / (tp > 0 ? tp : 1) * m->topk * m->hidden * 2.0 *
            cc_model_route_skew(m); /* the busiest rank's */
+}
+
+double cc_dispatch_time(const struct cc_model *m, const struct cc_cluster *c,
+                        enum cc_dispatcher d, double mb, double s_loc, int tp, int ep, int etp)
+{
+    if (!cc_model_moe(m) || ep <= 1)
+        return 0.0;
+    double bytes = cc_expert_a2a_bytes(m, mb, s_loc, tp); /* topk copies of every token */
+    int pn = cc_per_node(c, ep, etp);
+    if (d == CC_DISPATCH_ALLTOALL)
+        return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, pn, bytes);
+    double copy = bytes / m->topk, gpus = cc_model_route_spread(m, ep);
+    if (pn >= ep) /* one NVLink domain */
+        return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, pn, copy * gpus);
+    /* the all-to-all model sends (ep - pn) / ep of its bytes off the node: sized so that the
+     * copies to the other nodes the token's experts are on go through the NICs */
+    int nodes = (ep + pn - 1) / pn;
+    double remote = cc_model_route_spread(m, nodes) * (nodes - 1.0) / nodes;
+    double rdma = cc_comm_time(c, CC_ALLTOALL, ep, pn, copy * remote * ep / (double)(ep - pn));
+    double nvl = cc_comm_time(c, CC_ALLTOALL, pn, pn, copy * gpus);
+    return 2.0 * fmax(rdma, nvl);
 }
 
 double cc_logit_gemm_time(const struct cc_model *m, double mb, double s_loc, int tp, double rate,

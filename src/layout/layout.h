@@ -23,6 +23,13 @@
  * published NeMo fp8 runs on H100 (results/layout-megatron.md). */
 #define CC_LAYOUT_FP8_EFFICIENCY 0.48
 
+/* Megatron-Core's token dispatchers (--moe-token-dispatcher-type, and with flex
+ * --moe-flex-dispatcher-backend): the all-to-all sends each token's copy to every expert it
+ * is routed to; DeepEP and HybridEP (flex) send it once per GPU its experts are on, and
+ * across nodes once per node, forwarding it over NVLink there (cc_dispatch_time). */
+enum cc_dispatcher { CC_DISPATCH_ALLTOALL, CC_DISPATCH_DEEPEP, CC_DISPATCH_HYBRIDEP };
+extern const char *const cc_dispatcher_names[]; /* "alltoall", "deepep", "hybridep" */
+
 /* Training habits and search limits (what the user sets; defaults in the command). */
 struct cc_habits {
     double efficiency;     /* achieved / peak FLOP/s of the matrix multiplies (0..1] */
@@ -95,6 +102,7 @@ struct cc_habits {
     int ep_overlap;        /* 1: one micro-batch's expert all-to-alls run beside another's
                               compute where Megatron-Core allows it (combined 1F1B,
                               --overlap-moe-expert-parallel-comm; cc_layout_ep_overlaps) */
+    enum cc_dispatcher dispatcher; /* how routed tokens reach their experts (ep > 1) */
 };
 
 /* Host links from which --offload auto searches activation offloading: NVLink-C2C, not PCIe
@@ -302,6 +310,14 @@ double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, in
  * combine; nccl-tests' size): mb*s_loc/tp tokens x topk copies x h x 2 bytes. 0 without
  * experts. */
 double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, int tp);
+/* One pass's dispatch and combine of a layer's routed tokens over an expert-parallel group of
+ * ep ranks etp apart, seconds. The all-to-all dispatcher: two all-to-alls of
+ * cc_expert_a2a_bytes. DeepEP and HybridEP: each token once per GPU its experts are on
+ * (cc_model_route_spread over ep); where the group spans nodes, once per other node over the
+ * NICs and from there over NVLink to those GPUs, the two pipelined (the slower sets the
+ * time); the combine the same way back. 0 without experts or with ep = 1. */
+double cc_dispatch_time(const struct cc_model *m, const struct cc_cluster *c,
+                        enum cc_dispatcher d, double mb, double s_loc, int tp, int ep, int etp);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */
 double cc_bubble_time(int pp, int vpp, double t_mb);
 

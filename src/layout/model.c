@@ -129,7 +129,8 @@ static const struct cc_model presets[] = {
      .global_batch = 15360, .prec = CC_PREC_BF16, .optim = CC_OPTIM_ADAM,
      .recompute = CC_RC_SELECTIVE, .mlp = CC_MLP_SWIGLU, .flash_attn = 1, .experts = 256,
      .topk = 8, .moe_ffn = 2048, .shared_ffn = 2048, .first_dense = 3, .q_lora = 1536,
-     .kv_lora = 512, .qk_nope = 128, .qk_rope = 64, .v_dim = 128, .mtp = 1},
+     .kv_lora = 512, .qk_nope = 128, .qk_rope = 64, .v_dim = 128, .mtp = 1,
+     .route_groups = 8, .route_group_topk = 4},
     GPT("megatron-1.7b", MEGATRON_SRC, 24, 2304, 24, 512),
     GPT("megatron-3.6b", MEGATRON_SRC, 30, 3072, 32, 512),
     GPT("megatron-7.5b", MEGATRON_SRC, 36, 4096, 32, 512),
@@ -172,7 +173,8 @@ long long cc_model_key_max(const char *key)
         {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000},
         {"first_dense_layers", 100000}, {"moe_layer_step", 100000}, {"q_lora_rank", 1000000},
         {"kv_lora_rank", 1000000}, {"qk_nope_head_dim", 100000}, {"qk_rope_head_dim", 100000},
-        {"v_head_dim", 100000}, {"mtp_layers", 100}};
+        {"v_head_dim", 100000}, {"mtp_layers", 100}, {"router_groups", 100000},
+        {"router_group_topk", 100000}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -260,6 +262,23 @@ cc_status cc_model_check(const struct cc_model *m, char *err, size_t errlen)
         cc_errbuf(err, errlen, "model '%s': %s '%d' without experts (a dense model's layers are "
                   "all dense)", m->name, m->first_dense > 0 ? "first_dense_layers" : "moe_layer_step",
                   m->first_dense > 0 ? m->first_dense : m->moe_step);
+        return CC_EINVAL;
+    }
+    if (m->route_groups < 0 || m->route_group_topk < 0 ||
+        (m->route_groups > 0) != (m->route_group_topk > 0)) {
+        cc_errbuf(err, errlen, "model '%s': router_groups %d and router_group_topk %d: give "
+                  "both (group-limited routing) or neither", m->name, m->route_groups,
+                  m->route_group_topk);
+        return CC_EINVAL;
+    }
+    if (m->route_groups > 0 &&
+        (!cc_model_moe(m) || m->experts % m->route_groups || m->route_group_topk > m->route_groups ||
+         (long long)m->route_group_topk * (m->experts / m->route_groups) < m->topk)) {
+        cc_errbuf(err, errlen, "model '%s': router_groups %d, router_group_topk %d: the groups "
+                  "must divide the %d experts, at most router_groups of them be chosen, and "
+                  "the chosen groups hold at least topk %d experts (Megatron-Core's "
+                  "group-limited routing)", m->name, m->route_groups, m->route_group_topk,
+                  m->experts, m->topk);
         return CC_EINVAL;
     }
     if (cc_model_moe(m) && cc_model_expert_layers(m) < 1) {
@@ -718,6 +737,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         return CC_EINVAL;
     }
     long long topk = 0, moe_ffn = 0, shared = 0, nshared = 0, first_dense = 0, moe_step = 0;
+    long long groups = 0, group_topk = 0;
     if (moe > 1) {
         static const char *const k_topk[] = {"num_experts_per_tok", "experts_per_token",
                                              "moe_top_k", "moe_k", NULL};
@@ -746,9 +766,14 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                       "(DBRX) are not read; write a ccbench spec (docs/layout.md)", path);
             return CC_EINVAL;
         }
+        /* group-limited routing (DeepSeek-V3, Kimi K2: n_group, topk_group) */
+        static const char *const k_groups[] = {"n_group", NULL};
+        static const char *const k_group_topk[] = {"topk_group", NULL};
         if ((st = hf_int(root, k_topk, &topk, path, err, errlen)) ||
             (st = hf_int(root, k_moe_ffn, &moe_ffn, path, err, errlen)) ||
-            (st = hf_int(root, k_shared, &shared, path, err, errlen)))
+            (st = hf_int(root, k_shared, &shared, path, err, errlen)) ||
+            (st = hf_int(root, k_groups, &groups, path, err, errlen)) ||
+            (st = hf_int(root, k_group_topk, &group_topk, path, err, errlen)))
             return st;
         for (int i = 0; !shared && k_nshared[i]; i++) {
             json_t *x = json_object_get(root, k_nshared[i]);
@@ -769,7 +794,8 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         }
         const struct { const char *key, *what; long long v; } msz[] = {
             {"experts", "experts", moe}, {"topk", "experts per token", topk},
-            {"moe_ffn", "expert MLP size", moe_ffn}, {"shared_ffn", "shared expert size", shared}};
+            {"moe_ffn", "expert MLP size", moe_ffn}, {"shared_ffn", "shared expert size", shared},
+            {"router_groups", "n_group", groups}, {"router_group_topk", "topk_group", group_topk}};
         for (size_t i = 0; i < sizeof msz / sizeof msz[0]; i++)
             if (msz[i].v > cc_model_key_max(msz[i].key)) {
                 cc_errbuf(err, errlen, "model spec '%s': %s %lld is more than %lld", path,
@@ -898,6 +924,9 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         m->experts = (int)moe, m->topk = (int)topk;
         m->shared_ffn = (int)(shared ? shared : nshared * m->moe_ffn);
         m->first_dense = (int)first_dense, m->moe_step = (int)moe_step;
+        m->route_groups = (int)groups, m->route_group_topk = (int)group_topk;
+        if (m->route_groups <= 1 || m->route_group_topk >= m->route_groups)
+            m->route_groups = m->route_group_topk = 0; /* no group limits any token */
     }
     long long win = opos ? opos : pos;
     m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
@@ -958,7 +987,8 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
                                         "moe_ffn", "shared_ffn", "head_dim", "qk_norm",
                                         "first_dense_layers", "moe_layer_step", "q_lora_rank",
                                         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                                        "v_head_dim", "mtp_layers", NULL};
+                                        "v_head_dim", "mtp_layers", "router_groups",
+                                        "router_group_topk", NULL};
     struct cc_model p;
     char keys[128] = "";
     size_t n = 0;
@@ -967,11 +997,12 @@ static void preset_changes(json_t *root, json_t *pre, const char *path, struct c
     const int now[] = {m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->mlp,
                        m->tied_embed, m->experts, m->topk, m->moe_ffn, m->shared_ffn,
                        m->head_dim, m->qk_norm, m->first_dense, m->moe_step, m->q_lora,
-                       m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim, m->mtp};
+                       m->kv_lora, m->qk_nope, m->qk_rope, m->v_dim, m->mtp, m->route_groups,
+                       m->route_group_topk};
     const int was[] = {p.layers, p.hidden, p.heads, p.kv_heads, p.ffn, p.vocab, p.mlp,
                        p.tied_embed, p.experts, p.topk, p.moe_ffn, p.shared_ffn, p.head_dim,
                        p.qk_norm, p.first_dense, p.moe_step, p.q_lora, p.kv_lora, p.qk_nope,
-                       p.qk_rope, p.v_dim, p.mtp};
+                       p.qk_rope, p.v_dim, p.mtp, p.route_groups, p.route_group_topk};
     for (int i = 0; shape[i]; i++)
         if (now[i] != was[i] && n < sizeof keys) {
             int w = snprintf(keys + n, sizeof keys - n, "%s%s", n ? ", " : "", shape[i]);
@@ -999,7 +1030,8 @@ static const char *const spec_keys[] = {"preset", "name", "source", "layers", "h
                                         "head_dim", "qk_norm", "first_dense_layers",
                                         "moe_layer_step", "q_lora_rank", "kv_lora_rank",
                                         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-                                        "mtp_layers", "recompute_modules", NULL};
+                                        "mtp_layers", "recompute_modules", "router_groups",
+                                        "router_group_topk", NULL};
 
 cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t errlen)
 {
@@ -1143,10 +1175,11 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
         goto done;
     /* experts: all optional; moe_ffn defaults to ffn, topk is needed with experts */
     static const char *const moe_keys[] = {"experts", "topk", "moe_ffn", "shared_ffn",
-                                           "first_dense_layers", "moe_layer_step"};
+                                           "first_dense_layers", "moe_layer_step",
+                                           "router_groups", "router_group_topk"};
     int *moe_ptr[] = {&m->experts, &m->topk, &m->moe_ffn, &m->shared_ffn, &m->first_dense,
-                      &m->moe_step};
-    for (int i = 0; i < 6; i++) {
+                      &m->moe_step, &m->route_groups, &m->route_group_topk};
+    for (int i = 0; i < 8; i++) {
         long long mv = *moe_ptr[i];
         if ((st = get_int(root, moe_keys[i], &mv, path, err, errlen)) != CC_OK)
             goto done;
@@ -1169,7 +1202,7 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
     }
     if (m->experts >= 2 && !m->moe_ffn)
         m->moe_ffn = m->ffn;
-    for (int i = 1; i < 6 && m->experts == 0; i++)
+    for (int i = 1; i < 8 && m->experts == 0; i++)
         if (json_integer_value(json_object_get(root, moe_keys[i])) > (i == 5 ? 1 : 0)) {
             cc_errbuf(err, errlen, "model spec '%s': \"%s\" without experts (\"experts\" "
                       "0 or absent: a dense model)", path, moe_keys[i]);
@@ -1177,7 +1210,8 @@ cc_status cc_model_load(const char *path, struct cc_model *m, char *err, size_t 
             goto done;
         }
     if (m->experts == 0) /* a dense model, whatever a preset's experts were */
-        m->topk = m->moe_ffn = m->shared_ffn = m->first_dense = m->moe_step = 0;
+        m->topk = m->moe_ffn = m->shared_ffn = m->first_dense = m->moe_step = 0,
+        m->route_groups = m->route_group_topk = 0;
     if (m->moe_step == 1) /* every layer: the same as 0 */
         m->moe_step = 0;
     long long hdv = m->head_dim;
@@ -1368,6 +1402,44 @@ const char *cc_model_moe_pattern(const struct cc_model *m, char *buf, size_t len
 double cc_model_route_skew(const struct cc_model *m)
 {
     return m->route_skew > 0.0 ? m->route_skew : 1.0;
+}
+
+/* C(a - x, k) / C(a, k): the chance that k draws without replacement from a items miss x of
+ * them. */
+static double miss_all(double a, double x, int k)
+{
+    double p = 1.0;
+    for (int i = 0; i < k && p > 0.0; i++)
+        p *= a - x - i > 0.0 ? (a - x - i) / (a - i) : 0.0;
+    return p;
+}
+
+double cc_model_route_spread(const struct cc_model *m, int bins)
+{
+    if (!cc_model_moe(m) || bins <= 1)
+        return 1.0;
+    double E = m->experts, per_bin = E / bins;
+    int k = m->topk, G = m->route_groups, M = m->route_group_topk;
+    if (G <= 0 || (G % bins && bins % G)) /* unlimited: topk of all the experts */
+        return bins * (1.0 - miss_all(E, per_bin, k));
+    double cand = (double)M * (E / G); /* the experts of the chosen groups */
+    if (bins % G == 0) /* a group over bins / G bins: touched when chosen, then by a draw */
+        return bins * ((double)M / G) * (1.0 - miss_all(cand, per_bin, k));
+    /* a bin of q = G / bins groups: j of them chosen (hypergeometric), then its j groups'
+     * experts among the candidates */
+    int q = G / bins;
+    double touched = 0.0;
+    for (int j = 1; j <= q && j <= M; j++) {
+        double pj = 1.0; /* C(q, j) C(G - q, M - j) / C(G, M) */
+        for (int i = 0; i < j; i++)
+            pj *= (double)(q - i) / (j - i);
+        for (int i = 0; i < M - j; i++)
+            pj *= (double)(G - q - i) / (M - j - i);
+        for (int i = 0; i < M; i++)
+            pj /= (double)(G - i) / (M - i);
+        touched += pj * (1.0 - miss_all(cand, j * (E / G), k));
+    }
+    return bins * touched;
 }
 
 static double mlp_mats(const struct cc_model *m)

@@ -106,6 +106,13 @@ struct cc_model {
      * A layer without experts has a dense MLP of size ffn. */
     int first_dense;
     int moe_step;
+    /* Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-LM
+     * --moe-router-num-groups, --moe-router-group-topk): the experts in route_groups equal
+     * groups, each token choosing route_group_topk of them and its topk experts among those.
+     * 0 and 0: none. It changes no FLOP; the flex dispatcher (DeepEP, HybridEP) sends a token
+     * once per node its experts are on, which it bounds. */
+    int route_groups;
+    int route_group_topk;
     /* Multi-token prediction layers trained beside the model (DeepSeek-V3, GLM-4.5; Megatron-LM
      * --mtp-num-layers): each a transformer layer of the last layer's kind after two norms and
      * a 2h -> h projection of the hidden state and the next token's embedding, then a norm and
@@ -146,6 +153,12 @@ int cc_model_moe(const struct cc_model *m);
 /* The factor the busiest expert-parallel rank's routed work is costed at: route_skew, or 1
  * (balanced) when it is 0; below 1 where a capacity factor under 1 drops tokens. */
 double cc_model_route_skew(const struct cc_model *m);
+/* Expected number of the `bins` equal, consecutive shares of the experts (GPUs or nodes of an
+ * expert-parallel group; bins divides the experts) that one token's topk experts fall in,
+ * with routing balanced: topk of the experts at random, or with group-limited routing
+ * route_group_topk of the groups at random and topk of their experts (exact where groups
+ * and bins nest, one in the other; else as if unlimited). 1 for a dense model or bins <= 1. */
+double cc_model_route_spread(const struct cc_model *m, int bins);
 /* Parameters of one layer's routed experts (all of them: what expert parallelism divides):
  * experts x (3 or 2 matrices) x h x moe_ffn. 0 for a dense model. */
 double cc_model_layer_expert_params(const struct cc_model *m);

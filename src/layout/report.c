@@ -160,7 +160,7 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             snprintf(skew, sizeof skew, ", expert routing balanced%s", cap);
     }
     fprintf(out, "# habits  efficiency %.2f%s%s, memory margin %.0f%%, bucket %.0f MB, gradients "
-                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s%s\n",
+                 "reduced in %d bytes%s, ZeRO %d-%d, recompute %s%s, overlap %s%s%s%s%s%s%s%s%s%s\n",
             hb->efficiency, fp8, attn, hb->mem_margin * 100, hb->bucket_bytes / 1048576.0,
             hb->grad_bytes, copy,
             hb->zero_min, hb->zero_max, cc_recompute_names[hb->recompute],
@@ -173,6 +173,9 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
             vpad,
             hb->tp_overlap ? ", tensor-parallel overlap" : "",
             hb->ep_overlap && cc_model_moe(m) ? ", expert all-to-all overlap" : "",
+            hb->dispatcher == CC_DISPATCH_DEEPEP && cc_model_moe(m)     ? ", DeepEP dispatcher"
+            : hb->dispatcher == CC_DISPATCH_HYBRIDEP && cc_model_moe(m) ? ", HybridEP dispatcher"
+                                                                       : "",
             hb->fp8_cache && m->prec == CC_PREC_FP8 ? ", fp8 weight cache" : "",
             hb->gemm_waves ? (c->sms > 0 ? ", GEMM waves" : ", GEMM waves (SMs unknown: off)")
                            : ", GEMM waves off",
@@ -680,9 +683,15 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
             char pat[128];
             PUT(" --moe-layer-freq '%s'", cc_model_moe_pattern(m, pat, sizeof pat));
         }
+        if (m->route_groups > 0)
+            PUT(" --moe-router-num-groups %d --moe-router-group-topk %d", m->route_groups,
+                m->route_group_topk);
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size %d "
-            "--moe-token-dispatcher-type alltoall --moe-grouped-gemm",
-            cc_layout_ep(l), cc_layout_etp(l));
+            "--moe-token-dispatcher-type %s --moe-grouped-gemm",
+            cc_layout_ep(l), cc_layout_etp(l),
+            hb->dispatcher == CC_DISPATCH_ALLTOALL ? "alltoall" : "flex");
+        if (hb->dispatcher != CC_DISPATCH_ALLTOALL)
+            PUT(" --moe-flex-dispatcher-backend %s", cc_dispatcher_names[hb->dispatcher]);
         if (hb->moe_capacity > 0)
             PUT(" --moe-expert-capacity-factor %g%s", hb->moe_capacity,
                 hb->moe_pad ? " --moe-pad-expert-input-to-capacity" : "");
@@ -860,6 +869,16 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && ep_needs)
         NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
                 "Core's --overlap-moe-expert-parallel-comm needs %s", ep_needs);
+    if (cc_model_moe(m) && l->ep > 1 && hb->dispatcher == CC_DISPATCH_DEEPEP &&
+        cc_cluster_per_host(c) < c->gpus_per_node &&
+        cc_group_per_node(c, l->ep, cc_layout_etp(l)) > cc_cluster_per_host(c))
+        NOTE(0, "experts: the expert-parallel group spans hosts of one NVLink domain, which "
+                "Megatron-Core's DeepEP backend does not run across (only hybridep does): "
+                "--dispatcher hybridep");
+    if (cc_model_moe(m) && l->ep > 1 && hb->dispatcher != CC_DISPATCH_ALLTOALL)
+        NOTE(0, "experts: the %s dispatcher is costed by the bytes it moves (a copy of each "
+                "token per GPU its experts are on, across nodes per node, routing balanced); "
+                "its own SMs and buffers are not", cc_dispatcher_names[hb->dispatcher]);
     if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
         NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
@@ -917,7 +936,7 @@ void cc_layout_print_args(FILE *out, const struct cc_model *m, const struct cc_c
                           const struct cc_eval *e)
 {
     char args[2048], run[2400];
-    struct cc_launch_note note[12];
+    struct cc_launch_note note[16];
     int nn = cc_layout_launch_notes(m, hb, c, l, e, note, (int)(sizeof note / sizeof note[0]));
     fprintf(out, "\nMegatron-LM arguments:\n  %s\n",
             cc_layout_megatron_args(m, hb, l, args, sizeof args));
@@ -1038,7 +1057,7 @@ json_t *cc_layout_ranked_json(const struct cc_model *m, const struct cc_cluster 
     json_object_set_new(o, "torchrun", json_string(cc_layout_torchrun(m, hb, c, l, args,
                                                                       run, sizeof run)));
     json_object_set_new(o, "deepspeed", cc_layout_deepspeed_json(m, hb, l, e));
-    struct cc_launch_note note[12];
+    struct cc_launch_note note[16];
     int nn = cc_layout_launch_notes(m, hb, c, l, e, note, (int)(sizeof note / sizeof note[0]));
     json_t *mn = json_array(), *dn = json_array();
     for (int i = 0; i < nn; i++)
@@ -1072,6 +1091,8 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(mo, "mtp_layers", json_integer(m->mtp));
     json_object_set_new(mo, "first_dense_layers", json_integer(m->first_dense));
     json_object_set_new(mo, "moe_layer_step", json_integer(m->moe_step > 1 ? m->moe_step : 1));
+    json_object_set_new(mo, "router_groups", json_integer(m->route_groups));
+    json_object_set_new(mo, "router_group_topk", json_integer(m->route_group_topk));
     json_object_set_new(mo, "expert_layers", json_integer(cc_model_expert_layers(m)));
     json_object_set_new(mo, "vocab", json_integer(m->vocab));
     json_object_set_new(mo, "seq_len", json_integer(m->seq_len));
@@ -1161,6 +1182,7 @@ json_t *cc_layout_context_json(const struct cc_model *m, const struct cc_cluster
     json_object_set_new(ho, "vocab_pad", json_integer(hb->vocab_pad));
     json_object_set_new(ho, "tp_overlap", json_boolean(hb->tp_overlap));
     json_object_set_new(ho, "ep_overlap", json_boolean(hb->ep_overlap));
+    json_object_set_new(ho, "dispatcher", json_string(cc_dispatcher_names[hb->dispatcher]));
     json_object_set_new(ho, "fp8_weight_cache", json_boolean(hb->fp8_cache));
     json_object_set_new(ho, "recompute", json_string(cc_recompute_names[hb->recompute]));
     json_object_set_new(ho, "offload", json_string(hb->offload == 1 ? "on"

@@ -71,8 +71,7 @@ int cc_eval_time(const struct ctx *x, struct cc_eval *e)
      * them and reduce-scatter the results */
     double a2a = 0.0, etp_pair = 0.0;
     if (x->ep > 1)
-        a2a = 2.0 * cc_comm_time(c, CC_ALLTOALL, x->ep, cc_per_node(c, x->ep, x->etp),
-                                 cc_expert_a2a_bytes(mr, mb, s_loc, tp));
+        a2a = cc_dispatch_time(mr, c, hb->dispatcher, mb, s_loc, tp, x->ep, x->etp);
     if (x->etp > 1) { /* on the compute stream, beside no other micro-batch: costed with tp */
         double routed = cc_expert_a2a_bytes(mr, mb, s_loc, tp) * x->etp; /* gathered */
         int pn = cc_per_node(c, x->etp, 1);

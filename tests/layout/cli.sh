@@ -801,6 +801,45 @@ printf '{"preset": "llama3-8b", "recompute": "full", "recompute_modules": "mlp"}
 refuse "spec recompute_modules with the spec's full recomputation under --recompute model" "the spec's recompute_modules) are for selective recomputation, and the layouts here recompute full (--recompute model)" -m "$out/rcmf.json" -g 16 --recompute model
 python3 -c 'import json,sys; json.dump({"preset": "llama3-8b", "recompute_modules": ["core_attn"] * 30}, open(sys.argv[1], "w"))' "$out/rcml.json"
 refuse "spec recompute_modules too long" '"recompute_modules" is longer than 255 characters' -m "$out/rcml.json" -g 16
+# the flex dispatcher (DeepEP, HybridEP) and group-limited routing
+GD="-m deepseek-v3 -g 1024 --precision fp8 --global-batch 15360 -x tp=1,pp=16,mb=1,ep=64,zero=1,rc=full,first=4,last=1"
+"$CCBENCH" layout $GD --dispatcher deepep >"$out/dd" 2>&1
+"$CCBENCH" layout $GD >"$out/da" 2>&1
+grep -q "^# habits .*, DeepEP dispatcher," "$out/dd" &&
+    grep -q -- "--moe-router-num-groups 8 --moe-router-group-topk 4 --expert-model-parallel-size 64 --expert-tensor-parallel-size 1 --moe-token-dispatcher-type flex --moe-grouped-gemm --moe-flex-dispatcher-backend deepep" "$out/dd" &&
+    grep -q -- "--moe-token-dispatcher-type alltoall --moe-grouped-gemm" "$out/da" &&
+    grep -q "# experts: the deepep dispatcher is costed by the bytes it moves" "$out/dd" &&
+    "$CCBENCH" layout $GD --dispatcher deepep -j 2>/dev/null | python3 -c '
+import json, subprocess, sys
+d = json.load(sys.stdin)
+a = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+assert d["habits"]["dispatcher"] == "deepep" and a["habits"]["dispatcher"] == "alltoall"
+assert d["model"]["router_groups"] == 8 and d["model"]["router_group_topk"] == 4
+td, ta = d["explain"]["time_s"], a["explain"]["time_s"]
+assert td["compute"] == ta["compute"] and td["ep_comm"] < 0.5 * ta["ep_comm"], (td, ta)' "$CCBENCH" layout $GD -j
+ok $? "--dispatcher deepep: said, passed on as flex with the deepep backend and the router groups; its exchange under half the all-to-all's, compute alike" "$(grep -E 'expert-parallel all-to-all' "$out/dd" "$out/da")"
+"$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --precision fp8 --grad-reduce bf16 --global-batch 4096 --pipeline-layout 'Et*4|(t*4|)*14tmL' --dispatcher deepep -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=selective 2>&1 |
+    grep -q "DeepEP backend does not run across (only hybridep does): --dispatcher hybridep" &&
+    "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --precision fp8 --grad-reduce bf16 --global-batch 4096 --pipeline-layout 'Et*4|(t*4|)*14tmL' --dispatcher hybridep -x tp=1,pp=4,dp=64,mb=1,ep=64,zero=1,rc=selective 2>&1 |
+    grep -q -- "--moe-token-dispatcher-type flex --moe-grouped-gemm --moe-flex-dispatcher-backend hybridep"
+ok $? "--dispatcher deepep across the hosts of an NVL72 domain: a note names hybridep, which is passed on"
+refuse "--dispatcher deepep with --moe-pad 1" "--dispatcher deepep does not pad the experts' input to the capacity" -m mixtral-8x7b -g 16 --moe-capacity 1 --moe-pad 1 --dispatcher deepep
+refuse "--dispatcher of another name" "unknown --dispatcher 'nccl' (one of alltoall|deepep|hybridep)" -m mixtral-8x7b -g 16 --dispatcher nccl
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c["topk_group"] = 3; json.dump(c, open(sys.argv[2], "w"))' \
+    "$T/hf-deepseek-v2-lite.json" "$out/hf-groups.json"
+"$CCBENCH" layout -m "$out/hf-groups.json" -g 16 -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 8 and m["router_group_topk"] == 3, m' &&
+    "$CCBENCH" layout -m "$T/hf-deepseek-v2-lite.json" -g 16 -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0, m'
+ok $? "config.json n_group 8, topk_group 3 read as the router groups; DeepSeek-V2-Lite's n_group 1: none"
+printf '{"preset": "deepseek-v3", "router_groups": 0, "router_group_topk": 0}\n' >"$out/rg0.json"
+"$CCBENCH" layout -m "$out/rg0.json" -g 256 --gpu-model b200 -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0 and m["name"] == "deepseek-v3 (changed)", m'
+ok $? "spec router_groups 0 on the deepseek-v3 preset: unlimited routing, the model named changed"
+printf '{"preset": "llama3-8b", "router_groups": 8}\n' >"$out/rgd.json"
+refuse "spec router_groups on a dense model" '"router_groups" without experts' -m "$out/rgd.json" -g 16
+printf '{"preset": "deepseek-v3", "router_groups": 6}\n' >"$out/rg6.json"
+refuse "spec router_groups not dividing the experts" "the groups must divide the 256 experts" -m "$out/rg6.json" -g 256
 # expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size)
 "$CCBENCH" layout -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=4,etp=2 >"$out/etp" 2>&1 &&
     grep -q "^layout   tp=2,pp=1,dp=8,cp=1,mb=1,v=1,sp=1,zero=1,rc=full,ep=4,etp=2$" "$out/etp" &&

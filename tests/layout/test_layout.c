@@ -3415,6 +3415,93 @@ static void test_expert_tp(void)
        "etp on a dense model: %s", e2.why);
 }
 
+/* The chance that k draws from a items miss x of them, by hand: C(a - x, k) / C(a, k). */
+static double miss_by_hand(double a, double x, int k)
+{
+    double p = 1.0;
+    for (int i = 0; i < k; i++)
+        p *= (a - x - i) / (a - i);
+    return p;
+}
+
+/* Group-limited routing, the spread of a token over GPUs and nodes, and the flex dispatcher
+ * (DeepEP, HybridEP) that sends a token once per GPU and per node. */
+static void test_dispatch(void)
+{
+    struct cc_model m;
+    struct cc_cluster c;
+    char err[256];
+    preset("deepseek-v3", &m); /* 256 experts, top 8, 8 groups, 4 per token */
+    ok(m.route_groups == 8 && m.route_group_topk == 4, "deepseek-v3: 8 groups of experts, 4 "
+       "chosen per token (its config's n_group, topk_group)");
+    /* 8 nodes of one group each: a node is touched when its group is chosen (4 of 8) and one
+     * of the token's 8 experts, drawn from the chosen groups' 128, is among its 32 */
+    double d8 = 4.0 * (1.0 - miss_by_hand(128, 32, 8));
+    REL(cc_model_route_spread(&m, 8), d8, 1e-12, "8 nodes: %.3f of them per token (at most 4)", d8);
+    /* 64 GPUs of 4 experts, 8 per group: chosen with the group, then hit by a draw */
+    double d64 = 64.0 * 0.5 * (1.0 - miss_by_hand(128, 4, 8));
+    REL(cc_model_route_spread(&m, 64), d64, 1e-12, "64 GPUs: %.3f of them per token", d64);
+    /* 4 bins of 2 groups: 1 of them chosen (40/70) or 2 (15/70) */
+    double d4 = 4.0 * (40.0 / 70 * (1.0 - miss_by_hand(128, 32, 8)) +
+                       15.0 / 70 * (1.0 - miss_by_hand(128, 64, 8)));
+    REL(cc_model_route_spread(&m, 4), d4, 1e-12, "4 bins of 2 groups: %.3f per token", d4);
+    struct cc_model u = m;
+    u.route_groups = u.route_group_topk = 0; /* unlimited: 8 of all 256 */
+    double u8 = 8.0 * (1.0 - miss_by_hand(256, 32, 8));
+    REL(cc_model_route_spread(&u, 8), u8, 1e-12, "unlimited routing, 8 nodes: %.3f per token "
+        "(more than the limited %.3f)", u8, d8);
+    ok(cc_model_route_spread(&m, 1) == 1.0 && u8 > d8 && d8 <= 4.0 && d64 <= 8.0,
+       "one bin: 1; the limit only narrows the spread");
+    /* the all-to-all dispatcher costs as before; DeepEP within a node sends a token once per
+     * GPU its experts are on */
+    cc_cluster_quick(&c, 1024, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    double bytes = cc_expert_a2a_bytes(&m, 1, 4096, 1); /* 4096 tokens, 8 copies of h */
+    is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_ALLTOALL, 1, 4096, 1, 8, 1),
+            2.0 * cc_comm_time(&c, CC_ALLTOALL, 8, 8, bytes), 1e-15,
+            "alltoall, ep 8 in a node: two all-to-alls of 8 copies a token");
+    double gpu8 = cc_model_route_spread(&m, 8); /* 8 GPUs of 32 experts: the same spread */
+    is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_DEEPEP, 1, 4096, 1, 8, 1),
+            2.0 * cc_comm_time(&c, CC_ALLTOALL, 8, 8, bytes / 8 * gpu8), 1e-15,
+            "deepep, ep 8 in a node: %.2f copies a token, one per GPU", gpu8);
+    /* across 8 nodes the NICs set the pace: 3.17 copies a token leave the node (the other
+     * nodes of the 3.62 touched) against the all-to-all's 7 of 8 */
+    double a = cc_dispatch_time(&m, &c, CC_DISPATCH_ALLTOALL, 1, 4096, 1, 64, 1);
+    double f = cc_dispatch_time(&m, &c, CC_DISPATCH_DEEPEP, 1, 4096, 1, 64, 1);
+    REL(f / a, d8 * 7.0 / 8.0 / 7.0, 0.01, "deepep, ep 64 over 8 nodes: %.3f of the all-to-all's "
+        "time (%.2f ms against %.2f ms), the share of copies that leave the node",
+        f / a, f * 1e3, a * 1e3);
+    is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_HYBRIDEP, 1, 4096, 1, 64, 1), f, 0,
+            "hybridep: costed as deepep");
+    is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_DEEPEP, 1, 4096, 1, 1, 1), 0, 0, "ep 1: none");
+    /* a layout's step: the same compute, a shorter expert exchange */
+    struct cc_habits hb, hd;
+    cc_habits_default(&hb);
+    hd = hb, hd.dispatcher = CC_DISPATCH_DEEPEP;
+    m.prec = CC_PREC_FP8, m.global_batch = 15360;
+    struct cc_layout l = {1, 16, 64, 1, 1, 1, 0, 1, CC_RC_FULL, 0, 0, 0, 4, 1, 64};
+    struct cc_eval ea, ed;
+    cc_layout_eval(&m, &c, &hb, &l, &ea);
+    cc_layout_eval(&m, &c, &hd, &l, &ed);
+    ok(ea.t_compute == ed.t_compute && ed.t_ep < 0.5 * ea.t_ep && ed.t_step < ea.t_step,
+       "DeepSeek-V3 on 1024 H100, ep 64: the expert exchange %.1f s with deepep, %.1f s with "
+       "the all-to-all; compute alike", ed.t_ep, ea.t_ep);
+    /* the model's rules */
+    u = m, u.route_groups = 6;
+    ok(cc_model_check(&u, err, sizeof err) != CC_OK && strstr(err, "the groups must divide the 256 experts"),
+       "6 groups of 256 experts refused: %s", err);
+    u = m, u.route_group_topk = 0;
+    ok(cc_model_check(&u, err, sizeof err) != CC_OK && strstr(err, "give both"),
+       "groups without a count chosen refused: %s", err);
+    u = m, u.route_group_topk = 9;
+    ok(cc_model_check(&u, err, sizeof err) != CC_OK && strstr(err, "at most router_groups of them be chosen"),
+       "9 of 8 groups refused: %s", err);
+    u = m, u.route_groups = 128, u.route_group_topk = 3; /* 3 groups of 2 experts: 6 < 8 */
+    ok(cc_model_check(&u, err, sizeof err) != CC_OK && strstr(err, "hold at least topk 8"),
+       "top 8 from 3 groups of 2 experts refused: %s", err);
+    u = m, u.route_group_topk = 3; /* Megatron-Core takes it: top 8 among 3 x 32 */
+    ok(cc_model_check(&u, err, sizeof err) == CC_OK, "top 8 over 3 of 8 groups taken");
+}
+
 int main(void)
 {
     test_params();
@@ -3447,6 +3534,7 @@ int main(void)
     test_pipeline_layout();
     test_pipeline_fill();
     test_expert_tp();
+    test_dispatch();
     test_uneven();
     test_megatron();
     test_nemo_fp8();
