@@ -100,3 +100,23 @@ echo "| with --ep-overlap 1 | model | GPUs | precision | batch x seq | layout | 
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 TAG="overlap, " row 25.11 qwen3-235b-a22b h100-sxm 256 fp8 2048 4096 tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,split=1 1575 --ep-overlap 1
 TAG="overlap, " row 26.04.01 qwen3-235b-a22b h100-sxm 256 fp8 8192 4096 tp=2,pp=8,dp=16,v=4,mb=1,sp=1,ep=32,split=1 1712 --ep-overlap 1
+# the runs whose recipes dispatch with Megatron-Core's flex dispatcher (HybridEP or DeepEP:
+# every Qwen3 run but 235B on H100, every DeepSeek-V3 run), costed as it moves the tokens
+# (--dispatcher: a copy per GPU, across nodes per node): a table of its own
+echo
+echo "| with the flex dispatcher | model | GPUs | precision | batch x seq | layout | published tokens/s/GPU | ccbench | error | ccbench memory per GPU | rank of its tp,pp,dp,cp in the search |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+TAG="flex, " row 25.11 qwen3-30b-a3b h100-sxm 16 fp8 512 4096 tp=1,pp=2,dp=8,v=24,mb=2,ep=8 5275 --dispatcher deepep
+TAG="flex, " row 26.04.01 qwen3-30b-a3b h100-sxm 16 fp8 1024 4096 tp=1,pp=1,dp=16,mb=1,ep=16 8960 --dispatcher deepep
+TAG="flex, " row 25.11 qwen3-30b-a3b b200 8 fp8 512 4096 tp=1,pp=1,dp=8,mb=1,ep=8 9299 --dispatcher deepep
+TAG="flex, " row 26.04.01 qwen3-30b-a3b b200 8 fp8 512 4096 tp=1,pp=1,dp=8,mb=4,ep=8 27136 --dispatcher deepep
+TAG="flex, " row 25.11 qwen3-30b-a3b gb200 8 fp8 512 4096 tp=1,pp=1,dp=8,mb=4,ep=8 23766 --dispatcher hybridep
+TAG="flex, " row 26.04.01 qwen3-30b-a3b gb200 8 fp8 512 4096 tp=1,pp=1,dp=8,mb=4,ep=8 26112 --dispatcher hybridep
+TAG="flex, " row 25.11 qwen3-235b-a22b b200 64 fp8 1024 4096 tp=1,pp=8,dp=8,v=2,mb=1,ep=8,split=1 3269 --dispatcher deepep
+TAG="flex, " row 26.04.01 qwen3-235b-a22b b200 256 fp8 8192 4096 tp=1,pp=8,dp=32,mb=1,ep=8,split=1 3776 --dispatcher deepep
+TAG="flex, " row 25.11 qwen3-235b-a22b gb200 256 bf16 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep=32,split=1 4916 --gpus-per-node 64 --gpus-per-host 4 --dispatcher hybridep
+TAG="flex, " row 26.04.01 qwen3-235b-a22b gb200 256 fp8 8192 4096 tp=1,pp=8,dp=32,v=3,mb=1,ep=32,split=1 5680 --gpus-per-node 64 --gpus-per-host 4 --dispatcher hybridep
+TAG="flex, " RC=selective row 26.02 deepseek-v3 b200 256 fp8 4096 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2689 --recompute-modules mla_up_proj --dispatcher deepep
+TAG="flex, " RC=selective row 25.11 deepseek-v3 b200 256 fp8 2048 4096 tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1 2139 --recompute-modules mla_up_proj --dispatcher deepep
+TAG="flex, " RC=selective row 26.02 deepseek-v3 gb200 256 fp8 4096 4096 tp=1,pp=4,dp=64,v=4,mb=1,ep=64 3955 --gpus-per-node 64 --gpus-per-host 4 --pipeline-layout 'Et*4|(t*4|)*14tmL' --recompute-modules mla_up_proj --dispatcher hybridep
+TAG="flex, " RC=selective row 26.04.01 deepseek-v3 gb200 256 fp8 4096 4096 tp=1,pp=4,dp=64,v=4,mb=1,ep=64 4256 --gpus-per-node 64 --gpus-per-host 4 --pipeline-layout 'Et*4|(t*4|)*14tmL' --recompute-modules mlp --dispatcher hybridep
