@@ -295,20 +295,23 @@ double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, in
 double cc_dispatch_time(const struct cc_model *m, const struct cc_cluster *c,
                         enum cc_dispatcher d, double mb, double s_loc, int tp, int ep, int etp)
 {
-    if (!cc_model_moe(m) || ep <= 1)
+    int n = ep * (etp > 1 ? etp : 1);
+    if (!cc_model_moe(m) || n <= 1 || (d == CC_DISPATCH_ALLTOALL && ep <= 1))
         return 0.0;
     double bytes = cc_expert_a2a_bytes(m, mb, s_loc, tp); /* topk copies of every token */
-    int pn = cc_per_node(c, ep, etp);
     if (d == CC_DISPATCH_ALLTOALL)
-        return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, pn, bytes);
-    double copy = bytes / m->topk, gpus = cc_model_route_spread(m, ep);
-    if (pn >= ep) /* one NVLink domain */
-        return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, pn, copy * gpus);
-    /* the all-to-all model sends (ep - pn) / ep of its bytes off the node: sized so that the
+        return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, cc_per_node(c, ep, etp), bytes);
+    /* flex: one group of the ep x etp adjacent ranks, each token to every etp copy of each of
+     * its experts (no gather over etp after it) */
+    int pn = cc_per_node(c, n, 1);
+    double copy = bytes / m->topk, gpus = cc_model_route_spread(m, ep) * (n / ep);
+    if (pn >= n) /* one NVLink domain */
+        return 2.0 * cc_comm_time(c, CC_ALLTOALL, n, pn, copy * gpus);
+    /* the all-to-all model sends (n - pn) / n of its bytes off the node: sized so that the
      * copies to the other nodes the token's experts are on go through the NICs */
-    int nodes = (ep + pn - 1) / pn;
+    int nodes = (n + pn - 1) / pn;
     double remote = cc_model_route_spread(m, nodes) * (nodes - 1.0) / nodes;
-    double rdma = cc_comm_time(c, CC_ALLTOALL, ep, pn, copy * remote * ep / (double)(ep - pn));
+    double rdma = cc_comm_time(c, CC_ALLTOALL, n, pn, copy * remote * n / (double)(n - pn));
     double nvl = cc_comm_time(c, CC_ALLTOALL, pn, pn, copy * gpus);
     return 2.0 * fmax(rdma, nvl);
 }

@@ -312,10 +312,12 @@ double cc_expert_gemm_time(const struct cc_model *m, double mb, double s_loc, in
 double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, int tp);
 /* One pass's dispatch and combine of a layer's routed tokens over an expert-parallel group of
  * ep ranks etp apart, seconds. The all-to-all dispatcher: two all-to-alls of
- * cc_expert_a2a_bytes. DeepEP and HybridEP: each token once per GPU its experts are on
- * (cc_model_route_spread over ep); where the group spans nodes, once per other node over the
- * NICs and from there over NVLink to those GPUs, the two pipelined (the slower sets the
- * time); the combine the same way back. 0 without experts or with ep = 1. */
+ * cc_expert_a2a_bytes (with etp > 1 the gather over etp is costed apart). DeepEP and
+ * HybridEP: over the ep x etp adjacent ranks, each token once per GPU its experts are on
+ * (cc_model_route_spread over ep, times etp: every copy of an expert gets it); where the group
+ * spans nodes, once per other node over the NICs and from there over NVLink to those GPUs,
+ * the two pipelined (the slower sets the time); the combine the same way back. 0 without
+ * experts, or with ep = 1 (the flex dispatcher: ep x etp = 1). */
 double cc_dispatch_time(const struct cc_model *m, const struct cc_cluster *c,
                         enum cc_dispatcher d, double mb, double s_loc, int tp, int ep, int etp);
 /* Pipeline bubble time: (p-1)/v micro-batch slots of t_mb seconds. */

@@ -766,7 +766,7 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                       "(DBRX) are not read; write a ccbench spec (docs/layout.md)", path);
             return CC_EINVAL;
         }
-        /* group-limited routing (DeepSeek-V3, Kimi K2: n_group, topk_group) */
+        /* group-limited routing (DeepSeek-V3: n_group 8, topk_group 4; 1 and 1 elsewhere) */
         static const char *const k_groups[] = {"n_group", NULL};
         static const char *const k_group_topk[] = {"topk_group", NULL};
         if ((st = hf_int(root, k_topk, &topk, path, err, errlen)) ||
@@ -796,6 +796,12 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
             {"experts", "experts", moe}, {"topk", "experts per token", topk},
             {"moe_ffn", "expert MLP size", moe_ffn}, {"shared_ffn", "shared expert size", shared},
             {"router_groups", "n_group", groups}, {"router_group_topk", "topk_group", group_topk}};
+        if (groups > 1 && (group_topk < 1 || group_topk > groups)) {
+            cc_errbuf(err, errlen, "model spec '%s': \"n_group\" %lld needs a \"topk_group\" "
+                      "from 1 to %lld (the groups each token's experts come from)", path, groups,
+                      groups);
+            return CC_EINVAL;
+        }
         for (size_t i = 0; i < sizeof msz / sizeof msz[0]; i++)
             if (msz[i].v > cc_model_key_max(msz[i].key)) {
                 cc_errbuf(err, errlen, "model spec '%s': %s %lld is more than %lld", path,
@@ -925,8 +931,6 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
         m->shared_ffn = (int)(shared ? shared : nshared * m->moe_ffn);
         m->first_dense = (int)first_dense, m->moe_step = (int)moe_step;
         m->route_groups = (int)groups, m->route_group_topk = (int)group_topk;
-        if (m->route_groups <= 1 || m->route_group_topk >= m->route_groups)
-            m->route_groups = m->route_group_topk = 0; /* no group limits any token */
     }
     long long win = opos ? opos : pos;
     m->seq_len = !win ? 2048 : win <= 8192 ? (int)win : 8192;
@@ -1270,6 +1274,8 @@ done:
     cc_text_line(m->source);
     if (st == CC_OK)
         st = cc_model_check(m, err, errlen);
+    if (st == CC_OK && m->route_groups > 0 && m->route_group_topk >= m->route_groups)
+        m->route_groups = m->route_group_topk = 0; /* every group chosen (or one): no limit */
     json_decref(root);
     return st;
 }

@@ -686,11 +686,13 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         if (m->route_groups > 0)
             PUT(" --moe-router-num-groups %d --moe-router-group-topk %d", m->route_groups,
                 m->route_group_topk);
+        /* the flex dispatcher where experts are spread (Megatron-Core's DeepEP asserts
+         * etp x ep > 1); nothing is dispatched otherwise */
+        int flex = hb->dispatcher != CC_DISPATCH_ALLTOALL && cc_layout_ep(l) * cc_layout_etp(l) > 1;
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size %d "
             "--moe-token-dispatcher-type %s --moe-grouped-gemm",
-            cc_layout_ep(l), cc_layout_etp(l),
-            hb->dispatcher == CC_DISPATCH_ALLTOALL ? "alltoall" : "flex");
-        if (hb->dispatcher != CC_DISPATCH_ALLTOALL)
+            cc_layout_ep(l), cc_layout_etp(l), flex ? "flex" : "alltoall");
+        if (flex)
             PUT(" --moe-flex-dispatcher-backend %s", cc_dispatcher_names[hb->dispatcher]);
         if (hb->moe_capacity > 0)
             PUT(" --moe-expert-capacity-factor %g%s", hb->moe_capacity,
@@ -871,7 +873,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                 "Core's --overlap-moe-expert-parallel-comm needs %s", ep_needs);
     if (cc_model_moe(m) && l->ep > 1 && hb->dispatcher == CC_DISPATCH_DEEPEP &&
         cc_cluster_per_host(c) < c->gpus_per_node &&
-        cc_group_per_node(c, l->ep, cc_layout_etp(l)) > cc_cluster_per_host(c))
+        (long long)l->ep * cc_layout_etp(l) > cc_cluster_per_host(c))
         NOTE(0, "experts: the expert-parallel group spans hosts of one NVLink domain, which "
                 "Megatron-Core's DeepEP backend does not run across (only hybridep does): "
                 "--dispatcher hybridep");

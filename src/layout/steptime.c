@@ -70,9 +70,10 @@ int cc_eval_time(const struct ctx *x, struct cc_eval *e)
      * with expert tensor parallelism the etp ranks of an expert then all-gather what reached
      * them and reduce-scatter the results */
     double a2a = 0.0, etp_pair = 0.0;
-    if (x->ep > 1)
-        a2a = cc_dispatch_time(mr, c, hb->dispatcher, mb, s_loc, tp, x->ep, x->etp);
-    if (x->etp > 1) { /* on the compute stream, beside no other micro-batch: costed with tp */
+    a2a = cc_dispatch_time(mr, c, hb->dispatcher, mb, s_loc, tp, x->ep, x->etp);
+    if (x->etp > 1 && hb->dispatcher == CC_DISPATCH_ALLTOALL) { /* on the compute stream, beside
+                                              no other micro-batch: costed with tp; the flex
+                                              dispatcher sends to every etp copy instead */
         double routed = cc_expert_a2a_bytes(mr, mb, s_loc, tp) * x->etp; /* gathered */
         int pn = cc_per_node(c, x->etp, 1);
         etp_pair = cc_comm_time(c, CC_ALLGATHER, x->etp, pn, routed) +

@@ -836,6 +836,22 @@ printf '{"preset": "deepseek-v3", "router_groups": 0, "router_group_topk": 0}\n'
 "$CCBENCH" layout -m "$out/rg0.json" -g 256 --gpu-model b200 -k 1 -j 2>/dev/null |
     python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0 and m["name"] == "deepseek-v3 (changed)", m'
 ok $? "spec router_groups 0 on the deepseek-v3 preset: unlimited routing, the model named changed"
+"$CCBENCH" layout -m mixtral-8x7b -g 16 --dispatcher deepep -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=1 -j 2>/dev/null |
+    python3 -c 'import json, sys; a = json.load(sys.stdin)["explain"]["megatron_args"]; assert "--moe-token-dispatcher-type alltoall" in a and "flex" not in a, a'
+ok $? "--dispatcher deepep on a layout without expert parallelism: the all-to-all's arguments (Megatron-Core's DeepEP needs ep x etp > 1)"
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --dispatcher deepep -x tp=4,pp=1,dp=16,mb=1,sp=1,zero=1,rc=full,ep=2,etp=4 2>&1 |
+    grep -q "DeepEP backend does not run across (only hybridep does)"
+ok $? "--dispatcher deepep, ep 2 x etp 4 over two hosts of an NVL72 domain: the note names hybridep"
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c.pop("topk_group", None); json.dump(c, open(sys.argv[2], "w"))' \
+    "$T/hf-deepseek-v2-lite.json" "$out/hf-nogt.json"
+refuse "config.json with n_group and no topk_group" '"n_group" 8 needs a "topk_group" from 1 to 8' -m "$out/hf-nogt.json" -g 16
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c["topk_group"] = 9; json.dump(c, open(sys.argv[2], "w"))' \
+    "$T/hf-deepseek-v2-lite.json" "$out/hf-gt9.json"
+refuse "config.json with topk_group over n_group" '"n_group" 8 needs a "topk_group" from 1 to 8' -m "$out/hf-gt9.json" -g 16
+printf '{"preset": "deepseek-v3", "router_groups": 8, "router_group_topk": 8}\n' >"$out/rg8.json"
+"$CCBENCH" layout -m "$out/rg8.json" -g 256 --gpu-model b200 -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0 and m["router_group_topk"] == 0, m'
+ok $? "spec choosing all 8 groups: no limit (router groups 0, nothing passed on)"
 printf '{"preset": "llama3-8b", "router_groups": 8}\n' >"$out/rgd.json"
 refuse "spec router_groups on a dense model" '"router_groups" without experts' -m "$out/rgd.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 6}\n' >"$out/rg6.json"

@@ -3473,16 +3473,43 @@ static void test_dispatch(void)
     is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_HYBRIDEP, 1, 4096, 1, 64, 1), f, 0,
             "hybridep: costed as deepep");
     is_near(cc_dispatch_time(&m, &c, CC_DISPATCH_DEEPEP, 1, 4096, 1, 1, 1), 0, 0, "ep 1: none");
+    /* with expert tensor parallelism the flex dispatcher's group is the ep x etp adjacent
+     * ranks and every etp copy of an expert gets the token: Mixtral's 8 experts on ep 4 (2 a
+     * GPU), etp 2: 4 (1 - C(6,2)/C(8,2)) = 1.857 GPUs a token of 4, times 2 copies */
+    struct cc_model mx;
+    preset("mixtral-8x7b", &mx);
+    double sx = 4.0 * (1.0 - 15.0 / 28.0);
+    REL(cc_model_route_spread(&mx, 4), sx, 1e-12, "Mixtral, ep 4: %.3f GPUs a token", sx);
+    double bx = cc_expert_a2a_bytes(&mx, 1, 4096, 2);
+    is_near(cc_dispatch_time(&mx, &c, CC_DISPATCH_DEEPEP, 1, 4096, 2, 4, 2),
+            2.0 * cc_comm_time(&c, CC_ALLTOALL, 8, 8, bx / 2 * sx * 2), 1e-15,
+            "deepep, ep 4 x etp 2: one exchange over the 8 ranks, %.2f copies a token", sx * 2);
+    is_near(cc_dispatch_time(&mx, &c, CC_DISPATCH_DEEPEP, 1, 4096, 2, 1, 2),
+            2.0 * cc_comm_time(&c, CC_ALLTOALL, 2, 2, bx / 2 * 2), 1e-15,
+            "deepep, ep 1 x etp 2: each token to both copies of its experts");
+    struct cc_habits ht;
+    cc_habits_default(&ht);
+    struct cc_layout lx = {2, 1, 8, 1, 1, 1, 1, 1, CC_RC_FULL, 0, 0, 0, 4, 0, 0, 2};
+    struct cc_eval xa, xd;
+    struct cc_cluster c16;
+    cc_cluster_quick(&c16, 16, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
+    cc_layout_eval(&mx, &c16, &ht, &lx, &xa);
+    ht.dispatcher = CC_DISPATCH_DEEPEP;
+    cc_layout_eval(&mx, &c16, &ht, &lx, &xd);
+    ok(xa.edp > 0 && xd.t_tp < xa.t_tp && xd.t_compute == xa.t_compute,
+       "Mixtral tp 2, ep 4, etp 2: no gather over etp after the flex dispatch (tensor-parallel "
+       "%.3f s against %.3f s)", xd.t_tp, xa.t_tp);
     /* a layout's step: the same compute, a shorter expert exchange */
     struct cc_habits hb, hd;
     cc_habits_default(&hb);
     hd = hb, hd.dispatcher = CC_DISPATCH_DEEPEP;
     m.prec = CC_PREC_FP8, m.global_batch = 15360;
-    struct cc_layout l = {1, 16, 64, 1, 1, 1, 0, 1, CC_RC_FULL, 0, 0, 0, 4, 1, 64};
+    struct cc_layout l = {1, 16, 64, 1, 1, 1, 0, 1, CC_RC_FULL, 0, 0, 0, 64, 4, 1};
     struct cc_eval ea, ed;
     cc_layout_eval(&m, &c, &hb, &l, &ea);
     cc_layout_eval(&m, &c, &hd, &l, &ed);
-    ok(ea.t_compute == ed.t_compute && ed.t_ep < 0.5 * ea.t_ep && ed.t_step < ea.t_step,
+    ok(ea.feasible && ed.feasible && ea.t_compute == ed.t_compute && ed.t_ep < 0.5 * ea.t_ep &&
+           ed.t_step < ea.t_step,
        "DeepSeek-V3 on 1024 H100, ep 64: the expert exchange %.1f s with deepep, %.1f s with "
        "the all-to-all; compute alike", ed.t_ep, ea.t_ep);
     /* the model's rules */
