@@ -1,6 +1,6 @@
 # fragment of Makefile.am (owned by this part of the tree)
 # layout: pure computation (no MPI, no hardware), so it lives in libcccore.
-libcccore_a_SOURCES += src/layout/model.c src/layout/model.h \
+libcccore_a_SOURCES += src/layout/model.c src/layout/model.h src/layout/modelfile.c \
 	src/layout/cluster.c src/layout/cluster.h src/layout/fits.c \
 	src/layout/layout.c src/layout/layout.h \
 	src/layout/eval.c src/layout/eval.h src/layout/memory.c src/layout/steptime.c \
