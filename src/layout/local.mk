@@ -10,7 +10,7 @@ libcccore_a_SOURCES += src/layout/model.c src/layout/model.h src/layout/modelfil
 	src/layout/osu.c src/layout/osu.h \
 	src/layout/megatron.c src/layout/megatron.h \
 	src/layout/pplayout.c src/layout/pplayout.h \
-	src/layout/report.c src/layout/report.h
+	src/layout/report.c src/layout/report.h src/layout/snippets.c
 
 check_PROGRAMS += tests/layout/test_layout
 tests_layout_test_layout_SOURCES = tests/layout/test_layout.c
