@@ -295,16 +295,19 @@ double cc_expert_a2a_bytes(const struct cc_model *m, double mb, double s_loc, in
 double cc_dispatch_time(const struct cc_model *m, const struct cc_cluster *c,
                         enum cc_dispatcher d, double mb, double s_loc, int tp, int ep, int etp)
 {
-    int n = ep * (etp > 1 ? etp : 1);
+    /* a group is at most the cluster (larger ones are refused, but still costed: finitely) */
+    long long nn = (long long)ep * (etp > 1 ? etp : 1);
+    int n = (int)(nn < c->gpus ? nn : c->gpus);
     if (!cc_model_moe(m) || n <= 1 || (d == CC_DISPATCH_ALLTOALL && ep <= 1))
         return 0.0;
+    ep = ep < n ? ep : n;
     double bytes = cc_expert_a2a_bytes(m, mb, s_loc, tp); /* topk copies of every token */
     if (d == CC_DISPATCH_ALLTOALL)
         return 2.0 * cc_comm_time(c, CC_ALLTOALL, ep, cc_per_node(c, ep, etp), bytes);
     /* flex: one group of the ep x etp adjacent ranks, each token to every etp copy of each of
      * its experts (no gather over etp after it) */
     int pn = cc_per_node(c, n, 1);
-    double copy = bytes / m->topk, gpus = cc_model_route_spread(m, ep) * (n / ep);
+    double copy = bytes / m->topk, gpus = cc_model_route_spread(m, ep) * ((double)n / ep);
     if (pn >= n) /* one NVLink domain */
         return 2.0 * cc_comm_time(c, CC_ALLTOALL, n, pn, copy * gpus);
     /* the all-to-all model sends (n - pn) / n of its bytes off the node: sized so that the

@@ -865,6 +865,7 @@ refuse "spec router_groups not dividing the experts" "the groups must divide the
     python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["ep"] == 4 and l["etp"] == 2 and l["expert_dp"] == 2, l'
 ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "$(grep -E '^(layout|experts)' "$out/etp")"
 refuse "-x ep x etp past an int (it crashed)" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 -x tp=1,dp=16,ep=65536,etp=65536
+refuse "-x ep x etp past an int with the flex dispatcher" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 --dispatcher deepep -x tp=1,dp=16,ep=65536,etp=65536
 refuse "-x etp not dividing the experts' ranks" "ep 8 x etp 4 does not divide tp\*cp\*dp = 16" -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,ep=8,etp=4
 refuse "-x rcl as large as the largest chunk" "rcl 4: the largest model chunk here has 4 layers, and block recomputation keeps at least one" -m deepseek-v3 -g 256 --gpu-model b200 -x tp=1,pp=16,dp=16,mb=1,ep=8,first=4,last=1,rc=block,rcl=4
 "$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 --recompute block -k 20 >"$out/ublks" 2>&1 &&
