@@ -271,6 +271,8 @@ void cc_eval_memory(struct ctx *x, struct cc_eval *e)
     char where[48];
     if (e->mem_stage == 3)
         snprintf(where, sizeof where, "stage %d (the MTP layers')", x->mtp_r);
+    else if (e->mem_stage == 2 && cc_planned(x) && x->mid_r != 1) /* as --explain names it */
+        snprintf(where, sizeof where, "stage %d", x->mid_r);
     else
         snprintf(where, sizeof where, "the %s stage", cc_stage_name(e->mem_stage));
     if (e->mem_total > e->mem_limit)

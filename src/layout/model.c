@@ -3,6 +3,7 @@
 #include "layout/model.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -171,8 +172,8 @@ long long cc_model_key_max(const char *key)
         {"topk", 100000},       {"moe_ffn", 100000000}, {"shared_ffn", 100000000},
         {"first_dense_layers", 100000}, {"moe_layer_step", 100000}, {"q_lora_rank", 1000000},
         {"kv_lora_rank", 1000000}, {"qk_nope_head_dim", 100000}, {"qk_rope_head_dim", 100000},
-        {"v_head_dim", 100000}, {"mtp_layers", 100}, {"router_groups", 100000},
-        {"router_group_topk", 100000}};
+        {"v_head_dim", 100000}, {"mtp_layers", 100}, {"router_groups", 1024},
+        {"router_group_topk", 1024}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (strcmp(caps[i].key, key) == 0)
             return caps[i].max;
@@ -444,6 +445,12 @@ double cc_model_route_skew(const struct cc_model *m)
     return m->route_skew > 0.0 ? m->route_skew : 1.0;
 }
 
+/* log C(n, r). */
+static double lchoose(double n, double r)
+{
+    return lgamma(n + 1.0) - lgamma(r + 1.0) - lgamma(n - r + 1.0);
+}
+
 /* C(a - x, k) / C(a, k): the chance that k draws without replacement from a items miss x of
  * them. */
 static double miss_all(double a, double x, int k)
@@ -465,20 +472,14 @@ double cc_model_route_spread(const struct cc_model *m, int bins)
     double cand = (double)M * (E / G); /* the experts of the chosen groups */
     if (bins % G == 0) /* a group over bins / G bins: touched when chosen, then by a draw */
         return bins * ((double)M / G) * (1.0 - miss_all(cand, per_bin, k));
-    /* a bin of q = G / bins groups: j of them chosen (hypergeometric), then its j groups'
-     * experts among the candidates */
-    int q = G / bins;
-    double touched = 0.0;
-    for (int j = 1; j <= q && j <= M; j++) {
-        double pj = 1.0; /* C(q, j) C(G - q, M - j) / C(G, M) */
-        for (int i = 0; i < j; i++)
-            pj *= (double)(q - i) / (j - i);
-        for (int i = 0; i < M - j; i++)
-            pj *= (double)(G - q - i) / (M - j - i);
-        for (int i = 0; i < M; i++)
-            pj /= (double)(G - i) / (M - i);
-        touched += pj * (1.0 - miss_all(cand, j * (E / G), k));
-    }
+    /* a bin of q = G / bins groups: j of them chosen (hypergeometric, C(q, j) C(G - q, M - j) /
+     * C(G, M), in logarithms: the terms are large), then its j groups' experts among the
+     * candidates */
+    int q = G / bins, lo = M - (G - q) > 1 ? M - (G - q) : 1, hi = q < M ? q : M;
+    double touched = 0.0, all = lchoose(G, M);
+    for (int j = lo; j <= hi; j++)
+        touched += exp(lchoose(q, j) + lchoose(G - q, M - j) - all) *
+                   (1.0 - miss_all(cand, j * (E / G), k));
     return bins * touched;
 }
 

@@ -497,6 +497,19 @@ static cc_status hf_config(json_t *root, struct cc_model *m, const char *path, c
                       groups);
             return CC_EINVAL;
         }
+        if (groups <= 1 && group_topk > 1) {
+            cc_errbuf(err, errlen, "model spec '%s': \"topk_group\" %lld without \"n_group\" "
+                      "(the groups it chooses among)", path, group_topk);
+            return CC_EINVAL;
+        }
+        if (groups > 1 && (moe % groups || group_topk * (moe / groups) < topk)) {
+            cc_errbuf(err, errlen, "model spec '%s': \"n_group\" %lld must divide the %lld "
+                      "experts, and \"topk_group\" %lld of the groups hold at least the %lld "
+                      "experts per token", path, groups, moe, group_topk, topk);
+            return CC_EINVAL;
+        }
+        if (groups <= 1)
+            groups = group_topk = 0; /* one group: no limit */
         for (size_t i = 0; i < sizeof msz / sizeof msz[0]; i++)
             if (msz[i].v > cc_model_key_max(msz[i].key)) {
                 cc_errbuf(err, errlen, "model spec '%s': %s %lld is more than %lld", path,

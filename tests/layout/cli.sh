@@ -852,6 +852,15 @@ printf '{"preset": "deepseek-v3", "router_groups": 8, "router_group_topk": 8}\n'
 "$CCBENCH" layout -m "$out/rg8.json" -g 256 --gpu-model b200 -k 1 -j 2>/dev/null |
     python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0 and m["router_group_topk"] == 0, m'
 ok $? "spec choosing all 8 groups: no limit (router groups 0, nothing passed on)"
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["topk_group"] = 3; c.pop("n_group", None); json.dump(c, open(sys.argv[2], "w"))' \
+    "$T/hf-deepseek-v2-lite.json" "$out/hf-tgonly.json"
+refuse "config.json with topk_group and no n_group" '"topk_group" 3 without "n_group"' -m "$out/hf-tgonly.json" -g 16
+python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 7; c["topk_group"] = 3; json.dump(c, open(sys.argv[2], "w"))' \
+    "$T/hf-deepseek-v2-lite.json" "$out/hf-g7.json"
+refuse "config.json with n_group not dividing the experts" '"n_group" 7 must divide the 64 experts' -m "$out/hf-g7.json" -g 16
+printf '{"preset": "deepseek-v3", "router_groups": 2048, "router_group_topk": 1024}\n' >"$out/rg2048.json"
+refuse "spec router_groups beyond 1,024" '"router_groups" '"'"'2048'"'"' is out of range (0 to 1024)' -m "$out/rg2048.json" -g 256
+refuse "an explicit layout's middle stage over memory named as --explain names it" "needs [0-9.]* GB per GPU on stage 2, more than" -m deepseek-v3 -g 256 --gpu-model b200 --precision fp8 --pipeline-layout 'Et|t|t*59|mL' -x tp=1,pp=4,dp=64,mb=1,ep=8,rc=full
 printf '{"preset": "llama3-8b", "router_groups": 8}\n' >"$out/rgd.json"
 refuse "spec router_groups on a dense model" '"router_groups" without experts' -m "$out/rgd.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 6}\n' >"$out/rg6.json"

@@ -3452,6 +3452,14 @@ static void test_dispatch(void)
         "(more than the limited %.3f)", u8, d8);
     ok(cc_model_route_spread(&m, 1) == 1.0 && u8 > d8 && d8 <= 4.0 && d64 <= 8.0,
        "one bin: 1; the limit only narrows the spread");
+    /* many groups: the hypergeometric terms (C(1024, 512) overflows a double) stay finite */
+    struct cc_model w = m;
+    w.experts = 2048, w.route_groups = 1024, w.route_group_topk = 512;
+    double w8 = cc_model_route_spread(&w, 8), wu;
+    w.route_groups = w.route_group_topk = 0;
+    wu = cc_model_route_spread(&w, 8);
+    ok(isfinite(w8) && w8 > 0.0 && w8 <= 8.0 && fabs(w8 - wu) < 0.05,
+       "1,024 groups, 512 chosen, 8 bins: %.4f, finite, near the unlimited %.4f", w8, wu);
     /* the all-to-all dispatcher costs as before; DeepEP within a node sends a token once per
      * GPU its experts are on */
     cc_cluster_quick(&c, 1024, 8, cc_gpu_lookup("h100-sxm"), err, sizeof err);
