@@ -395,7 +395,16 @@ int cc_eval_time(const struct ctx *x, struct cc_eval *e)
     e->t_step = e->t_compute + e->t_tp + e->t_cp + e->t_ep + e->t_pp + e->t_bubble + e->t_dp +
                 e->t_opt;
     e->tokens_per_s = (double)m->global_batch * m->seq_len / e->t_step;
-    e->mfu = cc_model_step_flops(m) / ((double)x->N * x->peak * e->t_step);
+    /* a capacity factor under 1 drops routed tokens: the work they would have needed is not
+     * the model's useful work either (MFU would pass 100% as the capacity shrinks) */
+    double useful = cc_model_step_flops(m);
+    if (e->capacity > 0 && cc_model_route_skew(mr) < 1.0) {
+        double layers = (double)cc_model_expert_layers(m) + (cc_model_mtp_experts(m) ? m->mtp : 0);
+        double routed = 6.0 * m->global_batch * m->seq_len * layers *
+                        cc_model_layer_expert_params(m) * m->topk / m->experts;
+        useful -= (1.0 - cc_model_route_skew(mr)) * routed;
+    }
+    e->mfu = useful / ((double)x->N * x->peak * e->t_step);
     /* the padded vocabulary rows and the K/V heads replicated over tp are executed too */
     const struct cc_model mv = x->mr;
     double hw = cc_model_step_hw_flops(&mv, x->rc);

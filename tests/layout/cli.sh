@@ -861,6 +861,9 @@ refuse "config.json with n_group not dividing the experts" '"n_group" 7 must div
 printf '{"preset": "deepseek-v3", "router_groups": 2048, "router_group_topk": 1024}\n' >"$out/rg2048.json"
 refuse "spec router_groups beyond 1,024" '"router_groups" '"'"'2048'"'"' is out of range (0 to 1024)' -m "$out/rg2048.json" -g 256
 refuse "an explicit layout's middle stage over memory named as --explain names it" "needs [0-9.]* GB per GPU on stage 2, more than" -m deepseek-v3 -g 256 --gpu-model b200 --precision fp8 --pipeline-layout 'Et|t|t*59|mL' -x tp=1,pp=4,dp=64,mb=1,ep=8,rc=full
+"$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-capacity 0.001 -k 3 -j 2>/dev/null |
+    python3 -c 'import json, sys; t = json.load(sys.stdin)["top"]; assert t and all(0 < r["mfu"] < 1 for r in t), [r["mfu"] for r in t]'
+ok $? "--moe-capacity 0.001: the dropped tokens' work is not counted as useful, MFU under 100% (it was 284%)"
 printf '{"preset": "llama3-8b", "router_groups": 8}\n' >"$out/rgd.json"
 refuse "spec router_groups on a dense model" '"router_groups" without experts' -m "$out/rgd.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 6}\n' >"$out/rg6.json"
