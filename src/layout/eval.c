@@ -295,7 +295,12 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
         return;
     }
     double n = (double)x.tp * x.pp * x.dp * x.cp;
-    if (n > c->gpus || x.v > m->layers + 2) { /* no numbers: the products would not fit */
+    /* v up to the layers (and the embedding and loss), or an explicit layout's stages, which
+     * may be empty */
+    int v_most = m->layers + 2;
+    if (hb->plan && x.pp > 1 && hb->plan->n > v_most)
+        v_most = hb->plan->n;
+    if (n > c->gpus || x.v > v_most) { /* no numbers: the products would not fit */
         if (n > c->gpus)
             cc_eval_why(e, "tp*pp*dp*cp is %.15g but the cluster has %d GPUs", n, c->gpus);
         else

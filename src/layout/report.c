@@ -343,7 +343,7 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
                 : plan        ? " (" : " (embedding and loss count as one layer)",
                 l->lfirst <= 0 && plan ? plan_name : "",
                 l->lfirst <= 0 && plan ? "; middle: the most)" : "", mtp);
-    if (plan && l->vpp > 1) { /* chunk by chunk */
+    if (plan && l->vpp > 1 && plan->n == l->pp * l->vpp) { /* chunk by chunk, as it places them */
         fprintf(out, "pipeline layout %s: chunks (layers) per stage:", plan->text);
         for (int r = 0; r < l->pp && r < 64; r++) {
             fprintf(out, "%s%d ", r ? "; " : " ", r);

@@ -127,7 +127,10 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
         for (int cp = 1; cp <= hb->cp_max && (long long)tp * cp <= c->gpus; cp *= 2) {
             if ((cp > 1 && m->seq_len % (2 * cp)) || c->gpus % (tp * cp))
                 continue;
-            for (int pp = 1; pp <= m->layers && (long long)tp * cp * pp <= c->gpus; pp++) {
+            /* at most a stage per layer, or per stage of an explicit layout (which may hold
+             * empty ones) */
+            int pp_most = hb->plan && hb->plan->n > m->layers ? hb->plan->n : m->layers;
+            for (int pp = 1; pp <= pp_most && (long long)tp * cp * pp <= c->gpus; pp++) {
                 int uniform = m->layers % pp == 0;
                 int uneven = hb->uneven_pp && pp > 2 && (m->layers + 2) % pp == 0; /* pp = 2: same as uniform */
                 /* where neither divides: Megatron-LM's uneven first and last stage, the middle

@@ -864,6 +864,9 @@ refuse "an explicit layout's middle stage over memory named as --explain names i
 "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model h100-sxm --moe-capacity 0.001 -k 3 -j 2>/dev/null |
     python3 -c 'import json, sys; t = json.load(sys.stdin)["top"]; assert t and all(0 < r["mfu"] < 1 for r in t), [r["mfu"] for r in t]'
 ok $? "--moe-capacity 0.001: the dropped tokens' work is not counted as useful, MFU under 100% (it was 284%)"
+"$CCBENCH" layout -m deepseek-v3 -g 504 --gpu-model b200 --precision fp8 --pipeline-layout 'Et|(t|)*59,t|m|L' -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; t = json.load(sys.stdin)["top"]; assert t and t[0]["layout"]["pp"] == 63 and t[0]["layout"]["mtp_stage"] == 61, t[0]["layout"]'
+ok $? "an explicit layout of 63 stages for 61 layers (the MTP layer and the loss alone): the search tries pp 63"
 printf '{"preset": "llama3-8b", "router_groups": 8}\n' >"$out/rgd.json"
 refuse "spec router_groups on a dense model" '"router_groups" without experts' -m "$out/rgd.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 6}\n' >"$out/rg6.json"
