@@ -14,6 +14,10 @@ refuse() {
     ok $? "$what: exit 2, one line (got $rc)" "$(cat "$out/rfe")"
 }
 trap 'rm -rf "$out"' EXIT
+# json_edit IN OUT 'PYTHON': OUT is the JSON of IN after the Python statements run on it as c
+json_edit() {
+    python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); exec(sys.argv[3]); json.dump(c, open(sys.argv[2], "w"))' "$1" "$2" "$3"
+}
 
 "$CCBENCH" layout --help >"$out/help" 2>&1
 ok $? "layout --help"
@@ -269,11 +273,11 @@ for bad in 0x16 nan; do
     grep -q "passed over 1 line(s) that start like a result row but do not read as one (the first: line 30" "$out/t-$bad.err"
     ok $? "... the $bad row passed over, with a warning naming line 30" "$(cat "$out/t-$bad.err")"
 done
-python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t.setdefault("fabric", {})["kind"] = "pigeon"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/pigeon.json"
+json_edit "$T/dgx-a100x4.json" "$out/pigeon.json" 'c.setdefault("fabric", {})["kind"] = "pigeon"'
 refuse "topology: an unknown fabric kind" "fabric: 'kind' must be infiniband, roce, ethernet or none, not 'pigeon'" -m llama3-8b -t "$out/pigeon.json"
-python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["fabric"]["kind"] = "none"; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/none8.json"
+json_edit "$T/dgx-a100x4.json" "$out/none8.json" 'c["fabric"]["kind"] = "none"'
 refuse "topology: fabric kind none with 8 NICs per node" "fabric: 'kind' none with 8 NICs per node" -m llama3-8b -t "$out/none8.json"
-python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62; json.dump(t, open(sys.argv[2], "w"))' "$T/dgx-a100x4.json" "$out/bigmem.json"
+json_edit "$T/dgx-a100x4.json" "$out/bigmem.json" 'c["nodes"][0]["gpus"][0]["memory_bytes"] = 2**62'
 refuse "topology: a GPU of 2^62 bytes" "'memory_bytes' 4611686018427387904 is more than a GPU has" -m llama3-8b -t "$out/bigmem.json"
 printf '{"model_type":"minicpm3","hidden_act":"silu","hidden_size":2560,"intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"num_hidden_layers":62,"vocab_size":73448,"q_lora_rank":768,"kv_lora_rank":256}\n' >"$out/mc3.json"
 # MiniCPM3's config class defaults its head widths (64 + 32, and hidden / heads for V)
@@ -599,11 +603,11 @@ printf '{"model_type":"deepseek_v3","hidden_size":7168,"num_hidden_layers":61,"n
 refuse "DeepSeek-V3 config with a plain MLP" 'latent attention (kv_lora_rank 512): it is modelled with the swiglu layer' -m "$out/dsv3.json" -g 512
 printf '{"model_type":"deepseek_v32","hidden_act":"silu","hidden_size":7168,"num_hidden_layers":61,"num_attention_heads":128,"vocab_size":129280,"n_routed_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":2048,"kv_lora_rank":512,"q_lora_rank":1536,"intermediate_size":18432,"index_topk":2048,"index_n_heads":64}\n' >"$out/dsv32.json"
 refuse "DeepSeek-V3.2 config (sparse attention)" 'sparse attention with an indexer ("index_topk": DeepSeek-V3.2, GLM-5) is not modelled' -m "$out/dsv32.json" -g 512
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("first_k_dense_replace"); c["model_type"]="glm4_moe_lite"; c["mlp_layer_types"]=["dense"]*3+["sparse"]*89; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-glm4-moe.json" "$out/glmlite.json"
+json_edit "$T/hf-glm4-moe.json" "$out/glmlite.json" 'c.pop("first_k_dense_replace"); c["model_type"]="glm4_moe_lite"; c["mlp_layer_types"]=["dense"]*3+["sparse"]*89'
 "$CCBENCH" layout -m "$out/glmlite.json" -g 256 --gpu-model h100-sxm -k 1 >"$out/gl" 2>&1 &&
     grep -q "top 8 in 89 of the layers (the others dense)" "$out/gl"
 ok $? "mlp_layer_types: 3 dense then sparse read as the first 3 dense" "$(head -1 "$out/gl")"
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["mlp_layer_types"]=["dense"]*3+["sparse"]*88+["dense"]; json.dump(c, open(sys.argv[2], "w"))' "$out/glmlite.json" "$out/glmlite2.json"
+json_edit "$out/glmlite.json" "$out/glmlite2.json" 'c["mlp_layer_types"]=["dense"]*3+["sparse"]*88+["dense"]'
 refuse "mlp_layer_types with a dense last layer" '"mlp_layer_types" places dense and expert layers in a way not modelled' -m "$out/glmlite2.json" -g 256
 sed 's/"intermediate_size":18432}/"intermediate_size":18432,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"n_shared_experts":1,"first_k_dense_replace":3,"num_key_value_heads":128,"num_nextn_predict_layers":1,"hidden_act":"silu"}/' "$out/dsv3.json" >"$out/dsv3w.json"
 "$CCBENCH" layout -m "$out/dsv3w.json" -g 1024 --gpu-model h100-sxm --seq-len 4096 --global-batch 15360 -k 1 >"$out/dsv3" 2>&1 &&
@@ -825,8 +829,7 @@ ok $? "--dispatcher deepep: said, passed on as flex with the deepep backend and 
 ok $? "--dispatcher deepep across the hosts of an NVL72 domain: a note names hybridep, which is passed on"
 refuse "--dispatcher deepep with --moe-pad 1" "--dispatcher deepep does not pad the experts' input to the capacity" -m mixtral-8x7b -g 16 --moe-capacity 1 --moe-pad 1 --dispatcher deepep
 refuse "--dispatcher of another name" "unknown --dispatcher 'nccl' (one of alltoall|deepep|hybridep)" -m mixtral-8x7b -g 16 --dispatcher nccl
-python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c["topk_group"] = 3; json.dump(c, open(sys.argv[2], "w"))' \
-    "$T/hf-deepseek-v2-lite.json" "$out/hf-groups.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-groups.json" 'c["n_group"] = 8; c["topk_group"] = 3'
 "$CCBENCH" layout -m "$out/hf-groups.json" -g 16 -k 1 -j 2>/dev/null |
     python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 8 and m["router_group_topk"] == 3, m' &&
     "$CCBENCH" layout -m "$T/hf-deepseek-v2-lite.json" -g 16 -k 1 -j 2>/dev/null |
@@ -842,21 +845,17 @@ ok $? "--dispatcher deepep on a layout without expert parallelism: the all-to-al
 "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --dispatcher deepep -x tp=4,pp=1,dp=16,mb=1,sp=1,zero=1,rc=full,ep=2,etp=4 2>&1 |
     grep -q "DeepEP backend does not run across (only hybridep does)"
 ok $? "--dispatcher deepep, ep 2 x etp 4 over two hosts of an NVL72 domain: the note names hybridep"
-python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c.pop("topk_group", None); json.dump(c, open(sys.argv[2], "w"))' \
-    "$T/hf-deepseek-v2-lite.json" "$out/hf-nogt.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-nogt.json" 'c["n_group"] = 8; c.pop("topk_group", None)'
 refuse "config.json with n_group and no topk_group" '"n_group" 8 needs a "topk_group" from 1 to 8' -m "$out/hf-nogt.json" -g 16
-python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 8; c["topk_group"] = 9; json.dump(c, open(sys.argv[2], "w"))' \
-    "$T/hf-deepseek-v2-lite.json" "$out/hf-gt9.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-gt9.json" 'c["n_group"] = 8; c["topk_group"] = 9'
 refuse "config.json with topk_group over n_group" '"n_group" 8 needs a "topk_group" from 1 to 8' -m "$out/hf-gt9.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 8, "router_group_topk": 8}\n' >"$out/rg8.json"
 "$CCBENCH" layout -m "$out/rg8.json" -g 256 --gpu-model b200 -k 1 -j 2>/dev/null |
     python3 -c 'import json, sys; m = json.load(sys.stdin)["model"]; assert m["router_groups"] == 0 and m["router_group_topk"] == 0, m'
 ok $? "spec choosing all 8 groups: no limit (router groups 0, nothing passed on)"
-python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["topk_group"] = 3; c.pop("n_group", None); json.dump(c, open(sys.argv[2], "w"))' \
-    "$T/hf-deepseek-v2-lite.json" "$out/hf-tgonly.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-tgonly.json" 'c["topk_group"] = 3; c.pop("n_group", None)'
 refuse "config.json with topk_group and no n_group" '"topk_group" 3 without "n_group"' -m "$out/hf-tgonly.json" -g 16
-python3 -c 'import json,sys; c = json.load(open(sys.argv[1])); c["n_group"] = 7; c["topk_group"] = 3; json.dump(c, open(sys.argv[2], "w"))' \
-    "$T/hf-deepseek-v2-lite.json" "$out/hf-g7.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-g7.json" 'c["n_group"] = 7; c["topk_group"] = 3'
 refuse "config.json with n_group not dividing the experts" '"n_group" 7 must divide the 64 experts' -m "$out/hf-g7.json" -g 16
 printf '{"preset": "deepseek-v3", "router_groups": 2048, "router_group_topk": 1024}\n' >"$out/rg2048.json"
 refuse "spec router_groups beyond 1,024" '"router_groups" '"'"'2048'"'"' is out of range (0 to 1024)' -m "$out/rg2048.json" -g 256
@@ -889,11 +888,11 @@ ok $? "--recompute block searches the uneven split 4, 14 x 4, 1" "$(grep -E '^ +
 refuse "-x first/last that leave no middle layers" "first 61 + last 1 leave 0 of the 61 layers for the 14 middle stages" -m deepseek-v3 -g 1024 -x tp=4,pp=16,dp=16,sp=1,zero=1,ep=8,first=61,last=1
 printf '{"model_type":"mpt","n_layers":4,"d_model":8192,"n_heads":64,"vocab_size":1000,"expansion_ratio":1024,"num_experts":4,"num_experts_per_tok":2,"n_shared_experts":512}\n' >"$out/shwrap.json"
 refuse "shared experts whose size would wrap" "shared expert size (n_shared_experts x the expert size) 4294967296 is more than 100000000" -m "$out/shwrap.json" -g 8
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["kv_lora_rank"]=None; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/nolora.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/nolora.json" 'c["kv_lora_rank"]=None'
 refuse "latent head widths without kv_lora_rank" '"qk_nope_head_dim" without "kv_lora_rank"' -m "$out/nolora.json" -g 16
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("moe_intermediate_size"); json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/nomis.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/nomis.json" 'c.pop("moe_intermediate_size")'
 refuse "dense layers first without moe_intermediate_size" 'dense and expert layers mixed without "moe_intermediate_size"' -m "$out/nomis.json" -g 16
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["decoder_sparse_step"]=0; json.dump(c, open(sys.argv[2], "w"))' "$T/hf-deepseek-v2-lite.json" "$out/step0.json"
+json_edit "$T/hf-deepseek-v2-lite.json" "$out/step0.json" 'c["decoder_sparse_step"]=0'
 refuse "decoder_sparse_step 0" '"decoder_sparse_step" 0: every k-th layer needs k of at least 1' -m "$out/step0.json" -g 16
 refuse "-x first without last" "first and last (the layers of the first and the last pipeline stage) go together" -m deepseek-v3 -g 1024 -x tp=4,pp=16,first=4
 refuse "-x first/last that leave the middle uneven" "do not divide evenly into the 14 middle stages" -m deepseek-v3 -g 1024 --gpu-model h100-sxm --explain tp=4,pp=16,dp=16,mb=1,sp=1,zero=1,first=4,last=2,ep=8
