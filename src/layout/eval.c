@@ -344,7 +344,7 @@ void cc_layout_eval(const struct cc_model *m, const struct cc_cluster *c,
     int planned = x.plan && x.plan->n % x.pp == 0 && x.lfirst <= 0 && !x.split;
     /* a standalone MTP stage: the layout's MTP layers on a middle rank, costed as a stage of
      * its own; the middle stage costed is another where one remains (pp > 3) */
-    int xr = planned && x.plan->n == x.pp * x.v && m->mtp > 0 ? cc_pplan_mtp_rank(x.plan, x.pp) : -1;
+    int xr = planned && cc_planned(&x) && m->mtp > 0 ? cc_pplan_mtp_rank(x.plan, x.pp) : -1;
     xr = xr > 0 && xr < x.pp - 1 ? xr : -1;
     int skip = x.pp > 3 ? xr : -1;
     if (planned) { /* as the layout places them; the middle stage with the most */
