@@ -602,6 +602,17 @@ int cc_cmd_layout(int argc, char **argv)
         cc_err("%s", err);
         return input_exit(st);
     }
+    /* the options that only a model with experts reads: a dense model would ignore them */
+    if (!cc_model_moe(&m)) {
+        static const char *const moe_only[] = {"dispatcher", "moe-capacity", "moe-pad",
+                                               "moe-imbalance", "ep-overlap", NULL};
+        for (int i = 0; moe_only[i]; i++)
+            if (given_opt(given, moe_only[i])) {
+                cc_err("--%s applies to models with experts; model '%s' has none", moe_only[i],
+                       m.name);
+                return 2;
+            }
+    }
     /* 16-bit gradients are reduced in the training's own 16-bit type (bf16 for fp8) */
     if ((cfg.grad_reduce == 2) != (m.prec == CC_PREC_FP16) && cfg.grad_reduce != 0 &&
         cfg.grad_reduce != 3) {

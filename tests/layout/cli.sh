@@ -845,6 +845,9 @@ ok $? "--dispatcher deepep on a layout without expert parallelism: the all-to-al
 "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --dispatcher deepep -x tp=4,pp=1,dp=16,mb=1,sp=1,zero=1,rc=full,ep=2,etp=4 2>&1 |
     grep -q "DeepEP backend does not run across (only hybridep does)"
 ok $? "--dispatcher deepep, ep 2 x etp 4 over two hosts of an NVL72 domain: the note names hybridep"
+for o in "--dispatcher deepep" "--moe-capacity 1.25" "--moe-pad 0" "--moe-imbalance 1.5" "--ep-overlap 1"; do
+    refuse "dense model with $o" "^ccbench: error: ${o%% *} applies to models with experts; model 'llama3-8b' has none$" -m llama3-8b -g 8 $o
+done
 json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-nogt.json" 'c["n_group"] = 8; c.pop("topk_group", None)'
 refuse "config.json with n_group and no topk_group" '"n_group" 8 needs a "topk_group" from 1 to 8' -m "$out/hf-nogt.json" -g 16
 json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-gt9.json" 'c["n_group"] = 8; c["topk_group"] = 9'
