@@ -742,6 +742,11 @@ static double act_bytes(const struct cc_model *m, double b, double s, int t, int
     /* attention inside the tensor-parallel region: Q, K, V and the projection input (latent:
      * Q and K heads x (qk_nope + qk_rope), V and the projection input heads x v_dim) */
     double attn = cc_model_mla(m) ? 8.0 * cc_model_attn_width(m) : 4.0 * q + 4.0 * kv_dim(m);
+    /* QK norm (Qwen3): each head's RMSNorm keeps its input, the queries and keys before it
+     * (2 bytes each), and its fp32 reciprocal RMS per head and token; the rotary embedding
+     * after it keeps nothing (Transformer Engine's fused kernel) */
+    if (m->qk_norm && !cc_model_mla(m))
+        attn += 2.0 * (q + kv_dim(m)) + 4.0 * ((double)m->heads + m->kv_heads);
     double o_in = cc_model_mla(m) ? (double)m->heads * m->v_dim : q;
     /* latent attention outside it (split by tp only with sequence parallelism, like the 10h):
      * the compressed queries and keys/values with the rotary key before their norms and

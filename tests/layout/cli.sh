@@ -1172,14 +1172,14 @@ awk -F'|' '$2 ~ /^ [0-9.]+B $/ && $5 ~ /,48 $/ { n++; e = $11; gsub(/[ %+]/, "",
 ok $? "held-out: Megatron-Core H100 rows, fitted habits within 11%, the published layout in the top 3 of 7 searches"
 # mixture-of-experts runs (results/layout-moe.md): every published layout fits ccbench's
 # memory estimate (one only without the 10% margin), the published tp,pp,dp,cp is in the
-# search's top 3 in 16 of the 19 rows, and no row is estimated more than 15% slower than it ran
+# search's top 3 in 17 of the 19 rows, and no row is estimated more than 15% slower than it ran
 sh "$CC_SRCDIR/results/layout-moe.sh" "$CCBENCH" >"$out/moe-runs" 2>"$out/moe-err"
 ok $? "results/layout-moe.sh runs" "$(cat "$out/moe-err")"
 awk -F'|' '$2 ~ /^ [0-9]/ { n++; if ($11 ~ /fits/) fit++; if ($11 ~ /over the GPU/) bad++
     split($12, r, " of "); if (r[1] + 0 >= 1 && r[1] + 0 <= 3) top3++
     e = $10; gsub(/[ %+]/, "", e); if (e + 0 < -15) slow++ }
-    END { exit !(n == 19 && fit == 18 && bad == 0 && top3 == 16 && slow == 0) }' "$out/moe-runs"
-ok $? "MoE runs: 19 rows, 18 fit within the margin and none beyond the GPU, 16 published layouts in the top 3, none estimated >15% slow" "$(cut -d'|' -f3,4,10,11,12 "$out/moe-runs")"
+    END { exit !(n == 19 && fit == 18 && bad == 0 && top3 == 17 && slow == 0) }' "$out/moe-runs"
+ok $? "MoE runs: 19 rows, 18 fit within the margin and none beyond the GPU, 17 published layouts in the top 3, none estimated >15% slow" "$(cut -d'|' -f3,4,10,11,12 "$out/moe-runs")"
 # bad input: exit 2 with one line naming what is wrong, never a crash, a hang or inf/nan
 # a Llama config that does not say whether its embeddings are tied: untied, as transformers'
 # LlamaConfig defaults (8.0B parameters, as with the key)

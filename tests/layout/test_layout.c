@@ -1484,6 +1484,21 @@ static void test_moe(void)
     d.prec = CC_PREC_FP8;
     is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 196640.0 * 4096, 0,
             "... in fp8: 196,640 bytes a token");
+    /* with QK norm (Qwen3's): the queries and keys before their per-head RMSNorm, 2 bytes
+     * each, 2*(4096 + 1024), and its fp32 reciprocal RMS per head, 4*(32 + 8): 10,400 more,
+     * in fp8 too (no linear layer keeps them); full recomputation keeps only the input */
+    d = m;
+    d.qk_norm = 1;
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 252096.0 * 4096, 0,
+            "... with QK norm: 252,096 bytes a token");
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 2, 1, CC_RC_NONE), 252096.0 * 4096 / 2, 0,
+            "... at tp=2 with sequence parallelism: half");
+    d.prec = CC_PREC_FP8;
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 207040.0 * 4096, 0,
+            "... in fp8: 207,040 bytes a token");
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_FULL),
+            cc_model_layer_act_bytes(&m, 1, 4096, 1, 0, CC_RC_FULL), 0,
+            "... fully recomputed: only the layer's input, as without it");
     /* the MoE presets: Qwen3-235B-A22B per layer: attention 2*4096*8192 + 2*4096*512 =
      * 71,303,168; experts 128*3*4096*1536 = 2,415,919,104; router 524,288; norms 2*4096 +
      * 2*128: 2,487,755,008; x94 + 2 x 151936 x 4096 + 4096 = 235,093,634,560, of which
