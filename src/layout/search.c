@@ -174,12 +174,13 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                      ep++)
                     if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0)) {
                         eps[neps] = ep, etps[neps++] = 1;
-                        /* and each expert split over the tp ranks (expert tensor parallelism
-                         * = tp, Megatron-Core's default) where that divides */
-                        if (cc_model_moe(m) && tp > 1 && m->moe_ffn % tp == 0 &&
-                            m->mlp == CC_MLP_SWIGLU &&
-                            ((long long)tp * cp * dp) % ((long long)ep * tp) == 0)
-                            eps[neps] = ep, etps[neps++] = tp;
+                        /* and each expert split over etp ranks of the tp group (etp = tp
+                         * is Megatron-Core's default) where that divides */
+                        for (int etp = 2; etp <= tp && neps < 63; etp++)
+                            if (cc_model_moe(m) && tp % etp == 0 && m->moe_ffn % etp == 0 &&
+                                m->mlp == CC_MLP_SWIGLU &&
+                                ((long long)tp * cp * dp) % ((long long)ep * etp) == 0)
+                                eps[neps] = ep, etps[neps++] = etp;
                     }
                 for (int mb = 1; mb <= hb->mb_max && mb <= per_dp; mb++) {
                     if (per_dp % mb)

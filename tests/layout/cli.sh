@@ -881,6 +881,15 @@ refuse "spec router_groups not dividing the experts" "the groups must divide the
     "$CCBENCH" layout -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=4,etp=2 -j 2>/dev/null |
     python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["ep"] == 4 and l["etp"] == 2 and l["expert_dp"] == 2, l'
 ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "$(grep -E '^(layout|experts)' "$out/etp")"
+# the search tries every etp dividing tp: Mixtral 8x22B on 64 H100 at tp=4, pp=2 fits only
+# with the experts split, and etp=2 is faster than Megatron-Core's default etp = tp = 4
+"$CCBENCH" layout -m mixtral-8x22b -g 64 -k 40 >"$out/etps" 2>&1 &&
+    grep -q " tp=4,pp=2,dp=8,cp=1,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=2 " "$out/etps" &&
+    ! "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=4,pp=2,dp=8,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=1 >/dev/null 2>&1 &&
+    "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=4,pp=2,dp=8,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=2 -j 2>/dev/null >"$out/etp2" &&
+    "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=4,pp=2,dp=8,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=4 -j 2>/dev/null >"$out/etp4" &&
+    python3 -c 'import json, sys; a, b = (json.load(open(f))["explain"]["tokens_per_s"] for f in sys.argv[1:]); assert a > b, (a, b)' "$out/etp2" "$out/etp4"
+ok $? "search: etp=2 at tp=4 (etp=1 does not fit, etp=4 is slower)" "$(grep 'tp=4,pp=2,dp=8' "$out/etps")"
 refuse "-x ep x etp past an int (it crashed)" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 -x tp=1,dp=16,ep=65536,etp=65536
 refuse "-x ep x etp past an int with the flex dispatcher" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 --dispatcher deepep -x tp=1,dp=16,ep=65536,etp=65536
 refuse "-x etp not dividing the experts' ranks" "ep 8 x etp 4 does not divide tp\*cp\*dp = 16" -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,ep=8,etp=4
