@@ -586,17 +586,6 @@ int cc_cmd_layout(int argc, char **argv)
         cc_err("unknown --recompute '%s' (one of none|selective|full|block|auto|model)", cfg.recompute);
         return 2;
     }
-    if (cfg.moe_pad && cfg.dispatcher == CC_DISPATCH_DEEPEP) {
-        cc_err("--dispatcher deepep does not pad the experts' input to the capacity (Megatron-"
-               "Core refuses --moe-pad-expert-input-to-capacity with it): --moe-pad 0, or "
-               "--dispatcher alltoall or hybridep");
-        return 2;
-    }
-    if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {
-        cc_err("--moe-pad 1 pads every expert's input to the capacity: give --moe-capacity F "
-               "(a capacity factor above 0)");
-        return 2;
-    }
     cc_status st = build_model(&cfg, &m, err, sizeof err);
     if (st != CC_OK) {
         cc_err("%s", err);
@@ -612,6 +601,17 @@ int cc_cmd_layout(int argc, char **argv)
                        m.name);
                 return 2;
             }
+    }
+    if (cfg.moe_pad && cfg.dispatcher == CC_DISPATCH_DEEPEP) {
+        cc_err("--dispatcher deepep does not pad the experts' input to the capacity (Megatron-"
+               "Core refuses --moe-pad-expert-input-to-capacity with it): --moe-pad 0, or "
+               "--dispatcher alltoall or hybridep");
+        return 2;
+    }
+    if (cfg.moe_pad && !(cfg.moe_capacity > 0)) {
+        cc_err("--moe-pad 1 pads every expert's input to the capacity: give --moe-capacity F "
+               "(a capacity factor above 0)");
+        return 2;
     }
     /* 16-bit gradients are reduced in the training's own 16-bit type (bf16 for fp8) */
     if ((cfg.grad_reduce == 2) != (m.prec == CC_PREC_FP16) && cfg.grad_reduce != 0 &&

@@ -168,15 +168,18 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 whole++;
                 long long per_dp = m->global_batch / dp;
                 /* expert parallelism: every ep that divides the experts and the stage's
-                 * tp*cp*dp ranks (1 alone without experts) */
-                int eps[64], etps[64], neps = 0;
-                for (int ep = 1; neps < 63 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
+                 * tp*cp*dp ranks (1 alone without experts), each with etp 1 and the etp
+                 * below: at most 128 divisors of the experts (<= 100,000) times 32 of tp
+                 * (<= 1,024) */
+                int eps[4096], etps[4096];
+                int neps = 0;
+                for (int ep = 1; neps < 4096 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
                      ep++)
                     if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0)) {
                         eps[neps] = ep, etps[neps++] = 1;
                         /* and each expert split over etp ranks of the tp group (etp = tp
                          * is Megatron-Core's default) where that divides */
-                        for (int etp = 2; etp <= tp && neps < 63; etp++)
+                        for (int etp = 2; etp <= tp && neps < 4096; etp++)
                             if (cc_model_moe(m) && tp % etp == 0 && m->moe_ffn % etp == 0 &&
                                 m->mlp == CC_MLP_SWIGLU &&
                                 ((long long)tp * cp * dp) % ((long long)ep * etp) == 0)

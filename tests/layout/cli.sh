@@ -845,7 +845,7 @@ ok $? "--dispatcher deepep on a layout without expert parallelism: the all-to-al
 "$CCBENCH" layout -m mixtral-8x7b -g 64 --gpu-model gb200 --gpus-per-node 64 --gpus-per-host 4 --dispatcher deepep -x tp=4,pp=1,dp=16,mb=1,sp=1,zero=1,rc=full,ep=2,etp=4 2>&1 |
     grep -q "DeepEP backend does not run across (only hybridep does)"
 ok $? "--dispatcher deepep, ep 2 x etp 4 over two hosts of an NVL72 domain: the note names hybridep"
-for o in "--dispatcher deepep" "--moe-capacity 1.25" "--moe-pad 0" "--moe-imbalance 1.5" "--ep-overlap 1"; do
+for o in "--dispatcher deepep" "--moe-capacity 1.25" "--moe-pad 0" "--moe-pad 1" "--moe-imbalance 1.5" "--ep-overlap 1"; do
     refuse "dense model with $o" "^ccbench: error: ${o%% *} applies to models with experts; model 'llama3-8b' has none$" -m llama3-8b -g 8 $o
 done
 json_edit "$T/hf-deepseek-v2-lite.json" "$out/hf-nogt.json" 'c["n_group"] = 8; c.pop("topk_group", None)'
@@ -890,6 +890,12 @@ ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "
     "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=4,pp=2,dp=8,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=4 -j 2>/dev/null >"$out/etp4" &&
     python3 -c 'import json, sys; a, b = (json.load(open(f))["explain"]["tokens_per_s"] for f in sys.argv[1:]); assert a > b, (a, b)' "$out/etp2" "$out/etp4"
 ok $? "search: etp=2 at tp=4 (etp=1 does not fit, etp=4 is slower)" "$(grep 'tp=4,pp=2,dp=8' "$out/etps")"
+# with 384 experts and tp=32 an NVL72-style domain has up to 90 (ep, etp) pairs a layout; the
+# search keeps them all (a fixed list of 63 once dropped ep=64 and above here)
+printf '{"preset": "qwen3-30b-a3b", "experts": 384}\n' >"$out/q384.json"
+"$CCBENCH" layout -m "$out/q384.json" -g 3072 --gpu-model gb200 --gpus-per-node 64 --global-batch 1536 -x tp=32,pp=2,dp=48,mb=1,sp=1,zero=0,rc=full,ep=64 2>&1 |
+    grep -q "tp=32,pp=2,dp=48 ranks [0-9]*[a-z]* of [0-9]* at its best setting, .*,ep=64 ("
+ok $? "search: 384 experts at tp=32, every ep kept (the best setting of tp=32,pp=2,dp=48 has ep=64)"
 refuse "-x ep x etp past an int (it crashed)" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 -x tp=1,dp=16,ep=65536,etp=65536
 refuse "-x ep x etp past an int with the flex dispatcher" "ep 65536 does not divide the 8 experts" -m mixtral-8x7b -g 16 --dispatcher deepep -x tp=1,dp=16,ep=65536,etp=65536
 refuse "-x etp not dividing the experts' ranks" "ep 8 x etp 4 does not divide tp\*cp\*dp = 16" -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,ep=8,etp=4

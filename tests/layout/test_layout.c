@@ -1493,6 +1493,9 @@ static void test_moe(void)
             "... with QK norm: 252,096 bytes a token");
     is_near(cc_model_layer_act_bytes(&d, 1, 4096, 2, 1, CC_RC_NONE), 252096.0 * 4096 / 2, 0,
             "... at tp=2 with sequence parallelism: half");
+    is_near(cc_model_layer_act_bytes(&d, 1, 4096, 2, 0, CC_RC_NONE) -
+                cc_model_layer_act_bytes(&m, 1, 4096, 2, 0, CC_RC_NONE), 5200.0 * 4096, 0,
+            "... at tp=2 without it: the 10,400 bytes split too (the heads are)");
     d.prec = CC_PREC_FP8;
     is_near(cc_model_layer_act_bytes(&d, 1, 4096, 1, 0, CC_RC_NONE), 207040.0 * 4096, 0,
             "... in fp8: 207,040 bytes a token");
