@@ -169,18 +169,21 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 long long per_dp = m->global_batch / dp;
                 /* expert parallelism: every ep that divides the experts and the stage's
                  * tp*cp*dp ranks (1 alone without experts), each with etp 1 and the etp
-                 * below: at most 128 divisors of the experts (<= 100,000) times 32 of tp
-                 * (<= 1,024) */
+                 * below: at most 128 divisors of the experts (<= 100,000) times 5 etp */
                 int eps[4096], etps[4096];
                 int neps = 0;
                 for (int ep = 1; neps < 4096 && (ep == 1 || (cc_model_moe(m) && ep <= m->experts));
                      ep++)
                     if (ep == 1 || (m->experts % ep == 0 && ((long long)tp * cp * dp) % ep == 0)) {
                         eps[neps] = ep, etps[neps++] = 1;
-                        /* and each expert split over etp ranks of the tp group (etp = tp
-                         * is Megatron-Core's default) where that divides */
+                        /* and each expert split over etp ranks of the tp group: etp = tp
+                         * (Megatron-Core's default) and 2, 4 and 8 where they divide tp (a
+                         * tp of 72 has eleven divisors above 1, and trying them all made wide
+                         * searches 3-7x slower; others with -x), where that divides */
                         for (int etp = 2; etp <= tp && neps < 4096; etp++)
-                            if (cc_model_moe(m) && tp % etp == 0 && m->moe_ffn % etp == 0 &&
+                            if (cc_model_moe(m) && tp % etp == 0 &&
+                                (etp == tp || etp == 2 || etp == 4 || etp == 8) &&
+                                m->moe_ffn % etp == 0 &&
                                 m->mlp == CC_MLP_SWIGLU &&
                                 ((long long)tp * cp * dp) % ((long long)ep * etp) == 0)
                                 eps[neps] = ep, etps[neps++] = etp;

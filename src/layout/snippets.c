@@ -274,7 +274,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
         NOTE(0, "experts: every token goes to all %d experts (top %d), so every GPU's share is "
                 "fixed and --moe-imbalance %.2f changes nothing", m->experts, m->topk,
              hb->moe_imbalance);
-    else if (cc_model_moe(m))
+    else if (cc_model_moe(m) && cc_layout_ep(l) > 1) /* at ep = 1 the balance is irrelevant */
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
                 "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
@@ -294,13 +294,16 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && ep_needs)
         NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
                 "Core's --overlap-moe-expert-parallel-comm needs %s", ep_needs);
-    if (cc_model_moe(m) && l->ep > 1 && hb->dispatcher == CC_DISPATCH_DEEPEP &&
+    /* the flex dispatcher runs wherever the experts are spread, over ep or etp alone too */
+    int flex = cc_model_moe(m) && hb->dispatcher != CC_DISPATCH_ALLTOALL &&
+               (long long)cc_layout_ep(l) * cc_layout_etp(l) > 1;
+    if (flex && hb->dispatcher == CC_DISPATCH_DEEPEP &&
         cc_cluster_per_host(c) < c->gpus_per_node &&
         (long long)l->ep * cc_layout_etp(l) > cc_cluster_per_host(c))
         NOTE(0, "experts: the expert-parallel group spans hosts of one NVLink domain, which "
                 "Megatron-Core's DeepEP backend does not run across (only hybridep does): "
                 "--dispatcher hybridep");
-    if (cc_model_moe(m) && l->ep > 1 && hb->dispatcher != CC_DISPATCH_ALLTOALL)
+    if (flex)
         NOTE(0, "experts: the %s dispatcher is costed by the bytes it moves (a copy of each "
                 "token per GPU its experts are on, across nodes per node, routing balanced); "
                 "its own SMs and buffers are not", cc_dispatcher_names[hb->dispatcher]);

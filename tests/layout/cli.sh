@@ -881,7 +881,15 @@ refuse "spec router_groups not dividing the experts" "the groups must divide the
     "$CCBENCH" layout -m mixtral-8x7b -g 16 -x tp=2,pp=1,dp=8,mb=1,sp=1,zero=1,rc=full,ep=4,etp=2 -j 2>/dev/null |
     python3 -c 'import json, sys; l = json.load(sys.stdin)["explain"]["layout"]; assert l["ep"] == 4 and l["etp"] == 2 and l["expert_dp"] == 2, l'
 ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "$(grep -E '^(layout|experts)' "$out/etp")"
-# the search tries every etp dividing tp: Mixtral 8x22B on 64 H100 at tp=4, pp=2 fits only
+# the flex dispatcher spread over etp alone (ep 1): its notes as at ep > 1, and none on routing
+# balance, which does not matter at ep 1
+"$CCBENCH" layout -m mixtral-8x7b --gpus 72 --gpus-per-node 72 --gpus-per-host 4 --global-batch 72 --dispatcher deepep -x tp=8,pp=1,dp=9,mb=1,sp=1,zero=1,rc=full,ep=1,etp=8 >"$out/flex1" 2>&1 &&
+    grep -q -- "--moe-token-dispatcher-type flex --moe-grouped-gemm --moe-flex-dispatcher-backend deepep" "$out/flex1" &&
+    grep -q "DeepEP backend does not run across (only hybridep does)" "$out/flex1" &&
+    grep -q "the deepep dispatcher is costed by the bytes it moves" "$out/flex1" &&
+    ! grep -q "routing is costed as balanced" "$out/flex1"
+ok $? "--dispatcher deepep at ep=1, etp=8: flex passed on with both notes, no note on routing balance" "$(grep '# experts' "$out/flex1" | cut -c1-120)"
+# the search tries 2, 4, 8 and tp as etp where they divide tp: Mixtral 8x22B on 64 H100 at tp=4, pp=2 fits only
 # with the experts split, and etp=2 is faster than Megatron-Core's default etp = tp = 4
 "$CCBENCH" layout -m mixtral-8x22b -g 64 -k 40 >"$out/etps" 2>&1 &&
     grep -q " tp=4,pp=2,dp=8,cp=1,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=2 " "$out/etps" &&
@@ -890,7 +898,7 @@ ok $? "-x etp=2: said, passed on as --expert-tensor-parallel-size 2, JSON etp" "
     "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=4,pp=2,dp=8,mb=1,v=7,sp=1,zero=1,rc=none,ep=8,etp=4 -j 2>/dev/null >"$out/etp4" &&
     python3 -c 'import json, sys; a, b = (json.load(open(f))["explain"]["tokens_per_s"] for f in sys.argv[1:]); assert a > b, (a, b)' "$out/etp2" "$out/etp4"
 ok $? "search: etp=2 at tp=4 (etp=1 does not fit, etp=4 is slower)" "$(grep 'tp=4,pp=2,dp=8' "$out/etps")"
-# with 384 experts and tp=32 an NVL72-style domain has up to 90 (ep, etp) pairs a layout; the
+# with 384 experts and tp=32 an NVL72-style domain has up to 80 (ep, etp) pairs a layout; the
 # search keeps them all (a fixed list of 63 once dropped ep=64 and above here)
 printf '{"preset": "qwen3-30b-a3b", "experts": 384}\n' >"$out/q384.json"
 "$CCBENCH" layout -m "$out/q384.json" -g 3072 --gpu-model gb200 --gpus-per-node 64 --global-batch 1536 -x tp=32,pp=2,dp=48,mb=1,sp=1,zero=0,rc=full,ep=64 2>&1 |
