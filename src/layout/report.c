@@ -210,27 +210,42 @@ const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *
                                  size_t len)
 {
     struct part pb[NPARTS], po[NPARTS];
+    double d[NPARTS], gap = o->t_step - b->t_step, sum = 0.0, top = 0.0;
+    int pick[NPARTS] = {0}, npick = 0;
     size_t n = 0;
     parts(b, pb);
     parts(o, po);
-    int i1 = -1, i2 = -1;
-    for (int j = 0; j < NPARTS; j++) { /* the two components that differ most */
-        double d = fabs(po[j].t - pb[j].t);
-        if (i1 < 0 || d > fabs(po[i1].t - pb[i1].t))
-            i2 = i1, i1 = j;
-        else if (i2 < 0 || d > fabs(po[i2].t - pb[i2].t))
-            i2 = j;
+    for (int j = 0; j < NPARTS; j++) {
+        d[j] = po[j].t - pb[j].t; /* > 0: the better one spends less on it */
+        top = fmax(top, fabs(d[j]));
+    }
+    /* the components that differ most, as many (up to four) as it takes for what they add
+     * up to to come within a fifth of the whole difference: a reason that leaves out what
+     * decides the ranking would mislead */
+    while (npick < 4 && (npick == 0 || fabs(sum - gap) > 0.2 * fabs(gap))) {
+        int x = -1;
+        for (int j = 0; j < NPARTS; j++)
+            if (!pick[j] && fabs(d[j]) >= 0.01 * top && (x < 0 || fabs(d[j]) > fabs(d[x])))
+                x = j;
+        if (x < 0)
+            break;
+        pick[x] = 1, npick++, sum += d[x];
     }
     buf[0] = 0;
-    for (int j = 0; j < 2 && n < len; j++) {
-        int x = j ? i2 : i1;
-        double d = po[x].t - pb[x].t;
-        if (j && fabs(d) < 0.01 * fabs(po[i1].t - pb[i1].t))
-            break; /* one component explains it */
-        int w = snprintf(buf + n, len - n, "%s%.3f s %s %s", j ? ", " : "", fabs(d),
-                         d >= 0 ? "less" : "more", pb[x].name);
-        n += w > 0 ? (size_t)w : 0;
-    }
+    for (int pass = 0; pass < 2; pass++) /* what it spends less on first, largest first */
+        for (int k = 0; k < npick; k++) {
+            int x = -1;
+            for (int j = 0; j < NPARTS; j++)
+                if (pick[j] == 1 && (d[j] >= 0) == (pass == 0) &&
+                    (x < 0 || fabs(d[j]) > fabs(d[x])))
+                    x = j;
+            if (x < 0 || n >= len)
+                break;
+            pick[x] = 2;
+            int w = snprintf(buf + n, len - n, "%s%.3f s %s %s", n ? ", " : "", fabs(d[x]),
+                             d[x] >= 0 ? "less" : "more", pb[x].name);
+            n += w > 0 ? (size_t)w : 0;
+        }
     if (n < len && o->mem_total < b->mem_total)
         snprintf(buf + n, len - n, " (though that one needs less memory)");
     return buf;

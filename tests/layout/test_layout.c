@@ -3555,6 +3555,30 @@ static void test_dispatch(void)
     ok(cc_model_check(&u, err, sizeof err) == CC_OK, "top 8 over 3 of 8 groups taken");
 }
 
+/* why the best beats another: the components that differ most, as many as it takes to come
+ * within a fifth of the difference (405B on 16,384 H100: more bubble, but less compute, less
+ * data-parallel and less tensor-parallel time) */
+static void test_behind_why(void)
+{
+    struct cc_eval b = {0}, o = {0};
+    char why[256];
+    b.t_compute = 5.0, b.t_tp = 0.683, b.t_bubble = 2.0, b.t_dp = 0.098;
+    o.t_compute = 5.691, o.t_tp = 0.854, o.t_bubble = 0.966, o.t_dp = 0.631;
+    b.t_step = b.t_compute + b.t_tp + b.t_bubble + b.t_dp;
+    o.t_step = o.t_compute + o.t_tp + o.t_bubble + o.t_dp;
+    b.mem_total = o.mem_total = 1e9;
+    is_str(cc_layout_behind_why(&b, &o, why, sizeof why),
+           "0.691 s less compute, 0.533 s less data-parallel gradient reduction, 0.171 s less "
+           "tensor-parallel communication, 1.034 s more pipeline bubble",
+           "behind: four components, what the best spends less on first");
+    o.t_bubble = 2.0, o.t_dp = b.t_dp, o.t_tp = b.t_tp; /* compute alone */
+    o.t_step = o.t_compute + o.t_tp + o.t_bubble + o.t_dp;
+    o.mem_total = 0.5e9;
+    is_str(cc_layout_behind_why(&b, &o, why, sizeof why),
+           "0.691 s less compute (though that one needs less memory)",
+           "behind: one component explains it; the memory remark");
+}
+
 int main(void)
 {
     test_params();
@@ -3592,5 +3616,6 @@ int main(void)
     test_megatron();
     test_nemo_fp8();
     test_blackwell_heldout();
+    test_behind_why();
     return tap_done();
 }
