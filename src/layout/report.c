@@ -504,9 +504,10 @@ void cc_layout_print_explain(FILE *out, const struct cc_model *m, const struct c
             fprintf(out, "  %-34s %10.4f s %6.1f%%\n", p[j].name, p[j].t,
                 e->t_step > 0 ? p[j].t / e->t_step * 100 : 0);
     double used = (double)l->tp * l->pp * l->dp * l->cp; /* the layout's GPUs */
-    fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU (with "
-                 "recomputation)\n", e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
-            m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops);
+    fprintf(out, "tokens/s %.0f (%.1f per GPU), MFU %.1f%%%s, executed %.1f TFLOP/s per GPU%s\n",
+            e->tokens_per_s, e->tokens_per_s / used, e->mfu * 100,
+            m->prec == CC_PREC_FP8 ? " of the fp8 peak" : "", e->hw_tflops,
+            l->rc == CC_RC_NONE ? "" : " (with recomputation)");
     fprintf(out, "Megatron-LM's log would show %.1f TFLOP/s/GPU (its count since March 2025: the "
                  "attention products halved for the causal mask, the vocabulary padded to a "
                  "multiple of --vocab-pad x tp, no recomputation; before, MFU x peak)\n",

@@ -310,12 +310,18 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (cc_model_moe(m) && m->prec == CC_PREC_FP16)
         NOTE(0, "experts in fp16: Megatron-LM before late December 2025 refuses expert "
                 "parallelism and --moe-grouped-gemm without --bf16; use a newer one, or bf16");
-    if (cc_model_moe(m))
+    if (cc_model_moe(m) && l->dp % cc_layout_ep(l) == 0)
         NOTE(1, "experts in DeepSpeed: deepspeed.moe.layer.MoE(num_experts=%d, ep_size=%d, "
-                "k=%d) in the model code; the config has no expert settings%s", m->experts,
-             cc_layout_ep(l), m->topk,
+                "k=%d) in the model code, and the optimizer's parameter groups split with "
+                "split_params_into_different_moe_groups_for_optimizer; the config has no expert "
+                "settings%s", m->experts, cc_layout_ep(l), m->topk,
              cc_layout_ep_overlaps(m, hb, l) ? ", and the all-to-all overlap this estimate "
                                                "counts is Megatron-Core's" : "");
+    else if (cc_model_moe(m))
+        NOTE(1, "experts in DeepSpeed: its expert-parallel groups are carved out of the "
+                "data-parallel ranks, so ep_size must divide dp = %d: ep = %d (over tensor-"
+                "parallel ranks too, as Megatron-Core does) has no DeepSpeed equivalent",
+             l->dp, cc_layout_ep(l));
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
                 "the attention (Llama 3's way, --cp-comm-type allgather, as set here); "
@@ -338,6 +344,11 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
              part,
              l->tp > 1 ? "; tensor parallel " : "", l->tp > 1 ? l->tp : 0,
              l->tp > 1 ? " comes from Megatron-DeepSpeed" : "");
+    else if (l->tp > 1) /* the batch below counts dp, not the world size */
+        NOTE(1, "tensor parallel %d comes from Megatron-DeepSpeed (its mpu, passed to "
+                "deepspeed.initialize), which makes the data-parallel size dp = %d that "
+                "train_batch_size counts; plain DeepSpeed would count all %lld GPUs", l->tp,
+             l->dp, (long long)l->tp * l->dp * l->cp);
     if (l->pp > 1 && l->vpp > 1)
         NOTE(1, "DeepSpeed's pipeline engine has no interleaved schedule: this estimate's v=%d "
                 "is Megatron-LM's; with DeepSpeed the bubble is v times larger (--explain the "

@@ -1445,6 +1445,21 @@ ok $? "Megatron: no dropout, --ddp-bucket-size 25M / 4 bytes; DeepSpeed: no inte
 "$CCBENCH" layout -m llama3-70b -g 64 --bucket 100M --grad-reduce bf16 -x tp=4,pp=4,dp=4,mb=1,zero=1,rc=full >"$out/bk2" 2>&1
 grep -q -- " --ddp-bucket-size 52428800$" "$out/bk2" && grep -q "PipelineModule(num_stages=4); tensor parallel 4 comes from Megatron-DeepSpeed" "$out/bk2"
 ok $? "--bucket 100M of bf16 gradients: 52428800 parameters" "$(grep -E 'ddp-bucket|PipelineModule' "$out/bk2" | cut -c1-200)"
+# without a pipeline the DeepSpeed fragment still says where tensor parallelism comes from (its
+# batch counts dp); nothing recomputed, no "(with recomputation)"
+"$CCBENCH" layout -m llama3-70b -g 64 -x tp=4,pp=1,dp=16,mb=1,sp=1,zero=3,rc=none >"$out/ds1" 2>&1 &&
+    grep -q "# tensor parallel 4 comes from Megatron-DeepSpeed (its mpu, passed to deepspeed.initialize), which makes the data-parallel size dp = 16 that train_batch_size counts; plain DeepSpeed would count all 64 GPUs" "$out/ds1" &&
+    grep -q "executed [0-9.]* TFLOP/s per GPU$" "$out/ds1" &&
+    "$CCBENCH" layout -m llama3-70b -g 64 -x tp=4,pp=8,dp=2,mb=1,sp=1,zero=1,rc=full 2>&1 |
+    grep -q "executed [0-9.]* TFLOP/s per GPU (with recomputation)$"
+ok $? "DeepSpeed: tensor parallelism named at pp=1; 'with recomputation' only where it recomputes" "$(grep -E 'comes from|executed' "$out/ds1" | cut -c1-160)"
+# DeepSpeed's expert groups live inside the data-parallel ranks: ep must divide dp
+"$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=2,pp=8,dp=4,mb=1,v=1,sp=1,zero=1,rc=none,ep=8 >"$out/ds2" 2>&1 &&
+    grep -q "so ep_size must divide dp = 4: ep = 8 .* has no DeepSpeed equivalent" "$out/ds2" &&
+    ! grep -q "deepspeed.moe.layer.MoE" "$out/ds2" &&
+    "$CCBENCH" layout -m mixtral-8x22b -g 64 -x tp=2,pp=4,dp=8,mb=1,v=7,sp=1,zero=1,rc=block,rcl=1,ep=8 2>&1 |
+    grep -q "deepspeed.moe.layer.MoE(num_experts=8, ep_size=8, k=2) in the model code, and the optimizer's parameter groups split with split_params_into_different_moe_groups_for_optimizer"
+ok $? "DeepSpeed MoE: ep 8 over dp 4 and tp ranks said to have no equivalent; ep 8 of dp 8 given as ep_size" "$(grep -E 'experts in DeepSpeed' "$out/ds2" | cut -c1-160)"
 "$CCBENCH" layout -m llama2-7b -g 16 -x tp=1,pp=2,dp=8,mb=1,zero=1 >"$out/bk3" 2>&1
 grep -q "PipelineModule(num_stages=2)$" "$out/bk3"
 ok $? "tp=1: no 'tensor parallel 1' in the DeepSpeed note" "$(grep PipelineModule "$out/bk3")"
