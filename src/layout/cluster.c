@@ -25,14 +25,15 @@
                      "scaling runs agree within 11%)"
 #define EFF16_OTHER "fitted on A100 SXM at its data-sheet peak, not checked here"
 const char cc_eff16_unchecked[] = EFF16_OTHER;
+const char cc_eff16_hopper[] = EFF16_HOPPER;
 
 const struct cc_gpu_spec cc_gpu_table[] = {
-    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, EFF16_HOPPER, 0, 0, 450, 480},
-    {"h200-nvl", "h200", "nvl", "NVIDIA H200 NVL", {835, 835, 1670}, 141, 4800, 50, 185, 132, EFF16_HOPPER, 0, 0, 50, 128},
-    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 256},
-    {"h100-nvl", "h100", "nvl", "NVIDIA H100 NVL", {835, 835, 1670}, 93.5, 3938, 50, 185, 132, EFF16_HOPPER, 0, 0, 50, 128},
-    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, EFF16_HOPPER, 0, 0, 50, 128},
-    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, EFF16_HOPPER, 0, 8, 50, 256},
+    {"gh200", "gh200", NULL, "NVIDIA GH200", {989, 989, 1979}, 96, 4000, 370, 45, 132, cc_eff16_hopper, 0, 0, 450, 480},
+    {"h200-nvl", "h200", "nvl", "NVIDIA H200 NVL", {835, 835, 1670}, 141, 4800, 50, 185, 132, cc_eff16_hopper, 0, 0, 50, 128},
+    {"h200", "h200", NULL, "NVIDIA H200 SXM", {989, 989, 1979}, 141, 4800, 370, 370, 132, cc_eff16_hopper, 0, 8, 50, 256},
+    {"h100-nvl", "h100", "nvl", "NVIDIA H100 NVL", {835, 835, 1670}, 93.5, 3938, 50, 185, 132, cc_eff16_hopper, 0, 0, 50, 128},
+    {"h100-pcie", "h100", "pcie", "NVIDIA H100 PCIe", {756, 756, 1513}, 80, 2000, 50, 185, 114, cc_eff16_hopper, 0, 0, 50, 128},
+    {"h100-sxm", "h100", NULL, "NVIDIA H100 SXM", {989, 989, 1979}, 80, 3350, 370, 370, 132, cc_eff16_hopper, 0, 8, 50, 256},
     {"a100-pcie-40g", "a100", "pcie 40g", "NVIDIA A100 PCIe 40GB", {312, 312, 0}, 40, 1555, 20, 185, 108, EFF16_OTHER, 0, 0, 25, 128},
     {"a100-pcie", "a100", "pcie", "NVIDIA A100 PCIe 80GB", {312, 312, 0}, 80, 1935, 20, 185, 108, EFF16_OTHER, 0, 0, 25, 128},
     {"a100-40g", "a100", "40g", "NVIDIA A100 SXM 40GB", {312, 312, 0}, 40, 1555, 230, 185, 108, NULL, 0, 8, 25, 128},

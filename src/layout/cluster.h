@@ -43,6 +43,8 @@ struct cc_gpu_spec {
 /* The eff16 text of a GPU the 16-bit efficiency was not checked on (or whose peak was
  * overridden). */
 extern const char cc_eff16_unchecked[];
+/* the Hopper GPUs' eff16: also where the fp8 efficiency was fitted (NeMo on H100) */
+extern const char cc_eff16_hopper[];
 
 /* Find a row by id or by a model string such as "NVIDIA A100-SXM4-80GB" (case and
  * punctuation ignored). NULL if none matches. */

@@ -20,7 +20,16 @@ static const char *short_layout(const struct cc_layout *l, char *buf, size_t len
 const char *cc_layout_caution(const struct cc_model *m, const struct cc_cluster *c,
                               const struct cc_habits *hb, char *buf, size_t len)
 {
-    if (m->prec == CC_PREC_FP8 || !c->eff16_note || hb->efficiency != CC_LAYOUT_EFFICIENCY)
+    if (m->prec == CC_PREC_FP8) { /* fitted on H100; Hopper's peak table is the same */
+        if (c->eff16_note == cc_eff16_hopper || hb->efficiency_fp8 != CC_LAYOUT_FP8_EFFICIENCY)
+            return NULL;
+        snprintf(buf, len, "the fp8 efficiency %.2f (the default) was fitted on NeMo's fp8 runs "
+                 "on H100 SXM, not checked on this GPU (NVIDIA's published mixture-of-experts "
+                 "runs on B200 and GB200 come out optimistic: results/layout-moe.md): set "
+                 "--fp8-efficiency for your software (docs/layout.md)", hb->efficiency_fp8);
+        return buf;
+    }
+    if (!c->eff16_note || hb->efficiency != CC_LAYOUT_EFFICIENCY)
         return NULL;
     snprintf(buf, len, "the 16-bit efficiency %.2f (the default) was %s: set --efficiency and "
              "--attn-efficiency for your software (docs/layout.md)", hb->efficiency, c->eff16_note);

@@ -230,9 +230,10 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
              fsdp_strategy[l->zero],
              hb->accum_fusion ? "; its guide also sets --no-gradient-accumulation-fusion, which "
                                 "this estimate does not assume (--accum-fusion 0 costs it)" : "",
-             l->tp > 1 || l->cp > 1 ? "; it runs without CUDA_DEVICE_MAX_CONNECTIONS=1 (cleared "
-                                      "on the torchrun line), which slows tensor and context "
-                                      "parallelism before Blackwell" : "");
+             one_connection(c, l) ? "; it runs without CUDA_DEVICE_MAX_CONNECTIONS=1 (cleared "
+                                    "on the torchrun line), which can slow tensor and context "
+                                    "parallelism before Blackwell (Megatron-LM warns of the "
+                                    "combination; not costed here)" : "");
     if (m->prec == CC_PREC_FP8)
         NOTE(1, "fp8: DeepSpeed's config has no fp8 switch; the linear layers need Transformer "
                 "Engine's fp8_autocast (Megatron-DeepSpeed: its --fp8 flags), the rest runs in "
