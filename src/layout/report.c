@@ -105,8 +105,13 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "#         source: %s\n", m->source);
     fprintf(out, "# cluster %s, %.0f GB and %.0f TFLOP/s (%s) per GPU\n", c->name,
             c->mem_bytes / GB, c->peak_flops[m->prec] / 1e12, cc_prec_names[m->prec]);
+    char per_gpu[48] = ""; /* a node's rate across nodes is shared by its GPUs */
+    if (c->gpus_per_node > 1)
+        snprintf(per_gpu, sizeof per_gpu, " (%.0f per GPU)",
+                 c->inter_node_Bps / GB / c->gpus_per_node);
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
-                 "node\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB);
+                 "node%s\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB,
+            per_gpu);
     for (int k = 0; k < CC_COLL_COUNT; k++)
         for (int sc = 0; sc < 2; sc++)
             for (int i = 0; i < c->nfits[k][sc]; i++) {
