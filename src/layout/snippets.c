@@ -278,7 +278,9 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     else if (cc_model_moe(m) && cc_layout_ep(l) > 1) /* at ep = 1 the balance is irrelevant */
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
-                "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
+                "parallel rank, and with it the step, slower (--moe-imbalance costs that). "
+                "Balancing is not set here: Megatron-LM's --moe-aux-loss-coeff defaults to 0, "
+                "no load-balancing loss");
     if (cc_layout_ep_overlaps(m, hb, l) && one_connection(c, l) && l->zero < 2)
         NOTE(0, "experts: before Blackwell, tensor or context parallelism wants "
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 (the torchrun line sets it) and the all-to-all "
