@@ -522,6 +522,40 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     return 2;
 }
 
+/* Nothing fits in memory on C: the fewest GPUs of the same kind, doubling up to 64 times (at
+ * most six searches), on which something does, written to BUF as "; ..." (empty if none does,
+ * or if more nodes have no rate to cost them with). */
+static const char *more_gpus(const struct cc_model *m, const struct cc_cluster *c,
+                             const struct cc_habits *hb, char *buf, size_t len)
+{
+    buf[0] = 0;
+    struct cc_cluster *big = malloc(sizeof *big);
+    if (!big)
+        return buf;
+    for (long long n = 2LL * c->gpus; n <= 64LL * c->gpus && n <= 16777216; n *= 2) {
+        *big = *c;
+        big->gpus = (int)n;
+        big->nodes = (int)((n + c->gpus_per_node - 1) / c->gpus_per_node);
+        if (big->nodes > 1 && big->inter_node_Bps <= 0)
+            break;
+        snprintf(big->name, sizeof big->name, "%lld x %s", n, c->gpu_name);
+        struct cc_search t = {0};
+        cc_status st = cc_layout_search(m, big, hb, &t);
+        if (st == CC_OK && t.nbest > 0) {
+            char lb[128];
+            snprintf(buf, len, "; with %lld such GPUs it fits (first: %s)", n,
+                     cc_layout_format(&t.best[0].layout, lb, sizeof lb));
+            cc_search_free(&t);
+            break;
+        }
+        cc_search_free(&t);
+        if (st == CC_ENOMEM || strncmp(t.why_none, "no layout fits in memory", 24))
+            break; /* more GPUs do not help with another reason */
+    }
+    free(big);
+    return buf;
+}
+
 int cc_cmd_layout(int argc, char **argv)
 {
     struct layout_cfg cfg;
@@ -704,10 +738,13 @@ int cc_cmd_layout(int argc, char **argv)
         cc_layout_print_args(stdout, &m, c, &hb, &s.best[0].layout, &s.best[0].eval);
     }
     if (st != CC_OK) {
-        char hintbuf[384];
+        char hintbuf[384], more[256] = "";
         const char *hint = cc_layout_hint(&m, c, &hb, hintbuf, sizeof hintbuf);
-        cc_err("model '%s' on %d GPUs: %s%s%s", m.name, c->gpus, s.why_none, hint ? "; " : "",
-               hint ? hint : "");
+        if (st == CC_EINFEASIBLE && strncmp(s.why_none, "no layout fits in memory", 24) == 0)
+            more_gpus(&m, c, &hb, more, sizeof more);
+        cc_err("model '%s' on %d GPU%s: %s%s%s%s", m.name, c->gpus, c->gpus == 1 ? "" : "s",
+               s.why_none, more,
+               hint ? "; " : "", hint ? hint : "");
         rc = 2;
         goto done;
     }

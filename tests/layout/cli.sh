@@ -149,6 +149,10 @@ grep -q "time per step" "$out/x3"; ok $? "with the full breakdown anyway"
 "$CCBENCH" layout -m llama3-405b --gpus 8 --gpu-model a100-40g >"$out/n" 2>"$out/nerr"
 rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
 grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
+grep -q "limit [0-9.]* GB; with [0-9]* such GPUs it fits (first: tp=[0-9]*,pp=[0-9]*,dp=[0-9]*" "$out/nerr"
+ok $? "... and the fewest GPUs (doubling) on which it fits" "$(cat "$out/nerr")"
+refuse "405B on 64 H100: fits on 128" "^ccbench: error: model 'llama3-405b' on 64 GPUs: no layout fits in memory: .*; with 128 such GPUs it fits (first: tp=4,pp=1,dp=32," -m llama3-405b -g 64
+refuse "one GPU said as one" "^ccbench: error: model 'llama3-70b' on 1 GPU: no layout fits in memory: .*; with 32 such GPUs it fits" -m llama3-70b -g 1
 [ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
 
 refuse "a batch of 1e12 sequences" "no valid layout: a step would last over 30 years: 6.74e+09 parameters trained on a batch of 1000000000000 sequences x 4096 tokens is too much" \
