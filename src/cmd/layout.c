@@ -540,7 +540,9 @@ static const char *more_gpus(const struct cc_model *m, const struct cc_cluster *
             break;
         snprintf(big->name, sizeof big->name, "%lld x %s", n, c->gpu_name);
         struct cc_search t = {0};
-        cc_status st = cc_layout_search(m, big, hb, &t);
+        struct cc_habits hq = *hb;
+        hq.quiet = 1; /* the error stays one line */
+        cc_status st = cc_layout_search(m, big, &hq, &t);
         if (st == CC_OK && t.nbest > 0) {
             char lb[128];
             snprintf(buf, len, "; with %lld such GPUs it fits (first: %s)", n,

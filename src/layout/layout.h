@@ -86,6 +86,7 @@ struct cc_habits {
     int cp_max;            /* largest context-parallel degree (1: off) */
     int vpp_max;           /* largest interleaving degree (1: off) */
     int mb_max;            /* largest micro-batch */
+    int quiet;             /* 1: a long search prints no progress note */
     enum cc_recompute recompute; /* CC_RC_AUTO searches none, selective, full and block */
     double moe_imbalance;  /* experts with ep > 1: the busiest expert-parallel rank's routed
                               tokens over its balanced share (1: balanced, as forced-balance

@@ -102,7 +102,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
 
     memset(s, 0, sizeof *s);
     double t0 = mono_s();
-    int noted = 0;
+    int noted = hb->quiet;
     if (hb->recompute == CC_RC_AUTO)
         rcs[0] = CC_RC_NONE, rcs[1] = CC_RC_SELECTIVE, rcs[2] = CC_RC_FULL,
         rcs[3] = CC_RC_BLOCK, nrc = 4;
