@@ -270,7 +270,20 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
 {
     char lb[128];
     fprintf(out, "# searched %lld settings, %lld fit; %d layouts (tp,pp,dp) ranked, best "
-                 "setting of each shown\n\n", s->evaluated, s->feasible, s->nbest);
+                 "setting of each shown\n", s->evaluated, s->feasible, s->nbest);
+    /* most tp x pp x cp left out because their dp does not divide the batch: say so, and a
+     * batch that keeps them */
+    if (s->batch_skipped > 0 && s->batch_skipped >= s->batch_whole) {
+        long long l = s->batch_lcm, b = m->global_batch;
+        char keep[96] = "";
+        if (l > 0 && (b + l - 1) / l <= 1000000000000LL / l)
+            snprintf(keep, sizeof keep, "; --global-batch %lld keeps them all",
+                     (b + l - 1) / l * l);
+        fprintf(out, "# note    dp = GPUs/(tp*pp*cp) must divide the global batch %lld: %lld of "
+                     "%lld tp x pp x cp left out%s\n", b, s->batch_skipped,
+                s->batch_skipped + s->batch_whole, keep);
+    }
+    fputc('\n', out);
     int w = 52; /* the layout column fits the longest row shown */
     for (int i = 0; i < s->nbest && i < k; i++) {
         int n = (int)strlen(cc_layout_format(&s->best[i].layout, lb, sizeof lb));

@@ -160,12 +160,17 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
                 if (!dp_min || dp < dp_min)
                     dp_min = dp;
                 if (m->global_batch % dp) {
+                    /* what a batch keeping every one of them would be a multiple of */
+                    long long a = s->batch_skipped++ ? s->batch_lcm : 1, b = dp, g = a;
+                    for (long long r = b; r; ) { long long t = g % r; g = r; r = t; }
+                    s->batch_lcm = a && a / g <= 1000000000000LL / b ? a / g * b : 0;
                     if (!first_why[0])
                         snprintf(first_why, sizeof first_why, "global batch %lld is not a "
                                  "multiple of dp %d (tp=%d, pp=%d)", m->global_batch, dp, tp, pp);
                     continue;
                 }
                 whole++;
+                s->batch_whole++;
                 long long per_dp = m->global_batch / dp;
                 /* expert parallelism: every ep that divides the experts and the stage's
                  * tp*cp*dp ranks (1 alone without experts), each with etp 1 and the etp

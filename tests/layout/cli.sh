@@ -151,6 +151,13 @@ rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
 grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
 grep -q "limit [0-9.]* GB; with [0-9]* such GPUs it fits (first: tp=[0-9]*,pp=[0-9]*,dp=[0-9]*" "$out/nerr"
 ok $? "... and the fewest GPUs (doubling) on which it fits" "$(cat "$out/nerr")"
+# a batch that leaves most tp x pp x cp out: said, with a batch that keeps them
+"$CCBENCH" layout -m llama3-70b -g 144 --gpu-model gb200 --gpus-per-node 72 --gpus-per-host 4 -k 1 >"$out/bn" 2>&1 &&
+    grep -q "^# note    dp = GPUs/(tp\*pp\*cp) must divide the global batch 512: 25 of 29 tp x pp x cp left out; --global-batch 576 keeps them all$" "$out/bn" &&
+    "$CCBENCH" layout -m llama3-70b -g 144 --gpu-model gb200 --gpus-per-node 72 --gpus-per-host 4 -k 1 --global-batch 576 >"$out/bn2" 2>&1 &&
+    ! grep -q "^# note" "$out/bn2" && grep -q "^# searched .* 28 layouts" "$out/bn2" &&
+    ! "$CCBENCH" layout -m llama3-70b -g 64 -k 1 2>&1 | grep -q "^# note"
+ok $? "batch 512 on 144 GPUs: 25 of 29 left out, said; --global-batch 576 keeps them" "$(grep -E '^# (note|searched)' "$out/bn" "$out/bn2")"
 refuse "405B on 64 H100: fits on 128" "^ccbench: error: model 'llama3-405b' on 64 GPUs: no layout fits in memory: .*; with 128 such GPUs it fits (first: tp=4,pp=1,dp=32," -m llama3-405b -g 64
 refuse "one GPU said as one" "^ccbench: error: model 'llama3-70b' on 1 GPU: no layout fits in memory: .*; with 32 such GPUs it fits" -m llama3-70b -g 1
 [ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
