@@ -307,6 +307,26 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
                 fprintf(out, "%s%.1f", j ? "/" : "", p[j].t / e->t_step * 100);
         fputc('\n', out);
     }
+    /* the layout keys the rows use that are not plain degrees, said once */
+    int has[6] = {0};
+    for (int i = 0; i < s->nbest && i < k; i++) {
+        const struct cc_layout *l = &s->best[i].layout;
+        has[0] |= l->split, has[1] |= l->lfirst > 0, has[2] |= l->fill;
+        has[3] |= l->rc == CC_RC_BLOCK, has[4] |= l->off > 0, has[5] |= l->etp > 1;
+    }
+    static const char *const key[6] = {
+        "split=1: the embedding and the loss count as a layer each in the pipeline split",
+        "first/last: the first and last stage's layers",
+        "fill=1: virtual stages of ceil(layers / (pp v)) layers, the last the rest",
+        "rcl: layers of each model chunk recomputed (rc=block)",
+        "off: layers whose activations go to host memory",
+        "etp: GPUs each expert is split over"};
+    int nk = 0;
+    for (int j = 0; j < 6; j++)
+        if (has[j])
+            fprintf(out, "%s%s", nk++ ? "; " : "  (", key[j]);
+    if (nk)
+        fprintf(out, ")\n");
     if (!s->nbest)
         return;
     const struct cc_eval *b = &s->best[0].eval;

@@ -151,6 +151,11 @@ rc=$?; [ $rc -eq 2 ]; ok $? "405B on 8 x A100 40GB: exit 2 (got $rc)"
 grep -q "no layout fits in memory" "$out/nerr"; ok $? "clear message" "$(cat "$out/nerr")"
 grep -q "limit [0-9.]* GB; with [0-9]* such GPUs it fits (first: tp=[0-9]*,pp=[0-9]*,dp=[0-9]*" "$out/nerr"
 ok $? "... and the fewest GPUs (doubling) on which it fits" "$(cat "$out/nerr")"
+# the table's less obvious keys explained once below it, only those its rows use
+"$CCBENCH" layout -m deepseek-v3 -g 256 --gpu-model b200 -k 8 >"$out/key" 2>&1 &&
+    grep -q "^  (first/last: the first and last stage's layers; rcl: layers of each model chunk recomputed (rc=block))$" "$out/key" &&
+    ! "$CCBENCH" layout -m llama3-8b -g 8 -k 3 2>&1 | grep -q "^  (.*: "
+ok $? "a key line for first/last and rcl; none when the rows use neither" "$(grep '^  (' "$out/key")"
 # a batch that leaves most tp x pp x cp out: said, with a batch that keeps them
 "$CCBENCH" layout -m llama3-70b -g 144 --gpu-model gb200 --gpus-per-node 72 --gpus-per-host 4 -k 1 >"$out/bn" 2>&1 &&
     grep -q "^# note    dp = GPUs/(tp\*pp\*cp) must divide the global batch 512: 25 of 29 tp x pp x cp left out; --global-batch 576 keeps them all$" "$out/bn" &&
