@@ -522,23 +522,34 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
     return 2;
 }
 
-/* Nothing fits in memory on C: the fewest GPUs of the same kind, doubling up to 64 times (at
- * most six searches), on which something does, written to BUF as "; ..." (empty if none does,
- * or if more nodes have no rate to cost them with). */
-static const char *more_gpus(const struct cc_model *m, const struct cc_cluster *c,
+/* Nothing fits in memory on C: the fewest GPUs of the same kind, doubling, up to 64 times as
+ * many (at most six searches), on which something does, written to BUF as "; ..." (empty if
+ * none does, or if more nodes have no rate to cost them with). A --gpus cluster is built again
+ * at each count, as the command line would build it (nodes of --gpus-per-node, their rate
+ * across nodes); a --topology one gets more of its nodes. */
+static const char *more_gpus(const struct layout_cfg *cfg, const unsigned char *given,
+                             const struct cc_model *m, const struct cc_cluster *c,
                              const struct cc_habits *hb, char *buf, size_t len)
 {
+    char err[512];
     buf[0] = 0;
     struct cc_cluster *big = malloc(sizeof *big);
     if (!big)
         return buf;
     for (long long n = 2LL * c->gpus; n <= 64LL * c->gpus && n <= 16777216; n *= 2) {
-        *big = *c;
-        big->gpus = (int)n;
-        big->nodes = (int)((n + c->gpus_per_node - 1) / c->gpus_per_node);
+        if (cfg->topology) {
+            *big = *c;
+            big->gpus = (int)n;
+            big->nodes = (int)((n + c->gpus_per_node - 1) / c->gpus_per_node);
+            snprintf(big->name, sizeof big->name, "%lld x %s", n, c->gpu_name);
+        } else {
+            struct layout_cfg more = *cfg;
+            more.gpus = (int)n;
+            if (build_cluster(&more, m, given, big, err, sizeof err) != CC_OK)
+                break;
+        }
         if (big->nodes > 1 && big->inter_node_Bps <= 0)
             break;
-        snprintf(big->name, sizeof big->name, "%lld x %s", n, c->gpu_name);
         struct cc_search t = {0};
         struct cc_habits hq = *hb;
         hq.quiet = 1; /* the error stays one line */
@@ -743,7 +754,7 @@ int cc_cmd_layout(int argc, char **argv)
         char hintbuf[384], more[256] = "";
         const char *hint = cc_layout_hint(&m, c, &hb, hintbuf, sizeof hintbuf);
         if (st == CC_EINFEASIBLE && strncmp(s.why_none, "no layout fits in memory", 24) == 0)
-            more_gpus(&m, c, &hb, more, sizeof more);
+            more_gpus(&cfg, given, &m, c, &hb, more, sizeof more);
         cc_err("model '%s' on %d GPU%s: %s%s%s%s", m.name, c->gpus, c->gpus == 1 ? "" : "s",
                s.why_none, more,
                hint ? "; " : "", hint ? hint : "");

@@ -105,10 +105,10 @@ void cc_layout_print_context(FILE *out, const struct cc_model *m, const struct c
         fprintf(out, "#         source: %s\n", m->source);
     fprintf(out, "# cluster %s, %.0f GB and %.0f TFLOP/s (%s) per GPU\n", c->name,
             c->mem_bytes / GB, c->peak_flops[m->prec] / 1e12, cc_prec_names[m->prec]);
-    char per_gpu[48] = ""; /* a node's rate across nodes is shared by its GPUs */
-    if (c->gpus_per_node > 1)
-        snprintf(per_gpu, sizeof per_gpu, " (%.0f per GPU)",
-                 c->inter_node_Bps / GB / c->gpus_per_node);
+    char per_gpu[48] = "", gb[32]; /* a node's rate across nodes is shared by its GPUs */
+    if (c->gpus_per_node > 1 && c->nodes > 1)
+        snprintf(per_gpu, sizeof per_gpu, " (%s per GPU)",
+                 cc_gbps_text(c->inter_node_Bps / c->gpus_per_node, gb, sizeof gb));
     fprintf(out, "#         rates: %s; within a node %.0f GB/s, across nodes %.0f GB/s per "
                  "node%s\n", c->bw_source, c->intra_busbw_Bps / GB, c->inter_node_Bps / GB,
             per_gpu);
@@ -273,7 +273,7 @@ void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_
                  "setting of each shown\n", s->evaluated, s->feasible, s->nbest);
     /* most tp x pp x cp left out because their dp does not divide the batch: say so, and a
      * batch that keeps them */
-    if (s->batch_skipped > 0 && s->batch_skipped >= s->batch_whole) {
+    if (s->batch_skipped > 0 && s->batch_skipped > s->batch_whole) {
         long long l = s->batch_lcm, b = m->global_batch;
         char keep[96] = "";
         if (l > 0 && (b + l - 1) / l <= 1000000000000LL / l)

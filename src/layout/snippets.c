@@ -278,9 +278,11 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     else if (cc_model_moe(m) && cc_layout_ep(l) > 1) /* at ep = 1 the balance is irrelevant */
         NOTE(0, "experts: routing is costed as balanced (each expert gets its share of the "
                 "tokens, no token dropped); an unbalanced router makes the busiest expert-"
-                "parallel rank, and with it the step, slower (--moe-imbalance costs that). "
-                "Balancing is not set here: Megatron-LM's --moe-aux-loss-coeff defaults to 0, "
-                "no load-balancing loss");
+                "parallel rank, and with it the step, slower (--moe-imbalance costs that)");
+    if (cc_model_moe(m) && m->topk < m->experts) /* the model's quality, at any ep */
+        NOTE(0, "experts: these arguments set no load balancing: Megatron-LM's "
+                "--moe-aux-loss-coeff defaults to 0 (no load-balancing loss); add your "
+                "model's router settings");
     if (cc_layout_ep_overlaps(m, hb, l) && one_connection(c, l) && l->zero < 2)
         NOTE(0, "experts: before Blackwell, tensor or context parallelism wants "
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 (the torchrun line sets it) and the all-to-all "
@@ -322,8 +324,8 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
                                                "counts is Megatron-Core's" : "");
     else if (cc_model_moe(m))
         NOTE(1, "experts in DeepSpeed: its expert-parallel groups are carved out of the "
-                "data-parallel ranks, so ep_size must divide dp = %d: ep = %d (over tensor-"
-                "parallel ranks too, as Megatron-Core does) has no DeepSpeed equivalent",
+                "data-parallel ranks, so ep_size must divide dp = %d: ep = %d (over tensor- or "
+                "context-parallel ranks too, as Megatron-Core does) has no DeepSpeed equivalent",
              l->dp, cc_layout_ep(l));
     if (l->cp > 1)
         NOTE(0, "context parallelism is costed as an all-gather of K and V not overlapped with "
@@ -347,7 +349,8 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
              part,
              l->tp > 1 ? "; tensor parallel " : "", l->tp > 1 ? l->tp : 0,
              l->tp > 1 ? " comes from Megatron-DeepSpeed" : "");
-    else if (l->tp > 1) /* the batch below counts dp, not the world size */
+    else if (l->tp > 1 && l->cp == 1) /* the batch below counts dp, not the world size (with
+                                        cp > 1 the note above says what DeepSpeed counts) */
         NOTE(1, "tensor parallel %d comes from Megatron-DeepSpeed (its mpu, passed to "
                 "deepspeed.initialize), which makes the data-parallel size dp = %d that "
                 "train_batch_size counts; plain DeepSpeed would count all %lld GPUs", l->tp,
