@@ -721,11 +721,24 @@ int cc_cmd_layout(int argc, char **argv)
         rc = 3;
         goto done;
     }
+    char more[256] = ""; /* nothing fits in memory: on how many GPUs it would */
+    if (st == CC_EINFEASIBLE && strncmp(s.why_none, "no layout fits in memory", 24) == 0)
+        more_gpus(&cfg, given, &m, c, &hb, more, sizeof more);
     if (cfg.json) {
         json_t *o = cc_layout_context_json(&m, c, &hb);
         json_t *top = json_array();
+        long long keep;
         json_object_set_new(o, "evaluated", json_integer(s.evaluated));
         json_object_set_new(o, "feasible", json_integer(s.feasible));
+        if (cc_search_batch_note(&m, &s, &keep)) {
+            json_t *bn = json_object();
+            json_object_set_new(bn, "left_out", json_integer(s.batch_skipped));
+            json_object_set_new(bn, "of", json_integer(s.batch_skipped + s.batch_whole));
+            json_object_set_new(bn, "keeps_all", keep > 0 ? json_integer(keep) : json_null());
+            json_object_set_new(o, "batch_note", bn);
+        } else {
+            json_object_set_new(o, "batch_note", json_null());
+        }
         for (int i = 0; i < s.nbest && i < cfg.top; i++) {
             json_t *r = cc_layout_ranked_json(&m, c, &hb, &s.best[i].layout, &s.best[i].eval);
             double behind = s.best[i].eval.t_step / s.best[0].eval.t_step - 1;
@@ -739,8 +752,11 @@ int cc_cmd_layout(int argc, char **argv)
             json_array_append_new(top, r);
         }
         json_object_set_new(o, "top", top);
-        if (st != CC_OK)
-            json_object_set_new(o, "error", json_string(s.why_none));
+        if (st != CC_OK) {
+            char e2[sizeof s.why_none + sizeof more];
+            snprintf(e2, sizeof e2, "%s%s", s.why_none, more);
+            json_object_set_new(o, "error", json_string(e2));
+        }
         char *txt = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
         puts(txt);
         free(txt);
@@ -751,10 +767,8 @@ int cc_cmd_layout(int argc, char **argv)
         cc_layout_print_args(stdout, &m, c, &hb, &s.best[0].layout, &s.best[0].eval);
     }
     if (st != CC_OK) {
-        char hintbuf[384], more[256] = "";
+        char hintbuf[384];
         const char *hint = cc_layout_hint(&m, c, &hb, hintbuf, sizeof hintbuf);
-        if (st == CC_EINFEASIBLE && strncmp(s.why_none, "no layout fits in memory", 24) == 0)
-            more_gpus(&cfg, given, &m, c, &hb, more, sizeof more);
         cc_err("model '%s' on %d GPU%s: %s%s%s%s", m.name, c->gpus, c->gpus == 1 ? "" : "s",
                s.why_none, more,
                hint ? "; " : "", hint ? hint : "");

@@ -265,23 +265,27 @@ const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *
     return buf;
 }
 
+int cc_search_batch_note(const struct cc_model *m, const struct cc_search *s, long long *keep)
+{
+    long long l = s->batch_lcm, b = m->global_batch;
+    *keep = l > 0 && (b + l - 1) / l <= 1000000000000LL / l ? (b + l - 1) / l * l : 0;
+    return s->batch_skipped > 0 && s->batch_skipped > s->batch_whole;
+}
+
 void cc_layout_print_table(FILE *out, const struct cc_model *m, const struct cc_cluster *c,
                            const struct cc_search *s, int k)
 {
     char lb[128];
     fprintf(out, "# searched %lld settings, %lld fit; %d layouts (tp,pp,dp) ranked, best "
                  "setting of each shown\n", s->evaluated, s->feasible, s->nbest);
-    /* most tp x pp x cp left out because their dp does not divide the batch: say so, and a
-     * batch that keeps them */
-    if (s->batch_skipped > 0 && s->batch_skipped > s->batch_whole) {
-        long long l = s->batch_lcm, b = m->global_batch;
-        char keep[96] = "";
-        if (l > 0 && (b + l - 1) / l <= 1000000000000LL / l)
-            snprintf(keep, sizeof keep, "; --global-batch %lld keeps them all",
-                     (b + l - 1) / l * l);
+    long long keep;
+    if (cc_search_batch_note(m, s, &keep)) {
+        char kb[96] = "";
+        if (keep > 0)
+            snprintf(kb, sizeof kb, "; --global-batch %lld keeps them all", keep);
         fprintf(out, "# note    dp = GPUs/(tp*pp*cp) must divide the global batch %lld: %lld of "
-                     "%lld tp x pp x cp left out%s\n", b, s->batch_skipped,
-                s->batch_skipped + s->batch_whole, keep);
+                     "%lld tp x pp x cp left out%s\n", m->global_batch, s->batch_skipped,
+                s->batch_skipped + s->batch_whole, kb);
     }
     fputc('\n', out);
     int w = 52; /* the layout column fits the longest row shown */

@@ -38,6 +38,11 @@ json_t *cc_layout_versus_json(const struct cc_model *m, const struct cc_cluster 
 /* Why layout evaluation o is slower than b: the one or two components of the step that
  * differ most, e.g. "0.412 s more tensor-parallel communication" (and "(it needs less
  * memory)" when it does). Written into buf. */
+/* 1 when more of the search's tp x pp x cp were left out because their dp does not divide
+ * the global batch than were kept (the table's '# note'); KEEP: the smallest batch at or
+ * above it that keeps them all, 0 if too large to say. */
+int cc_search_batch_note(const struct cc_model *m, const struct cc_search *s, long long *keep);
+
 const char *cc_layout_behind_why(const struct cc_eval *b, const struct cc_eval *o, char *buf,
                                  size_t len);
 /* Ready-to-paste Megatron-LM arguments, a torchrun line and a DeepSpeed config fragment, each

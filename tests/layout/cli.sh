@@ -174,8 +174,13 @@ ok $? "DeepSpeed: no mpu note with cp > 1 (the cp note says what it counts)"
     grep -q "^# note    dp = GPUs/(tp\*pp\*cp) must divide the global batch 512: 25 of 29 tp x pp x cp left out; --global-batch 576 keeps them all$" "$out/bn" &&
     "$CCBENCH" layout -m llama3-70b -g 144 --gpu-model gb200 --gpus-per-node 72 --gpus-per-host 4 -k 1 --global-batch 576 >"$out/bn2" 2>&1 &&
     ! grep -q "^# note" "$out/bn2" && grep -q "^# searched .* 28 layouts" "$out/bn2" &&
-    ! "$CCBENCH" layout -m llama3-70b -g 64 -k 1 2>&1 | grep -q "^# note"
-ok $? "batch 512 on 144 GPUs: 25 of 29 left out, said; --global-batch 576 keeps them" "$(grep -E '^# (note|searched)' "$out/bn" "$out/bn2")"
+    ! "$CCBENCH" layout -m llama3-70b -g 64 -k 1 2>&1 | grep -q "^# note" &&
+    "$CCBENCH" layout -m llama3-70b -g 144 --gpu-model gb200 --gpus-per-node 72 --gpus-per-host 4 -k 1 -j 2>/dev/null |
+    python3 -c 'import json, sys; b = json.load(sys.stdin)["batch_note"]; assert b == {"left_out": 25, "of": 29, "keeps_all": 576}, b' &&
+    "$CCBENCH" layout -m llama3-70b -g 64 -k 1 -j 2>/dev/null | python3 -c 'import json, sys; assert json.load(sys.stdin)["batch_note"] is None' &&
+    "$CCBENCH" layout -m llama3-405b -g 64 -j 2>/dev/null |
+    python3 -c 'import json, sys; e = json.load(sys.stdin)["error"]; assert e.startswith("no layout fits in memory") and "; with 128 such GPUs it fits (first: tp=4,pp=1,dp=32," in e, e'
+ok $? "batch 512 on 144 GPUs: 25 of 29 left out, said; --global-batch 576 keeps them; JSON batch_note and error" "$(grep -E '^# (note|searched)' "$out/bn" "$out/bn2")"
 refuse "405B on 64 H100: fits on 128" "^ccbench: error: model 'llama3-405b' on 64 GPUs: no layout fits in memory: .*; with 128 such GPUs it fits (first: tp=4,pp=1,dp=32," -m llama3-405b -g 64
 refuse "one GPU said as one" "^ccbench: error: model 'llama3-70b' on 1 GPU: no layout fits in memory: .*; with 32 such GPUs it fits" -m llama3-70b -g 1
 [ "$(wc -l <"$out/nerr")" -eq 1 ]; ok $? "one line"
