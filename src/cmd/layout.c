@@ -427,6 +427,14 @@ static int input_exit(cc_status st)
     return st == CC_EIO ? 2 : cc_status_exit(st);
 }
 
+/* BIG = C with N GPUs of its kind: its nodes as many as they take, everything else C's. */
+static void grow_cluster(struct cc_cluster *big, const struct cc_cluster *c, long long n)
+{
+    *big = *c;
+    big->gpus = (int)n;
+    big->nodes = (int)((n + c->gpus_per_node - 1) / c->gpus_per_node);
+}
+
 /* --explain: the named layout with unspecified knobs at plain defaults. */
 static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
                    const struct cc_cluster *c, const struct cc_habits *hb)
@@ -459,9 +467,7 @@ static int explain(const struct layout_cfg *cfg, const struct cc_model *m,
             cc_err("out of memory");
             return 3;
         }
-        *big = *c;
-        big->gpus = (int)need;
-        big->nodes = (int)((need + c->gpus_per_node - 1) / c->gpus_per_node);
+        grow_cluster(big, c, need);
         if (big->nodes > 1 && big->inter_node_Bps <= 0) {
             cc_err("layout '%s' uses %lld GPUs, more than the cluster's %d, and no rate across "
                    "nodes is known to cost them (give --inter-GBps)", cfg->explain, need, c->gpus);
@@ -538,9 +544,7 @@ static const char *more_gpus(const struct layout_cfg *cfg, const unsigned char *
         return buf;
     for (long long n = 2LL * c->gpus; n <= 64LL * c->gpus && n <= 16777216; n *= 2) {
         if (cfg->topology) {
-            *big = *c;
-            big->gpus = (int)n;
-            big->nodes = (int)((n + c->gpus_per_node - 1) / c->gpus_per_node);
+            grow_cluster(big, c, n);
             snprintf(big->name, sizeof big->name, "%lld x %s", n, c->gpu_name);
         } else {
             struct layout_cfg more = *cfg;
@@ -562,7 +566,7 @@ static const char *more_gpus(const struct layout_cfg *cfg, const unsigned char *
             break;
         }
         cc_search_free(&t);
-        if (st == CC_ENOMEM || strncmp(t.why_none, "no layout fits in memory", 24))
+        if (st == CC_ENOMEM || !t.none_for_memory)
             break; /* more GPUs do not help with another reason */
     }
     free(big);
@@ -722,7 +726,7 @@ int cc_cmd_layout(int argc, char **argv)
         goto done;
     }
     char more[256] = ""; /* nothing fits in memory: on how many GPUs it would */
-    if (st == CC_EINFEASIBLE && strncmp(s.why_none, "no layout fits in memory", 24) == 0)
+    if (st == CC_EINFEASIBLE && s.none_for_memory)
         more_gpus(&cfg, given, &m, c, &hb, more, sizeof more);
     if (cfg.json) {
         json_t *o = cc_layout_context_json(&m, c, &hb);

@@ -369,6 +369,8 @@ struct cc_search {
     struct cc_ranked *best;    /* malloc'd; free with cc_search_free */
     struct cc_ranked closest;  /* if nothing fits: the layout needing the least memory */
     char why_none[512];        /* if nothing is feasible: why (one line) */
+    int none_for_memory;       /* ... and that reason is memory alone ("no layout fits in
+                                  memory": more GPUs may help) */
     long long batch_whole;     /* tp x pp x cp layouts whose dp divides the global batch */
     long long batch_skipped;   /* ... and those skipped because it does not */
     long long batch_lcm;       /* least common multiple of the skipped dp (0: too large) */

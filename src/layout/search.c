@@ -324,6 +324,7 @@ cc_status cc_layout_search(const struct cc_model *m, const struct cc_cluster *c,
             snprintf(host, sizeof host, "; --offload on would fit %s, offloading %d layers' "
                      "activations to host memory over PCIe", cc_layout_format(&pcie_off, lb2,
                      sizeof lb2), pcie_off.off);
+        s->none_for_memory = 1;
         snprintf(s->why_none, sizeof s->why_none,
                  "no layout fits in memory: the smallest footprint is %.1f GB per GPU (%s), "
                  "limit %.1f GB%s%s", s->closest.eval.mem_total / 1e9,

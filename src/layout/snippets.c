@@ -18,6 +18,15 @@ static const char *const fsdp_strategy[] = {"no_shard", "optim", "optim_grads",
  * Megatron-FSDP refuses exactly that setting, so an inherited one is cleared. */
 /* Whether Megatron-LM wants CUDA_DEVICE_MAX_CONNECTIONS=1: tensor or context parallelism
  * before Blackwell (with the expert all-to-all overlap it only warns, and 1 is kept). */
+/* Whether the layout runs Megatron-Core's flex dispatcher: asked for, and the experts spread
+ * over ep or etp ranks (its DeepEP asserts ep x etp > 1; nothing is dispatched otherwise). */
+static int flex_dispatch(const struct cc_model *m, const struct cc_habits *hb,
+                         const struct cc_layout *l)
+{
+    return cc_model_moe(m) && hb->dispatcher != CC_DISPATCH_ALLTOALL &&
+           (long long)cc_layout_ep(l) * cc_layout_etp(l) > 1;
+}
+
 static int one_connection(const struct cc_cluster *c, const struct cc_layout *l)
 {
     return (l->tp > 1 || l->cp > 1) && !c->blackwell;
@@ -109,9 +118,7 @@ const char *cc_layout_megatron_args(const struct cc_model *m, const struct cc_ha
         if (m->route_groups > 0)
             PUT(" --moe-router-num-groups %d --moe-router-group-topk %d", m->route_groups,
                 m->route_group_topk);
-        /* the flex dispatcher where experts are spread (Megatron-Core's DeepEP asserts
-         * etp x ep > 1); nothing is dispatched otherwise */
-        int flex = hb->dispatcher != CC_DISPATCH_ALLTOALL && cc_layout_ep(l) * cc_layout_etp(l) > 1;
+        int flex = flex_dispatch(m, hb, l);
         PUT(" --expert-model-parallel-size %d --expert-tensor-parallel-size %d "
             "--moe-token-dispatcher-type %s --moe-grouped-gemm",
             cc_layout_ep(l), cc_layout_etp(l), flex ? "flex" : "alltoall");
@@ -299,9 +306,7 @@ int cc_layout_launch_notes(const struct cc_model *m, const struct cc_habits *hb,
     if (hb->ep_overlap && cc_model_moe(m) && l->ep > 1 && ep_needs)
         NOTE(0, "experts: --ep-overlap 1 is not costed or passed on for this layout: Megatron-"
                 "Core's --overlap-moe-expert-parallel-comm needs %s", ep_needs);
-    /* the flex dispatcher runs wherever the experts are spread, over ep or etp alone too */
-    int flex = cc_model_moe(m) && hb->dispatcher != CC_DISPATCH_ALLTOALL &&
-               (long long)cc_layout_ep(l) * cc_layout_etp(l) > 1;
+    int flex = flex_dispatch(m, hb, l);
     if (flex && hb->dispatcher == CC_DISPATCH_DEEPEP &&
         cc_cluster_per_host(c) < c->gpus_per_node &&
         (long long)l->ep * cc_layout_etp(l) > cc_cluster_per_host(c))
